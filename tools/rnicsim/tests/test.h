@@ -33,12 +33,15 @@ struct test_case {
 	const char *name;
 	const char *file;
 	void (*fn)(void);
+	const void *arg;	/* for tests registered at run time */
 	struct test_case *next;
 };
 
 void test_register(struct test_case *tc);
 void test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The running test's arg (NULL for TEST() cases). */
+const void *test_arg(void);
 /* True once a check of the running test has failed. */
 int test_failed(void);
 /* Hex-dump aid for CHECK_MEM_EQ: reports the first differing offset. */

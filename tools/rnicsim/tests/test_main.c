@@ -52,6 +52,11 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 	fflush(stdout);
 }
 
+const void *test_arg(void)
+{
+	return test_cur ? test_cur->arg : NULL;
+}
+
 int test_failed(void)
 {
 	return test_nfail != 0;
