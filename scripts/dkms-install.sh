@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install this tree's rnic module with DKMS for the lab kernel (the newest
+# Debian 6.12 kernel, not the machine's running kernel), exactly as a user
+# would: dkms add, build, install. Idempotent: an unchanged tree that is
+# already installed is left alone.
+#
+# Usage: scripts/dkms-install.sh [KVER]
+set -euo pipefail
+
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+KVER="${1:-$(cat /var/cache/rnic/kver 2>/dev/null || true)}"
+LOG=${RNIC_DKMS_LOG:-/tmp/rnic-dkms.log}
+
+die() { echo "dkms-install: $*" >&2; exit 1; }
+
+[ -n "$KVER" ] || die "no kernel version; run scripts/install-deps.sh first"
+[ -d "/lib/modules/$KVER/build" ] ||
+	die "no headers for $KVER (/lib/modules/$KVER/build); run scripts/install-deps.sh"
+command -v dkms >/dev/null || die "dkms missing; run scripts/install-deps.sh"
+
+NAME=$(sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' "$REPO/dkms.conf")
+VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
+DEST="/usr/src/$NAME-$VER"
+
+# Only what the module build needs goes to /usr/src: DKMS builds there.
+FILES=(Makefile Kbuild dkms.conf drivers include kunit)
+hash="$(cd "$REPO" && find "${FILES[@]}" -type f \
+	! -name '*.o' ! -name '*.ko' ! -name '*.cmd' ! -name '*.mod*' \
+	! -name modules.order ! -name Module.symvers -print0 | sort -z |
+	xargs -0 sha1sum | sha1sum | cut -c1-16)"
+ko="/lib/modules/$KVER/updates/dkms/$NAME.ko"
+if [ -f "$DEST/.rnic-hash" ] && [ "$(cat "$DEST/.rnic-hash")" = "$hash" ] &&
+   { [ -f "$ko" ] || [ -f "$ko.xz" ] || [ -f "$ko.zst" ]; }; then
+	echo "dkms-install: $NAME/$VER for $KVER up to date"
+	exit 0
+fi
+
+: >"$LOG"
+if dkms status -m "$NAME" -v "$VER" 2>/dev/null | grep -q .; then
+	dkms remove -m "$NAME" -v "$VER" --all >>"$LOG" 2>&1 ||
+		die "stage dkms remove failed; see $LOG"
+fi
+rm -rf "$DEST"
+mkdir -p "$DEST"
+(cd "$REPO" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+	--exclude='*.mod' --exclude='*.mod.c' --exclude=modules.order \
+	--exclude=Module.symvers "${FILES[@]}") | tar -xf - -C "$DEST"
+
+dkms add -m "$NAME" -v "$VER" >>"$LOG" 2>&1 || die "stage dkms add failed; see $LOG"
+dkms build -m "$NAME" -v "$VER" -k "$KVER" >>"$LOG" 2>&1 ||
+	die "stage dkms build failed; see $LOG and /var/lib/dkms/$NAME/$VER/build/make.log"
+dkms install -m "$NAME" -v "$VER" -k "$KVER" --force >>"$LOG" 2>&1 ||
+	die "stage dkms install failed; see $LOG"
+echo "$hash" >"$DEST/.rnic-hash"
+echo "dkms-install: $NAME/$VER installed for $KVER:"
+dkms status -m "$NAME" -v "$VER"

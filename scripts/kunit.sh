@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build (cached) a KUnit-enabled kernel from Debian's linux-source-6.12,
+# build rnic.ko and rnic_kunit.ko against it, boot it under QEMU with a
+# busybox initramfs that loads both, and parse the module's KTAP with the
+# kernel's own kunit.py. Prints TAP-style ok/not ok lines per test case
+# (see Documentation/CONVENTIONS.md) and exits non-zero on any failure or
+# on missing KTAP.
+#
+# Usage: scripts/kunit.sh [--build-only]
+set -euo pipefail
+
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+CACHE=${RNIC_CACHE:-/var/cache/rnic}
+OUT=${RNIC_KUNIT_OUT:-/tmp/rnic-kunit}
+FRAG="$REPO/kunit/kernel.config"
+
+die() { echo "kunit: $*" >&2; exit 1; }
+
+SRC="$("$REPO/scripts/linux-source.sh")" || die "stage linux-source failed"
+
+# The cache key covers the fragment and the extracted source, so a config
+# change or a new linux-source rebuilds, and nothing else does.
+key="$( (cat "$FRAG" "$SRC/.rnic-stamp") | sha1sum | cut -c1-12)"
+KB="$CACHE/kunit-$key"
+mkdir -p "$OUT"
+
+if [ ! -f "$KB/.rnic-built" ]; then
+	echo "kunit: building KUnit kernel in $KB (log $OUT/kernel-build.log)" >&2
+	rm -rf "$KB"
+	mkdir -p "$KB"
+	t0=$SECONDS
+	{
+		make -C "$SRC" O="$KB" KCONFIG_ALLCONFIG="$FRAG" allnoconfig &&
+		make -C "$SRC" O="$KB" olddefconfig
+	} >"$OUT/kernel-build.log" 2>&1 ||
+		die "stage kernel config failed; see $OUT/kernel-build.log"
+	# allnoconfig silently drops symbols whose dependencies are unmet:
+	# insist that every line of the fragment survived.
+	while read -r line; do
+		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+		grep -qx "$line" "$KB/.config" ||
+			die "stage kernel config: '$line' not in $KB/.config"
+	done <"$FRAG"
+	make -C "$SRC" O="$KB" -j"$(nproc)" bzImage modules \
+		>>"$OUT/kernel-build.log" 2>&1 ||
+		die "stage kernel build failed; see $OUT/kernel-build.log"
+	touch "$KB/.rnic-built"
+	echo "kunit: kernel built in $((SECONDS - t0)) s" >&2
+fi
+
+[ "${1:-}" = "--build-only" ] && exit 0
+
+# Build the modules out of tree into a scratch copy so the repo's own
+# objects (built against the Debian headers) are never mixed with these.
+MB="$OUT/modbuild"
+rm -rf "$MB"
+mkdir -p "$MB"
+cp -a "$REPO/Kbuild" "$REPO/drivers" "$REPO/include" "$REPO/kunit" "$MB/"
+make -C "$KB" M="$MB" -j"$(nproc)" modules >"$OUT/module-build.log" 2>&1 ||
+	die "stage module build failed; see $OUT/module-build.log"
+for m in rnic.ko rnic_kunit.ko; do
+	[ -f "$MB/$m" ] || die "stage module build: $m not built; see $OUT/module-build.log"
+done
+
+# The initramfs: static busybox plus the two modules. The init script
+# prints markers around the module's KTAP so the host can cut out exactly
+# that document (the boot itself prints an empty "1..0" document first,
+# and kunit.py parses only the first document it sees).
+IR="$OUT/initramfs"
+rm -rf "$IR"
+mkdir -p "$IR"/{bin,proc,sys,dev}
+cp /bin/busybox "$IR/bin/busybox"
+for a in sh mount insmod rmmod dmesg cat echo reboot sleep; do
+	ln -s busybox "$IR/bin/$a"
+done
+cp "$MB/rnic.ko" "$MB/rnic_kunit.ko" "$IR/"
+cat >"$IR/init" <<'INIT'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+dmesg -n 1
+insmod /rnic.ko || echo "RNIC-KUNIT-ERROR insmod rnic.ko failed"
+dmesg -C
+insmod /rnic_kunit.ko || echo "RNIC-KUNIT-ERROR insmod rnic_kunit.ko failed"
+echo "RNIC-KUNIT-BEGIN"
+dmesg
+echo "RNIC-KUNIT-END"
+rmmod rnic_kunit
+rmmod rnic || echo "RNIC-KUNIT-ERROR rmmod rnic failed"
+reboot -f
+INIT
+chmod +x "$IR/init"
+(cd "$IR" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$OUT/initramfs.gz"
+
+t0=$SECONDS
+timeout 300 qemu-system-x86_64 -accel tcg -m 512 -nographic -no-user-config \
+	-nodefaults -serial stdio -no-reboot \
+	-kernel "$KB/arch/x86/boot/bzImage" -initrd "$OUT/initramfs.gz" \
+	-append "console=ttyS0 panic=-1 loglevel=4" \
+	>"$OUT/console.log" 2>&1 ||
+	die "stage boot failed or timed out; see $OUT/console.log"
+echo "kunit: VM ran in $((SECONDS - t0)) s" >&2
+
+grep -q "RNIC-KUNIT-ERROR" "$OUT/console.log" &&
+	die "stage module load: $(grep -m1 RNIC-KUNIT-ERROR "$OUT/console.log"); see $OUT/console.log"
+sed -n '/RNIC-KUNIT-BEGIN/,/RNIC-KUNIT-END/p' "$OUT/console.log" |
+	sed '1d;$d' | tr -d '\r' >"$OUT/ktap.log"
+[ -s "$OUT/ktap.log" ] || die "stage ktap: no KTAP output; see $OUT/console.log"
+
+# kunit.py strips the dmesg timestamps itself; --raw_output is not wanted,
+# we want its verdict.
+python3 "$SRC/tools/testing/kunit/kunit.py" parse "$OUT/ktap.log" \
+	>"$OUT/parse.log" 2>&1 && prc=0 || prc=$?
+cat "$OUT/parse.log" >&2
+
+# One TAP line per test case, from the parser's own view of the KTAP.
+python3 - "$OUT/ktap.log" <<'PY'
+import re, sys
+suite = None
+n_ok = n_fail = 0
+for raw in open(sys.argv[1], errors="replace"):
+    line = re.sub(r"^\[[^\]]*\]\s?", "", raw.rstrip())
+    m = re.match(r"^\s*# Subtest: (\S+)", line)
+    if m:
+        suite = m.group(1)
+        continue
+    m = re.match(r"^(\s+)(not ok|ok) \d+ (\S+)(.*)$", line)
+    if m and suite and len(m.group(1)) >= 4 and len(m.group(1)) < 8:
+        verdict, name, rest = m.group(2), m.group(3), m.group(4)
+        if "# SKIP" in rest:
+            print(f"not ok - kunit: {suite}.{name} SKIPPED:{rest.split('# SKIP',1)[1]}")
+            n_fail += 1
+        elif verdict == "ok":
+            print(f"ok - kunit: {suite}.{name}")
+            n_ok += 1
+        else:
+            print(f"not ok - kunit: {suite}.{name} (see /tmp/rnic-kunit/ktap.log)")
+            n_fail += 1
+if n_ok + n_fail == 0:
+    print("not ok - kunit: no test cases found in KTAP (see /tmp/rnic-kunit/ktap.log)")
+    sys.exit(1)
+PY
+[ "$prc" = 0 ] || die "kunit.py parse reported failure (exit $prc); see $OUT/parse.log"

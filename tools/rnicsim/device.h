@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rnicsim device model: the NIC's logic (register file, reset/init
+ * handshake, admin queue, event queue, TX/RX rings, RX classification,
+ * offloads, PFC, counters), implemented against include/rnic_hw.h.
+ *
+ * The platform (platform.h) calls in here; the device never blocks and
+ * never trusts a value read from BAR2 or guest RAM.
+ */
+#ifndef RNICSIM_DEVICE_H
+#define RNICSIM_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct plat;
+struct rdev;
+
+struct rdev_config {
+	uint8_t mac[6];			/* the port's MAC address */
+	unsigned int num_vectors;	/* MSI-X vectors the guest has */
+	uint32_t caps_disable;		/* capability bits to hide (tests) */
+};
+
+/* Create the model and write the signature block into BAR2. */
+struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg);
+void rdev_destroy(struct rdev *d);
+
+/* Return to power-on state (guest connected, rebooted or disconnected). */
+void rdev_reset(struct rdev *d);
+
+/* The guest rang its BAR0 Doorbell with this model-side vector. */
+void rdev_doorbell(struct rdev *d, unsigned int vector);
+
+/* A frame arrived from the wire (after RX fault injection). */
+void rdev_wire_rx(struct rdev *d, const uint8_t *frame, size_t len);
+
+/* Carrier changed (tap state or injected link down/up). */
+void rdev_set_link(struct rdev *d, bool up);
+
+/*
+ * Timer work (TX paused by PFC, pause emission for the no-drop priority).
+ * Returns the absolute time in ns it wants to be called again, or 0.
+ */
+uint64_t rdev_tick(struct rdev *d, uint64_t now_ns);
+
+/* Print the device counters as "name value" lines (control socket). */
+void rdev_dump_counters(struct rdev *d, void (*out)(void *ctx, const char *line),
+			void *ctx);
+
+#endif /* RNICSIM_DEVICE_H */
