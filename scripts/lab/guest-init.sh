@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of the lab: PID 1 after the initramfs switched to the host's
+# / (read-only 9p with a tmpfs overlay).  It mounts the usual pseudo
+# filesystems, sets the hostname, brings up the NICs with the addresses
+# given on the kernel command line and then runs the command agent.
+#
+# Kernel command line (written by lab.sh):
+#   rniclab.vm=N                   VM number (hostname lab-vmN)
+#   rniclab.virtio=MAC,IP4/P,IP6/P  virtio-net NIC to configure at boot
+#   rniclab.rnic=MAC,IP4/P,IP6/P    rnic NIC (configured later, once its
+#                                  driver is loaded, with `lab_ifup rnic`)
+#   rniclab.repo=PATH              the repo on the host's / (for commands)
+#
+# Command agent: the host shares $RNIC_LAB_DIR/.../vmN/ctl read-write over
+# 9p (tag "rnicctl").  The host drops ID.cmd (a bash script, created by
+# rename so it is never seen half-written); the agent claims it by renaming
+# it to ID.run, runs it in its own session with stdout/stderr in ID.out /
+# ID.err (readable live by the host), and when it ends writes its exit
+# status to ID.rc, again by rename.  ID.kill from the host kills the
+# command's whole process group.  Commands run in the background, so any
+# number may run at once (a server in one, a client in another).
+#
+# Everything interesting is echoed to the serial console, which the host
+# saves as vmN/console.log.
+
+set -uo pipefail
+# No "set -e" here: PID 1 must not exit on a failed command (that panics
+# the kernel); every failure that matters is reported and handled.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb LANG=C.UTF-8
+CTL=/run/rnic-lab/ctl
+
+log() { echo "rnic-lab: $*" >/dev/console; }
+stage() {
+	local up=?
+	[ -r /proc/uptime ] && read -r up _ </proc/uptime
+	log "stage: $* (uptime $up s)"
+}
+die() {
+	log "FAILED in guest init: $*"
+	sleep 1
+	# PID 1 exiting panics the kernel and (panic=-1, -no-reboot) ends QEMU.
+	exit 1
+}
+
+stage guest-init
+mnt() { # mnt TYPE SOURCE DIR [OPTIONS]
+	mkdir -p "$3"
+	mount -t "$1" ${4:+-o "$4"} "$2" "$3" || die "mount $1 on $3"
+}
+mnt proc proc /proc
+mnt sysfs sysfs /sys
+mountpoint -q /dev || mnt devtmpfs devtmpfs /dev
+mnt devpts devpts /dev/pts gid=5,mode=620,ptmxmode=666
+mnt tmpfs shm /dev/shm mode=1777
+mnt tmpfs tmp /tmp mode=1777
+mnt tmpfs run /run mode=0755
+# configfs is a module in Debian's kernel (rdma_cm's configfs needs it).
+modprobe configfs || die "modprobe configfs"
+mnt configfs configfs /sys/kernel/config
+mnt debugfs debugfs /sys/kernel/debug
+rm -f /.rnic-lab-guest-init
+
+VM= VIRTIO= RNIC= REPO=
+for arg in $(</proc/cmdline); do
+	case "$arg" in
+	rniclab.vm=*) VM="${arg#*=}" ;;
+	rniclab.virtio=*) VIRTIO="${arg#*=}" ;;
+	rniclab.rnic=*) RNIC="${arg#*=}" ;;
+	rniclab.repo=*) REPO="${arg#*=}" ;;
+	esac
+done
+[ -n "$VM" ] || die "no rniclab.vm= on the kernel command line"
+echo "lab-vm$VM" >/proc/sys/kernel/hostname
+echo "lab-vm$VM" >/etc/hostname 2>/dev/null || true
+
+stage network
+ip link set lo up || die "lo up"
+
+# lab_ifup MAC,IP4/P,IP6/P: bring up the NIC with that MAC and give it the
+# addresses; prints the interface name.  "nodad": the lab bridge is ours,
+# and duplicate address detection would only delay IPv6 by ~2 s.
+lab_ifup() {
+	local spec="$1" mac ip4 ip6 dev d i
+	IFS=, read -r mac ip4 ip6 <<<"$spec"
+	dev=
+	for i in $(seq 50); do
+		for d in /sys/class/net/*; do
+			if [ "$(cat "$d/address" 2>/dev/null)" = "$mac" ]; then
+				dev="${d##*/}"
+				break 2
+			fi
+		done
+		sleep 0.1
+	done
+	if [ -z "$dev" ]; then
+		echo "lab_ifup: no interface with MAC $mac" >&2
+		return 1
+	fi
+	ip link set "$dev" up &&
+		{ [ -z "$ip4" ] || ip addr add "$ip4" dev "$dev"; } &&
+		{ [ -z "$ip6" ] || ip addr add "$ip6" dev "$dev" nodad; } || return 1
+	echo "$dev"
+}
+export -f lab_ifup
+
+VIRTIO_IF=
+if [ -n "$VIRTIO" ]; then
+	modprobe virtio_net || die "modprobe virtio_net"
+	VIRTIO_IF="$(lab_ifup "$VIRTIO")" || die "virtio-net NIC $VIRTIO"
+	log "virtio-net NIC $VIRTIO_IF: $VIRTIO"
+fi
+
+stage agent
+mkdir -p "$CTL"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=none rnicctl "$CTL" ||
+	die "mount 9p rnicctl (the host's vmN/ctl directory)"
+
+# What every command sees.
+IFS=, read -r LAB_VIRTIO_MAC LAB_VIRTIO_IP4 LAB_VIRTIO_IP6 <<<"$VIRTIO"
+IFS=, read -r LAB_RNIC_MAC LAB_RNIC_IP4 LAB_RNIC_IP6 <<<"$RNIC"
+export LAB_VM="$VM" LAB_REPO="$REPO" LAB_VIRTIO_IF="$VIRTIO_IF" \
+	LAB_VIRTIO_MAC LAB_VIRTIO_IP4 LAB_VIRTIO_IP6 \
+	LAB_RNIC_MAC LAB_RNIC_IP4 LAB_RNIC_IP6
+# For "lab_ifup rnic" once a driver created the rnic netdev.
+export LAB_RNIC_SPEC="$RNIC"
+
+# Sleeping 0.1 s with the read builtin on a fifo nobody writes costs no
+# fork, which matters when every fork is emulated.
+mkfifo /run/rnic-lab/tick
+exec 8<>/run/rnic-lab/tick
+
+start_job() {
+	local id="$1"
+	(
+		cd / || exit 1
+		setsid bash "$CTL/$id.run" <>/dev/null >"$CTL/$id.out" 2>"$CTL/$id.err" &
+		pid=$!
+		echo "$pid" >"$CTL/$id.pid"
+		wait "$pid"
+		rc=$?
+		echo "$rc" >"$CTL/$id.rc.tmp"
+		mv "$CTL/$id.rc.tmp" "$CTL/$id.rc"
+		log "agent: $id exit $rc"
+	) &
+}
+
+kill_job() {
+	local id="$1" pid
+	pid="$(cat "$CTL/$id.pid" 2>/dev/null)" || return 0
+	log "agent: $id killed on request"
+	kill -TERM -- "-$pid" 2>/dev/null
+	# Whatever ignores SIGTERM gets SIGKILL a second later.
+	(sleep 1 && kill -KILL -- "-$pid" 2>/dev/null) &
+}
+
+echo "$(cut -d' ' -f1 /proc/uptime)" >"$CTL/ready.tmp" && mv "$CTL/ready.tmp" "$CTL/ready" ||
+	die "cannot write to the ctl share"
+log "ready after $(cut -d' ' -f1 /proc/uptime) s of guest uptime (NICs: virtio=${VIRTIO_IF:-none})"
+
+shopt -s nullglob
+while :; do
+	for f in "$CTL"/*.cmd; do
+		id="${f##*/}"
+		id="${id%.cmd}"
+		mv "$f" "$CTL/$id.run" 2>/dev/null || continue
+		log "agent: $id start: $(head -c 120 "$CTL/$id.run" | tr '\n' ' ')"
+		start_job "$id"
+	done
+	for f in "$CTL"/*.kill; do
+		id="${f##*/}"
+		id="${id%.kill}"
+		rm -f "$f"
+		kill_job "$id"
+	done
+	# No explicit reaping: bash's SIGCHLD handler reaps every child,
+	# including orphans re-parented to us as PID 1.
+	read -r -t 0.1 -u 8 _ || true
+done

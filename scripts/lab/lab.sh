@@ -1,0 +1,774 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The rnic VM lab: a library that tests source, and a small CLI.
+#
+# A lab is a private network namespace holding one Linux bridge; every VM
+# NIC is a tap on that bridge, so all lab traffic stays inside the
+# namespace.  VMs run the stock Debian kernel under QEMU TCG with the host's
+# / shared read-only over 9p (scripts/lab/initramfs.sh,
+# scripts/lab/guest-init.sh); commands reach them through a per-VM 9p
+# control directory.
+#
+# Library (source it from a bash script running as root):
+#   lab_start [NAME]              namespace + bridge; logs in $RNIC_LAB_DIR/NAME
+#   lab_vm N [--virtio] [--rnic] [--mem SIZE]   boot VM N in the background
+#   lab_wait_ready N [--timeout S]             wait for VM N's agent
+#   lab_exec N [--timeout S] CMD...  run CMD (joined like ssh does) in VM N;
+#                                 its stdout/stderr and exit status are ours
+#   lab_bg N CMD...               start CMD in VM N, print a job id
+#   lab_wait N JOB [--timeout S]  wait for a job: its output and status
+#   lab_kill N JOB                kill a job's process group
+#   lab_capture_start FILE / lab_capture_stop FILE   dumpcap on the bridge
+#   lab_addr N virtio|rnic 4|6    a VM NIC's address (no prefix length)
+#   lab_stop                      tear everything down (also run by the
+#                                 EXIT/INT/TERM/HUP traps lab_start installs)
+#   lab_ok / lab_not_ok / lab_elapsed   TAP output and timing helpers
+#
+# CLI: scripts/lab/lab.sh help
+#
+# Environment: RNIC_LAB_DIR (default /tmp/rnic-lab), RNIC_LAB_QEMU,
+# RNIC_LAB_KERNEL, RNIC_LAB_RNICSIM, RNIC_LAB_BOOT_TIMEOUT (s, default 240),
+# RNIC_LAB_SHM_SIZE (rnicsim BAR2 size, default 1 MiB), RNIC_LAB_APPEND
+# (extra kernel command line).
+
+LAB_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+LAB_REPO="$(cd "$LAB_SRC/../.." && pwd)"
+: "${RNIC_LAB_DIR:=/tmp/rnic-lab}"
+: "${RNIC_CACHE:=/var/cache/rnic}"
+LAB_QEMU="${RNIC_LAB_QEMU:-qemu-system-x86_64}"
+LAB_RNICSIM="${RNIC_LAB_RNICSIM:-$LAB_REPO/tools/rnicsim/build/rnicsim}"
+LAB_BOOT_TIMEOUT="${RNIC_LAB_BOOT_TIMEOUT:-240}"
+LAB_EXEC_TIMEOUT="${RNIC_LAB_EXEC_TIMEOUT:-120}"
+LAB_SHM_SIZE="${RNIC_LAB_SHM_SIZE:-1048576}"
+LAB_VECTORS=8
+LAB_BRIDGE=br0
+
+LAB_NAME=""
+LAB_DIR=""
+LAB_NS=""
+LAB_RUN=""
+LAB_KERNEL=""
+LAB_INITRD=""
+LAB_T0=""
+
+# ---------------------------------------------------------------- helpers
+
+# One line per failure, always naming what failed and where to look.
+lab__err() { echo "lab: $*" >&2; }
+lab__info() { echo "# lab: $*" >&2; }
+
+# Microseconds since the epoch, without forking.
+lab__now_us() { local t="${EPOCHREALTIME/./}"; echo "$t"; }
+# Seconds with one decimal since a lab__now_us timestamp.
+lab_elapsed() {
+	local d=$(($(lab__now_us) - $1))
+	printf '%d.%d' $((d / 1000000)) $((d % 1000000 / 100000))
+}
+
+lab_ok() { echo "ok - lab: $*"; }
+# lab_not_ok WHAT LOG
+lab_not_ok() { echo "not ok - lab: $1 (see $2)"; }
+
+lab__need_root() {
+	if [ "$(id -u)" != 0 ]; then
+		lab__err "start: must run as root (network namespaces, taps)"
+		return 1
+	fi
+}
+
+lab__need_started() {
+	if [ -z "$LAB_DIR" ] || [ ! -f "$LAB_DIR/lab.env" ]; then
+		lab__err "$1: no lab running (call lab_start first)"
+		return 1
+	fi
+}
+
+# The VM's directory, checking that the VM exists.
+lab__vmdir() {
+	local n="$1"
+	if ! [[ "$n" =~ ^[0-9]+$ ]] || [ "$n" -lt 1 ] || [ "$n" -gt 99 ]; then
+		lab__err "bad VM number '$n' (1..99)"
+		return 1
+	fi
+	echo "$LAB_DIR/vm$n"
+}
+
+lab__pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+
+lab__qemu_alive() {
+	local pid
+	pid="$(cat "$LAB_DIR/vm$1/qemu.pid" 2>/dev/null)" || return 1
+	lab__pid_alive "$pid"
+}
+
+# Record a process we started, so lab_stop can end it.
+lab__track() { echo "$1 $2" >>"$LAB_DIR/pids"; }
+
+lab__ns() { ip netns exec "$LAB_NS" "$@"; }
+
+# Size like 512M/1G/2048M to bytes.
+lab__bytes() {
+	local s="$1" n unit
+	n="${s%[KkMmGg]}"
+	unit="${s#"$n"}"
+	[[ "$n" =~ ^[0-9]+$ ]] || return 1
+	case "$unit" in
+	"") echo "$n" ;;
+	[Kk]) echo $((n << 10)) ;;
+	[Mm]) echo $((n << 20)) ;;
+	[Gg]) echo $((n << 30)) ;;
+	esac
+}
+
+# lab_addr N virtio|rnic 4|6: the address lab_vm gives that NIC.
+# virtio-net NICs are 10.10.0.N / fd00:10::N, rnic NICs 10.20.0.N /
+# fd00:20::N: private ranges that exist only on the lab's bridge.
+lab_addr() {
+	local n="$1" nic="$2" v="$3" net
+	case "$nic" in
+	virtio) net=10 ;;
+	rnic) net=20 ;;
+	*)
+		lab__err "lab_addr: NIC must be virtio or rnic, not '$nic'"
+		return 1
+		;;
+	esac
+	if [ "$v" = 4 ]; then echo "10.$net.0.$n"; else echo "fd00:$net::$n"; fi
+}
+
+lab__mac() { printf '52:54:00:%s:00:%02x' "$([ "$2" = virtio ] && echo 10 || echo 20)" "$1"; }
+
+# ---------------------------------------------------------------- start/stop
+
+# lab_start [NAME]: check dependencies, build/find the initramfs, create
+# the namespace and the bridge, install the cleanup traps.
+lab_start() {
+	local name="${1:-lab}" kver
+	LAB_T0="$(lab__now_us)"
+	lab__need_root || return 1
+	if ! [[ "$name" =~ ^[A-Za-z0-9_-]{1,40}$ ]]; then
+		lab__err "start: bad lab name '$name' (letters, digits, _ and -)"
+		return 1
+	fi
+	LAB_NAME="$name"
+	LAB_DIR="$RNIC_LAB_DIR/$name"
+	# Unique per run: names of the namespace and the /dev/shm files.
+	LAB_RUN="$name-$$"
+	LAB_NS="rnic-lab-$LAB_RUN"
+
+	# Dependencies first, each with the one line that says what to do.
+	local dep
+	for dep in ip "$LAB_QEMU" dumpcap flock; do
+		if ! command -v "$dep" >/dev/null; then
+			lab__err "start: missing dependency: $dep (run scripts/install-deps.sh)"
+			return 1
+		fi
+	done
+	if [ ! -r "$RNIC_CACHE/kver" ]; then
+		lab__err "start: missing dependency: $RNIC_CACHE/kver, the lab kernel version (run scripts/install-deps.sh)"
+		return 1
+	fi
+	kver="$(cat "$RNIC_CACHE/kver")"
+	LAB_KERNEL="${RNIC_LAB_KERNEL:-/boot/vmlinuz-$kver}"
+	if [ ! -r "$LAB_KERNEL" ]; then
+		lab__err "start: missing dependency: kernel $LAB_KERNEL (linux-image-$kver; run scripts/install-deps.sh)"
+		return 1
+	fi
+
+	# A previous run of the same name that died without cleaning up.
+	if [ -f "$LAB_DIR/lab.env" ]; then
+		lab__cleanup_dir "$LAB_DIR" || true
+	fi
+	rm -rf "$LAB_DIR"
+	mkdir -p "$LAB_DIR"
+	: >"$LAB_DIR/pids"
+
+	if ! LAB_INITRD="$("$LAB_SRC/initramfs.sh" 2>"$LAB_DIR/initramfs.log")"; then
+		lab__err "start: initramfs build failed: $(tail -1 "$LAB_DIR/initramfs.log") (see $LAB_DIR/initramfs.log)"
+		return 1
+	fi
+
+	# State on disk: lab_stop, the CLI and a later cleanup can find
+	# everything from it even if this shell is gone.
+	cat >"$LAB_DIR/lab.env" <<-EOF
+		LAB_NAME=$LAB_NAME
+		LAB_RUN=$LAB_RUN
+		LAB_NS=$LAB_NS
+		LAB_OWNER=$$
+		LAB_KERNEL=$LAB_KERNEL
+		LAB_INITRD=$LAB_INITRD
+	EOF
+	trap 'lab__on_exit' EXIT
+	trap 'lab__on_signal INT 130' INT
+	trap 'lab__on_signal TERM 143' TERM
+	trap 'lab__on_signal HUP 129' HUP
+
+	if ! {
+		ip netns add "$LAB_NS" &&
+			ip -n "$LAB_NS" link set lo up &&
+			ip -n "$LAB_NS" link add "$LAB_BRIDGE" type bridge stp_state 0 \
+				forward_delay 0 mcast_snooping 0 &&
+			# The bridge is only a wire: no host addresses on it, so a
+			# capture holds the VMs' frames and nothing else.
+			lab__ns sysctl -qw "net.ipv6.conf.$LAB_BRIDGE.disable_ipv6=1" &&
+			ip -n "$LAB_NS" link set "$LAB_BRIDGE" up
+	} >"$LAB_DIR/netns.log" 2>&1; then
+		lab__err "start: creating namespace $LAB_NS failed: $(tail -1 "$LAB_DIR/netns.log") (see $LAB_DIR/netns.log)"
+		lab_stop
+		return 1
+	fi
+	lab__info "started $LAB_NS, logs in $LAB_DIR"
+}
+
+# Traps: clean up on any exit (set -e failures included) and on signals.
+lab__on_exit() {
+	local rc=$?
+	lab_stop
+	return "$rc"
+}
+lab__on_signal() {
+	trap - EXIT INT TERM HUP
+	lab__err "interrupted by SIG$1, cleaning up"
+	lab_stop
+	exit "$2"
+}
+
+# End every process of a lab and remove its namespace (with the bridge
+# and taps in it), /dev/shm files and sockets.  Works from the state files
+# alone, so it also cleans up after a run whose shell was killed.
+lab__cleanup_dir() {
+	# Status-checked by hand; must not die half-way under the caller's set -e.
+	local -
+	set +e
+	local dir="$1" pid label i left ns run
+	ns="$(sed -n 's/^LAB_NS=//p' "$dir/lab.env" 2>/dev/null)"
+	run="$(sed -n 's/^LAB_RUN=//p' "$dir/lab.env" 2>/dev/null)"
+	# Polite first: QEMU and dumpcap exit cleanly on SIGTERM (dumpcap
+	# flushes its file).
+	if [ -f "$dir/pids" ]; then
+		while read -r pid label; do
+			lab__pid_alive "$pid" && kill -TERM "$pid" 2>/dev/null
+		done <"$dir/pids"
+		for i in $(seq 30); do
+			left=0
+			while read -r pid label; do
+				lab__pid_alive "$pid" && left=1
+			done <"$dir/pids"
+			[ "$left" = 0 ] && break
+			sleep 0.1
+		done
+		while read -r pid label; do
+			if lab__pid_alive "$pid"; then
+				echo "lab: $label (pid $pid) ignored SIGTERM, killing" >&2
+				kill -KILL "$pid" 2>/dev/null
+			fi
+		done <"$dir/pids"
+	fi
+	if [ -n "$ns" ] && [ -e "/run/netns/$ns" ]; then
+		# Anything else still running inside our namespace is ours too.
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -KILL "$pid" 2>/dev/null
+		done
+		for i in $(seq 30); do
+			[ -z "$(ip netns pids "$ns" 2>/dev/null)" ] && break
+			sleep 0.1
+		done
+		ip -n "$ns" link del "$LAB_BRIDGE" 2>/dev/null
+		for i in $(ip -n "$ns" -o link show type tun 2>/dev/null | awk -F': ' '{print $2}'); do
+			ip -n "$ns" link del "${i%@*}" 2>/dev/null
+		done
+		ip netns del "$ns" 2>/dev/null ||
+			echo "lab: cleanup: could not delete namespace $ns" >&2
+	fi
+	if [ -n "$run" ]; then
+		rm -f "/dev/shm/rnic-lab-$run-"*
+	fi
+	find "$dir" -type s -delete 2>/dev/null
+	rm -f "$dir/lab.env"
+	: >"$dir/pids" 2>/dev/null
+	return 0
+}
+
+lab_stop() {
+	# Status-checked by hand; must not die half-way under the caller's set -e.
+	local -
+	set +e
+	[ -n "$LAB_DIR" ] && [ -f "$LAB_DIR/lab.env" ] || return 0
+	local n=0
+	[ -f "$LAB_DIR/pids" ] && n="$(wc -l <"$LAB_DIR/pids")"
+	lab__cleanup_dir "$LAB_DIR"
+	lab__info "stopped $LAB_NS ($n processes, namespace, shm files removed) after $(lab_elapsed "$LAB_T0") s"
+	trap - EXIT INT TERM HUP
+}
+
+# ---------------------------------------------------------------- VMs
+
+# lab_vm N [--virtio] [--rnic] [--mem SIZE]: boot VM N in the background.
+lab_vm() {
+	lab__need_started lab_vm || return 1
+	local n="$1" d virtio=0 rnic=0 mem=512M bytes
+	d="$(lab__vmdir "$n")" || return 1
+	shift
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--virtio) virtio=1 ;;
+		--rnic) rnic=1 ;;
+		--mem)
+			mem="$2"
+			shift
+			;;
+		*)
+			lab__err "vm$n: unknown option $1"
+			return 1
+			;;
+		esac
+		shift
+	done
+	if [ -e "$d" ]; then
+		lab__err "vm$n: already started in this lab"
+		return 1
+	fi
+	if ! bytes="$(lab__bytes "$mem")" || [ "$bytes" -lt $((128 << 20)) ]; then
+		lab__err "vm$n: bad --mem '$mem' (e.g. 512M, 1G)"
+		return 1
+	fi
+	mkdir -p "$d/ctl"
+
+	local append=(
+		console=ttyS0 panic=-1 loglevel=5
+		# Under TCG every avoidable delay counts.
+		mitigations=off tsc=reliable no_timer_check
+		rniclab.init="$LAB_SRC/guest-init.sh" rniclab.vm="$n" rniclab.repo="$LAB_REPO"
+	)
+	# The kernel command line splits on spaces.
+	case "$LAB_SRC$LAB_REPO" in
+	*[[:space:]]*)
+		lab__err "vm$n: the repo path must not contain spaces: $LAB_REPO"
+		return 1
+		;;
+	esac
+	local qemu=(
+		"$LAB_QEMU" -accel tcg -smp 1 -nodefaults -no-user-config
+		-display none -no-reboot -name "rnic-lab-$LAB_RUN-vm$n"
+		-kernel "$LAB_KERNEL" -initrd "$LAB_INITRD"
+		-serial "file:$d/console.log" -monitor none
+		-pidfile "$d/qemu.pidfile"
+		-virtfs "local,path=/,mount_tag=hostroot,readonly=on,multidevs=remap,security_model=none"
+		-virtfs "local,path=$d/ctl,mount_tag=rnicctl,multidevs=remap,security_model=none"
+	)
+
+	if [ "$virtio" = 1 ]; then
+		local tap="tap${n}v" mac
+		mac="$(lab__mac "$n" virtio)"
+		lab__mktap "$n" "$tap" || return 1
+		qemu+=(-netdev "tap,id=nv,ifname=$tap,script=no,downscript=no"
+			-device "virtio-net-pci,netdev=nv,mac=$mac")
+		append+=("rniclab.virtio=$mac,$(lab_addr "$n" virtio 4)/24,$(lab_addr "$n" virtio 6)/64")
+	fi
+
+	if [ "$rnic" = 1 ]; then
+		local tap="tap${n}r" mac shm="/dev/shm/rnic-lab-$LAB_RUN-vm$n-ram" pid i
+		mac="$(lab__mac "$n" rnic)"
+		if [ "$bytes" -gt $((2 << 30)) ]; then
+			lab__err "vm$n: --rnic needs --mem <= 2G (guest-physical must equal the RAM file offset)"
+			return 1
+		fi
+		if [ ! -x "$LAB_RNICSIM" ]; then
+			lab__err "vm$n: missing dependency: $LAB_RNICSIM (make -C tools/rnicsim)"
+			return 1
+		fi
+		lab__mktap "$n" "$tap" || return 1
+		# The file must exist with its final size before either side maps it.
+		truncate -s "$bytes" "$shm" || {
+			lab__err "vm$n: cannot create $shm"
+			return 1
+		}
+		lab__ns "$LAB_RNICSIM" --socket "$d/ivshmem.sock" --guest-mem "$shm" \
+			--guest-mem-size "$bytes" --tap "$tap" --mac "$mac" \
+			--vectors "$LAB_VECTORS" --shm-size "$LAB_SHM_SIZE" \
+			--ctl "$d/rnicsim.ctl" --log "$d/rnicsim.log" \
+			</dev/null >"$d/rnicsim.out" 2>&1 &
+		pid=$!
+		lab__track "$pid" "vm$n rnicsim"
+		echo "$pid" >"$d/rnicsim.pid"
+		# QEMU connects at start-up, so the socket must be there first.
+		for i in $(seq 100); do
+			[ -S "$d/ivshmem.sock" ] && break
+			if ! lab__pid_alive "$pid"; then
+				lab__err "vm$n: rnicsim exited at start: $(tail -1 "$d/rnicsim.out") (see $d/rnicsim.out and $d/rnicsim.log)"
+				return 1
+			fi
+			sleep 0.1
+		done
+		if [ ! -S "$d/ivshmem.sock" ]; then
+			lab__err "vm$n: rnicsim did not create $d/ivshmem.sock in 10 s (see $d/rnicsim.log)"
+			return 1
+		fi
+		qemu+=(-object "memory-backend-file,id=ram0,size=$bytes,mem-path=$shm,share=on"
+			-machine "q35,memory-backend=ram0" -m "$mem"
+			-chardev "socket,id=ivs0,path=$d/ivshmem.sock"
+			-device "ivshmem-doorbell,chardev=ivs0,vectors=$LAB_VECTORS")
+		append+=("rniclab.rnic=$mac,$(lab_addr "$n" rnic 4)/24,$(lab_addr "$n" rnic 6)/64")
+	else
+		qemu+=(-machine q35 -m "$mem")
+	fi
+	# shellcheck disable=SC2206 # RNIC_LAB_APPEND is a list of words
+	append+=(${RNIC_LAB_APPEND:-})
+	qemu+=(-append "${append[*]}")
+
+	printf '%q ' "${qemu[@]}" >"$d/qemu.cmdline"
+	echo >>"$d/qemu.cmdline"
+	lab__now_us >"$d/start_us"
+	# In the namespace, so that QEMU opens its taps there.
+	lab__ns "${qemu[@]}" </dev/null >"$d/qemu.log" 2>&1 &
+	local qpid=$!
+	lab__track "$qpid" "vm$n qemu"
+	echo "$qpid" >"$d/qemu.pid"
+	lab__info "vm$n: booting (virtio=$virtio rnic=$rnic mem=$mem), console $d/console.log"
+}
+
+lab__mktap() {
+	local n="$1" tap="$2"
+	if ! {
+		ip -n "$LAB_NS" tuntap add "$tap" mode tap &&
+			ip -n "$LAB_NS" link set "$tap" master "$LAB_BRIDGE" &&
+			ip -n "$LAB_NS" link set "$tap" up
+	} >>"$LAB_DIR/netns.log" 2>&1; then
+		lab__err "vm$n: creating $tap failed: $(tail -1 "$LAB_DIR/netns.log") (see $LAB_DIR/netns.log)"
+		return 1
+	fi
+}
+
+# The last boot stage a VM's console reports, with the failure message if
+# the initramfs or guest init printed one.
+lab__boot_stage() {
+	# Status-checked by hand; must not die half-way under the caller's set -e.
+	local -
+	set +e
+	local log="$1" stage fail panic
+	stage="$(grep -ao 'rnic-lab: stage: [a-z-]*' "$log" 2>/dev/null | tail -1)"
+	stage="${stage#rnic-lab: stage: }"
+	if [ -z "$stage" ]; then
+		if [ -s "$log" ]; then stage=kernel; else stage=qemu; fi
+	fi
+	fail="$(grep -a 'rnic-lab: FAILED' "$log" 2>/dev/null | tail -1 | tr -d '\r')"
+	panic="$(grep -a 'Kernel panic' "$log" 2>/dev/null | head -1 | tr -d '\r')"
+	echo "stage $stage${fail:+: ${fail#*rnic-lab: }}${panic:+ [${panic#*] }]}"
+}
+
+# lab_wait_ready N [--timeout S]: wait until VM N's agent runs.
+lab_wait_ready() {
+	lab__need_started lab_wait_ready || return 1
+	local n="$1" d timeout="$LAB_BOOT_TIMEOUT" start now
+	d="$(lab__vmdir "$n")" || return 1
+	[ "${2:-}" = --timeout ] && timeout="$3"
+	if [ ! -f "$d/qemu.pid" ]; then
+		lab__err "vm$n: not started (lab_vm $n first)"
+		return 1
+	fi
+	start="$(cat "$d/start_us")"
+	while [ ! -f "$d/ctl/ready" ]; do
+		if ! lab__qemu_alive "$n"; then
+			sleep 0.2 # let QEMU's last console output land
+			lab__err "vm$n: did not boot: QEMU exited at $(lab__boot_stage "$d/console.log") (see $d/console.log, $d/qemu.log)"
+			return 1
+		fi
+		now="$(lab__now_us)"
+		if [ $((now - start)) -gt $((timeout * 1000000)) ]; then
+			lab__err "vm$n: did not boot in $timeout s: $(lab__boot_stage "$d/console.log") (see $d/console.log)"
+			return 1
+		fi
+		sleep 0.1
+	done
+	lab__info "vm$n: ready in $(lab_elapsed "$start") s (guest uptime $(cat "$d/ctl/ready") s)"
+}
+
+# ---------------------------------------------------------------- commands
+
+# lab_bg N CMD...: start CMD (its words joined with spaces and run by
+# bash, like ssh does) in VM N; prints the job id for lab_wait/lab_kill.
+lab_bg() {
+	lab__need_started lab_bg || return 1
+	local n="$1" d id
+	d="$(lab__vmdir "$n")" || return 1
+	shift
+	if [ ! -f "$d/ctl/ready" ]; then
+		lab__err "vm$n: not ready (lab_wait_ready $n first)"
+		return 1
+	fi
+	id="j${EPOCHREALTIME/./}$RANDOM"
+	printf '%s\n' "$*" >"$d/ctl/$id.cmd.tmp"
+	# The agent only picks up *.cmd, so it never sees a partial file.
+	mv "$d/ctl/$id.cmd.tmp" "$d/ctl/$id.cmd"
+	echo "$id"
+}
+
+# lab_kill N JOB: kill the job's whole process group in the guest.
+lab_kill() {
+	local d
+	d="$(lab__vmdir "$1")" || return 1
+	: >"$d/ctl/$2.kill"
+}
+
+# lab_wait N JOB [--timeout S]: wait for a job; print its stdout (stderr to
+# our stderr) and return its exit status.  A job still running after S
+# seconds is killed, reported in one line and gives 124.
+lab_wait() {
+	# Status-checked by hand; must not die half-way under the caller's set -e.
+	local -
+	set +e
+	lab__need_started lab_wait || return 1
+	local n="$1" id="$2" d timeout="$LAB_EXEC_TIMEOUT" start rc cmd i
+	d="$(lab__vmdir "$n")" || return 1
+	[ "${3:-}" = --timeout ] && timeout="$4"
+	start="$(lab__now_us)"
+	rc=
+	while [ ! -f "$d/ctl/$id.rc" ]; do
+		if ! lab__qemu_alive "$n"; then
+			rc=dead
+			break
+		fi
+		if [ $(($(lab__now_us) - start)) -gt $((timeout * 1000000)) ]; then
+			rc=timeout
+			lab_kill "$n" "$id"
+			# Give the agent time to kill it and collect the status.
+			for i in $(seq 50); do
+				[ -f "$d/ctl/$id.rc" ] && break
+				sleep 0.1
+			done
+			break
+		fi
+		sleep 0.1
+	done
+	cmd="$(cat "$d/ctl/$id.run" "$d/ctl/$id.cmd" 2>/dev/null | head -c 200 | tr '\n' ' ')"
+	[ "$rc" = dead ] || [ "$rc" = timeout ] || rc="$(cat "$d/ctl/$id.rc")"
+	# A transcript of every command, for the "see LOG" lines.
+	{
+		echo "=== $id ($(lab_elapsed "$start") s, status $rc): $cmd"
+		cat "$d/ctl/$id.out" 2>/dev/null
+		sed 's/^/stderr: /' "$d/ctl/$id.err" 2>/dev/null
+	} >>"$d/commands.log"
+	cat "$d/ctl/$id.out" 2>/dev/null
+	cat "$d/ctl/$id.err" >&2 2>/dev/null
+	rm -f "$d/ctl/$id".*
+	case "$rc" in
+	dead)
+		lab__err "vm$n: VM died while running: $cmd(at $(lab__boot_stage "$d/console.log"); see $d/console.log)"
+		return 1
+		;;
+	timeout)
+		lab__err "vm$n: command timed out after $timeout s: $cmd(see $d/commands.log, $d/console.log)"
+		return 124
+		;;
+	esac
+	return "$rc"
+}
+
+# lab_exec N [--timeout S] CMD...: run CMD in VM N and wait for it.
+lab_exec() {
+	local n="$1" timeout="$LAB_EXEC_TIMEOUT" id
+	shift
+	if [ "${1:-}" = --timeout ]; then
+		timeout="$2"
+		shift 2
+	fi
+	id="$(lab_bg "$n" "$@")" || return 1
+	lab_wait "$n" "$id" --timeout "$timeout"
+}
+
+# ---------------------------------------------------------------- capture
+
+# lab_capture_start FILE: capture every frame on the lab bridge to FILE
+# (classic pcap, so every tool, rnicsim's tests included, reads it).
+lab_capture_start() {
+	lab__need_started lab_capture_start || return 1
+	local file="$1" pid i log
+	log="$LAB_DIR/capture-$(basename "$file").log"
+	rm -f "$file"
+	lab__ns dumpcap -q -P -i "$LAB_BRIDGE" -w "$file" </dev/null >"$log" 2>&1 &
+	pid=$!
+	lab__track "$pid" "dumpcap $file"
+	echo "$pid $file" >>"$LAB_DIR/captures"
+	# Ready once the file header is written.
+	for i in $(seq 100); do
+		[ -s "$file" ] && return 0
+		if ! lab__pid_alive "$pid"; then
+			lab__err "capture: dumpcap exited: $(tail -1 "$log") (see $log)"
+			return 1
+		fi
+		sleep 0.1
+	done
+	lab__err "capture: dumpcap did not start in 10 s (see $log)"
+	return 1
+}
+
+# lab_capture_stop FILE: stop that capture; FILE is complete afterwards.
+lab_capture_stop() {
+	# Status-checked by hand; must not die half-way under the caller's set -e.
+	local -
+	set +e
+	lab__need_started lab_capture_stop || return 1
+	local file="$1" pid f i
+	while read -r pid f; do
+		[ "$f" = "$file" ] || continue
+		kill -INT "$pid" 2>/dev/null
+		for i in $(seq 50); do
+			lab__pid_alive "$pid" || return 0
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null
+		lab__err "capture: dumpcap for $file did not stop on SIGINT, killed"
+		return 1
+	done <"$LAB_DIR/captures"
+	lab__err "capture: no capture running to $file"
+	return 1
+}
+
+# ---------------------------------------------------------------- leftovers
+
+# Print everything a lab run left behind (processes, namespaces,
+# /dev/shm files, sockets); exit status 1 if anything.  RUN restricts it to
+# one run (other labs may legitimately be running on this machine).
+lab_leftovers() {
+	# Status-checked by hand; must not die half-way under the caller's set -e.
+	local -
+	set +e
+	local run="${1:-}" found=0 pat="rnic-lab-${run}" pid
+	for pid in $(pgrep -f -- "$pat" 2>/dev/null); do
+		[ "$pid" = "$$" ] && continue
+		case "$(cat "/proc/$pid/comm" 2>/dev/null)" in
+		qemu-system-*|rnicsim|dumpcap|tshark)
+			echo "process $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" | head -c 150)"
+			found=1
+			;;
+		esac
+	done
+	if [ -n "$run" ]; then
+		# rnicsim's and dumpcap's command lines may not name the run.
+		for pid in $(pgrep -x rnicsim) $(pgrep -x dumpcap) $(pgrep -f qemu-system); do
+			if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$RNIC_LAB_DIR/${run%-*}/"; then
+				echo "process $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" | head -c 150)"
+				found=1
+			fi
+		done
+	fi
+	for f in /run/netns/"$pat"*; do
+		[ -e "$f" ] && { echo "namespace ${f##*/}"; found=1; }
+	done
+	for f in /dev/shm/"$pat"*; do
+		[ -e "$f" ] && { echo "shm file $f"; found=1; }
+	done
+	if [ -n "$run" ] && [ -d "$RNIC_LAB_DIR/${run%-*}" ]; then
+		while read -r f; do
+			echo "socket $f"
+			found=1
+		done < <(find "$RNIC_LAB_DIR/${run%-*}" -type s 2>/dev/null)
+	fi
+	return "$found"
+}
+
+# ---------------------------------------------------------------- CLI
+
+lab__usage() {
+	cat <<-EOF
+		usage: scripts/lab/lab.sh COMMAND ...
+		  up NAME VM...        start lab NAME with VMs given as N[:virtio][:rnic][:mem=SIZE]
+		                       (e.g. 1:virtio 2:virtio:rnic), wait until they are ready,
+		                       then keep them running until Ctrl-C or 'down NAME'
+		  exec NAME N CMD...   run CMD in VM N of the running lab NAME
+		  down NAME            stop lab NAME
+		  cleanup              clean up every lab whose owning process is gone
+		  leftovers [RUN]      list leftover processes/namespaces/shm files (exit 1 if any)
+		  initramfs            build (or find) the cached initramfs, print its path
+		Logs and consoles: \$RNIC_LAB_DIR/NAME (default /tmp/rnic-lab/NAME).
+	EOF
+}
+
+# Load a running lab's state (for exec/down from another shell).
+lab__attach() {
+	LAB_DIR="$RNIC_LAB_DIR/$1"
+	if [ ! -f "$LAB_DIR/lab.env" ]; then
+		lab__err "no running lab named '$1' in $RNIC_LAB_DIR"
+		return 1
+	fi
+	LAB_NAME="$(sed -n 's/^LAB_NAME=//p' "$LAB_DIR/lab.env")"
+	LAB_RUN="$(sed -n 's/^LAB_RUN=//p' "$LAB_DIR/lab.env")"
+	LAB_NS="$(sed -n 's/^LAB_NS=//p' "$LAB_DIR/lab.env")"
+}
+
+lab__main() {
+	set -euo pipefail
+	local cmd="${1:-help}"
+	shift || true
+	case "$cmd" in
+	up)
+		local name="$1" spec n opts o
+		shift
+		lab_start "$name"
+		local vms=()
+		for spec in "$@"; do
+			n="${spec%%:*}"
+			opts=()
+			IFS=: read -r -a o <<<"${spec#"$n"}"
+			for spec in "${o[@]}"; do
+				case "$spec" in
+				"") ;;
+				virtio | rnic) opts+=("--$spec") ;;
+				mem=*) opts+=(--mem "${spec#mem=}") ;;
+				*)
+					lab__err "up: bad VM option '$spec'"
+					return 1
+					;;
+				esac
+			done
+			lab_vm "$n" "${opts[@]}"
+			vms+=("$n")
+		done
+		for n in "${vms[@]}"; do
+			lab_wait_ready "$n"
+		done
+		echo "lab $name is up; run: $0 exec $name N CMD...; stop with Ctrl-C or: $0 down $name"
+		# Wait for a signal; the traps clean up.
+		while :; do sleep 1; done
+		;;
+	exec)
+		lab__attach "$1"
+		shift
+		lab_exec "$@"
+		;;
+	down)
+		lab__attach "$1"
+		local owner
+		owner="$(sed -n 's/^LAB_OWNER=//p' "$LAB_DIR/lab.env")"
+		if lab__pid_alive "$owner"; then
+			kill -TERM "$owner"
+			while lab__pid_alive "$owner"; do sleep 0.1; done
+		else
+			lab__cleanup_dir "$LAB_DIR"
+		fi
+		;;
+	cleanup)
+		local env owner
+		for env in "$RNIC_LAB_DIR"/*/lab.env; do
+			[ -f "$env" ] || continue
+			owner="$(sed -n 's/^LAB_OWNER=//p' "$env")"
+			if ! lab__pid_alive "$owner"; then
+				echo "cleaning up $(dirname "$env")"
+				lab__cleanup_dir "$(dirname "$env")"
+			fi
+		done
+		;;
+	leftovers) lab_leftovers "$@" ;;
+	initramfs) "$LAB_SRC/initramfs.sh" ;;
+	help | -h | --help) lab__usage ;;
+	*)
+		lab__usage >&2
+		return 1
+		;;
+	esac
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	lab__main "$@"
+fi
