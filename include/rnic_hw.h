@@ -142,11 +142,17 @@ static_assert(sizeof(struct rnic_sig) == 96);
 #define RNIC_REG_DRIVER_VERSION		(RNIC_REGS_OFF + 0x38)	/* driver */
 #define RNIC_REGS_USED			0x3c
 
-/* CTRL */
+/*
+ * CTRL. RESET returns the device to its reset state (all queues gone,
+ * registers and doorbell page zeroed, counters cleared); the device then
+ * writes CTRL = 0 and STATUS = RESET_DONE. ENABLE (after RESET_DONE) starts
+ * the admin queue and event queue; clearing it while enabled resets.
+ */
 #define RNIC_CTRL_RESET			BIT(0)
 #define RNIC_CTRL_ENABLE		BIT(1)
+#define RNIC_CTRL_ALL			GENMASK(1, 0)
 
-/* STATUS */
+/* STATUS: 0 at power-on; RESET_DONE is cleared when ENABLED is set */
 #define RNIC_STATUS_RESET_DONE		BIT(0)
 #define RNIC_STATUS_ENABLED		BIT(1)
 #define RNIC_STATUS_FATAL		BIT(2)
@@ -187,7 +193,8 @@ enum rnic_fatal_reason {
  * producer index (descriptors ever posted, modulo 2^16) and rings the
  * vector. EQ and CQs: the driver writes its free-running consumer index,
  * optionally with ARM and a new ARM_SEQ, and rings RNIC_DB_VEC_EVENT.
- * Bits not defined below must be zero.
+ * Bits not defined below must be zero. The device zeroes the page on reset
+ * and a queue's or CQ's slot when it creates the object.
  */
 
 #define RNIC_DB_SLOT_ADMIN_SQ		0
@@ -373,6 +380,7 @@ enum rnic_queue_type {
 #define RNIC_CQ_LOG2_MIN		2
 #define RNIC_CQ_LOG2_MAX		15
 #define RNIC_RX_BUF_MIN			64
+#define RNIC_RX_BUF_MAX			65536
 #define RNIC_MAX_PRIO			7
 
 struct rnic_aq_create_queue {
