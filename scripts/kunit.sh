@@ -82,7 +82,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 dmesg -n 1
 insmod /rnic.ko || echo "RNIC-KUNIT-ERROR insmod rnic.ko failed"
-dmesg -C
+dmesg -c >/dev/null
 insmod /rnic_kunit.ko || echo "RNIC-KUNIT-ERROR insmod rnic_kunit.ko failed"
 echo "RNIC-KUNIT-BEGIN"
 dmesg
@@ -98,7 +98,7 @@ t0=$SECONDS
 timeout 300 qemu-system-x86_64 -accel tcg -m 512 -nographic -no-user-config \
 	-nodefaults -serial stdio -no-reboot \
 	-kernel "$KB/arch/x86/boot/bzImage" -initrd "$OUT/initramfs.gz" \
-	-append "console=ttyS0 panic=-1 loglevel=4" \
+	-append "console=ttyS0 panic=-1 loglevel=4 kunit.enable=1" \
 	>"$OUT/console.log" 2>&1 ||
 	die "stage boot failed or timed out; see $OUT/console.log"
 echo "kunit: VM ran in $((SECONDS - t0)) s" >&2

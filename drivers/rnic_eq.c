@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MSI-X setup and vector 0: admin completions and device events.
+ *
+ * Events are handled in a work item: a link change takes RTNL (carrier)
+ * and dispatches an ib_event, neither of which may run in hard IRQ
+ * context. The EQ is re-armed only after the work has drained it, so a
+ * burst of events costs one interrupt.
+ */
+#include <linux/dma-mapping.h>
+
+#include "rnic.h"
+
+static const char * const rnic_err_str[] = {
+	[RNIC_ERR_NONE] = "none",
+	[RNIC_ERR_DMA_OOB] = "DMA address outside guest memory",
+	[RNIC_ERR_BAD_DESC] = "malformed descriptor",
+	[RNIC_ERR_BAD_DOORBELL] = "bad doorbell",
+	[RNIC_ERR_RING_OVERFLOW] = "completion queue overflow",
+	[RNIC_ERR_INTERNAL] = "internal device error",
+};
+
+static const char *rnic_err_reason(u8 reason)
+{
+	if (reason < ARRAY_SIZE(rnic_err_str) && rnic_err_str[reason])
+		return rnic_err_str[reason];
+	return "unknown reason";
+}
+
+/**
+ * rnic_irq_vector() - Linux IRQ number of one of our MSI-X vectors
+ * @rdev: the device
+ * @vec: vector index, 0 .. num_irqs - 1
+ *
+ * Return: the IRQ number, or -EINVAL if we do not have that vector.
+ */
+int rnic_irq_vector(struct rnic_dev *rdev, unsigned int vec)
+{
+	if (vec >= rdev->num_irqs)
+		return -EINVAL;
+	return pci_irq_vector(rdev->pdev, vec);
+}
+
+int rnic_irq_init(struct rnic_dev *rdev)
+{
+	int n;
+
+	if (rdev->num_msix < RNIC_MIN_VECTORS) {
+		rnic_err(rdev, "device offers %u MSI-X vectors, rnic needs at least %u (QEMU: ivshmem-doorbell vectors=8)\n",
+			 rdev->num_msix, RNIC_MIN_VECTORS);
+		return -EINVAL;
+	}
+	n = pci_alloc_irq_vectors(rdev->pdev, RNIC_MIN_VECTORS, rdev->num_msix,
+				  PCI_IRQ_MSIX);
+	if (n < 0) {
+		rnic_err(rdev, "cannot allocate %u-%u MSI-X vectors: %d\n",
+			 RNIC_MIN_VECTORS, rdev->num_msix, n);
+		return n;
+	}
+	rdev->num_irqs = n;
+	return 0;
+}
+
+void rnic_irq_destroy(struct rnic_dev *rdev)
+{
+	pci_free_irq_vectors(rdev->pdev);
+	rdev->num_irqs = 0;
+}
+
+static void rnic_eq_arm(struct rnic_dev *rdev)
+{
+	struct rnic_eq *eq = &rdev->eq;
+
+	eq->arm_seq++;
+	rnic_doorbell(rdev, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_EQ),
+		      rnic_db_cq(eq->ci, true, eq->arm_seq), RNIC_DB_VEC_EVENT);
+}
+
+static void rnic_handle_link(struct rnic_dev *rdev, u32 link)
+{
+	bool up = link & RNIC_LINK_UP;
+	u32 speed = FIELD_GET(RNIC_LINK_SPEED_MBPS, link);
+
+	rnic_stat_inc(rdev, RNIC_DRV_STAT_link_events);
+	rdev->link_up = up;
+	if (speed)
+		rdev->speed_mbps = speed;
+	if (READ_ONCE(rdev->netdev_ready))
+		rnic_netdev_link_change(rdev, up, rdev->speed_mbps);
+	if (READ_ONCE(rdev->ib_ready))
+		rnic_ib_port_event(rdev, up);
+}
+
+static void rnic_handle_eqe(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
+{
+	rnic_stat_inc(rdev, RNIC_DRV_STAT_events);
+	switch (eqe->type) {
+	case RNIC_EQE_LINK_CHANGE:
+		rnic_handle_link(rdev, le32_to_cpu(eqe->data));
+		break;
+	case RNIC_EQE_DEVICE_ERROR:
+		rnic_stat_inc(rdev, RNIC_DRV_STAT_device_errors);
+		rnic_err_ratelimited(rdev, "device error: %s (reason %u, info %#llx)\n",
+				     rnic_err_reason(eqe->reason), eqe->reason,
+				     le64_to_cpu(eqe->info));
+		if (rnic_reg_read(rdev, RNIC_REG_STATUS) & RNIC_STATUS_FATAL) {
+			rnic_err(rdev, "device is in fatal state; unload and reload rnic to reset it\n");
+			rdev->fatal = true;
+		}
+		break;
+	case RNIC_EQE_QUEUE_ERROR:
+		rnic_stat_inc(rdev, RNIC_DRV_STAT_queue_errors);
+		rnic_err_ratelimited(rdev, "%s %u error: %s (reason %u, info %#llx); it is stopped\n",
+				     eqe->obj == RNIC_EQE_OBJ_CQ ? "CQ" : "queue",
+				     le32_to_cpu(eqe->data),
+				     rnic_err_reason(eqe->reason), eqe->reason,
+				     le64_to_cpu(eqe->info));
+		break;
+	default:
+		rnic_stat_inc(rdev, RNIC_DRV_STAT_unknown_events);
+		rnic_warn(rdev, "unknown event type %u ignored\n", eqe->type);
+		break;
+	}
+}
+
+static void rnic_eq_work(struct work_struct *work)
+{
+	struct rnic_dev *rdev = container_of(work, struct rnic_dev, eq.work);
+	struct rnic_eq *eq = &rdev->eq;
+	u32 mask = (1 << eq->log2_depth) - 1;
+	struct rnic_eqe *eqe;
+
+	for (;;) {
+		eqe = &eq->va[eq->ci & mask];
+		if (rnic_eqe_phase(eqe) != rnic_ring_phase(eq->ci, eq->log2_depth))
+			break;
+		dma_rmb();
+		rnic_handle_eqe(rdev, eqe);
+		eq->ci++;
+	}
+	if (!rdev->fatal)
+		rnic_eq_arm(rdev);
+}
+
+static irqreturn_t rnic_admin_irq(int irq, void *data)
+{
+	struct rnic_dev *rdev = data;
+
+	rnic_aq_process(rdev);
+	schedule_work(&rdev->eq.work);
+	return IRQ_HANDLED;
+}
+
+/**
+ * rnic_eq_init() - allocate the event queue and program its registers
+ * @rdev: the device, freshly reset
+ *
+ * Also requests vector 0, so that admin completions arriving from the
+ * first command on have a handler.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rnic_eq_init(struct rnic_dev *rdev)
+{
+	struct rnic_eq *eq = &rdev->eq;
+	size_t size = (1 << RNIC_EQ_LOG2_DEPTH) * RNIC_EQE_SIZE;
+	int err;
+
+	eq->log2_depth = RNIC_EQ_LOG2_DEPTH;
+	eq->ci = 0;
+	eq->arm_seq = 0;
+	INIT_WORK(&eq->work, rnic_eq_work);
+	eq->va = dma_alloc_coherent(&rdev->pdev->dev, size, &eq->dma,
+				    GFP_KERNEL);
+	if (!eq->va)
+		return -ENOMEM;
+
+	rnic_reg_write(rdev, RNIC_REG_EQ_BASE_LO, lower_32_bits(eq->dma));
+	rnic_reg_write(rdev, RNIC_REG_EQ_BASE_HI, upper_32_bits(eq->dma));
+	rnic_reg_write(rdev, RNIC_REG_EQ_CFG,
+		       FIELD_PREP(RNIC_EQ_CFG_LOG2_DEPTH, eq->log2_depth));
+
+	err = request_irq(rnic_irq_vector(rdev, RNIC_VEC_ADMIN), rnic_admin_irq,
+			  0, "rnic-admin", rdev);
+	if (err) {
+		rnic_err(rdev, "cannot request admin interrupt: %d\n", err);
+		dma_free_coherent(&rdev->pdev->dev, size, eq->va, eq->dma);
+		return err;
+	}
+	return 0;
+}
+
+/**
+ * rnic_eq_start() - arm the event queue once the device is enabled
+ * @rdev: the device
+ */
+void rnic_eq_start(struct rnic_dev *rdev)
+{
+	/* the work drains what the enable posted (LINK_CHANGE) and arms */
+	schedule_work(&rdev->eq.work);
+}
+
+/**
+ * rnic_eq_destroy() - stop event handling and free the event queue
+ * @rdev: the device, already reset (it no longer writes the EQ)
+ */
+void rnic_eq_destroy(struct rnic_dev *rdev)
+{
+	struct rnic_eq *eq = &rdev->eq;
+
+	free_irq(rnic_irq_vector(rdev, RNIC_VEC_ADMIN), rdev);
+	cancel_work_sync(&eq->work);
+	dma_free_coherent(&rdev->pdev->dev,
+			  (1 << eq->log2_depth) * RNIC_EQE_SIZE, eq->va, eq->dma);
+}
