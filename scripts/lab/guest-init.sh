@@ -35,7 +35,7 @@ CTL=/run/rnic-lab/ctl
 
 log() { echo "rnic-lab: $*" >/dev/console; }
 stage() {
-	local up=?
+	local up='?'
 	[ -r /proc/uptime ] && read -r up _ </proc/uptime
 	log "stage: $* (uptime $up s)"
 }
@@ -64,7 +64,7 @@ mnt configfs configfs /sys/kernel/config
 mnt debugfs debugfs /sys/kernel/debug
 rm -f /.rnic-lab-guest-init
 
-VM= VIRTIO= RNIC= REPO=
+VM='' VIRTIO='' RNIC='' REPO=''
 for arg in $(</proc/cmdline); do
 	case "$arg" in
 	rniclab.vm=*) VM="${arg#*=}" ;;
@@ -84,10 +84,10 @@ ip link set lo up || die "lo up"
 # addresses; prints the interface name.  "nodad": the lab bridge is ours,
 # and duplicate address detection would only delay IPv6 by ~2 s.
 lab_ifup() {
-	local spec="$1" mac ip4 ip6 dev d i
+	local spec="$1" mac ip4 ip6 dev d
 	IFS=, read -r mac ip4 ip6 <<<"$spec"
 	dev=
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		for d in /sys/class/net/*; do
 			if [ "$(cat "$d/address" 2>/dev/null)" = "$mac" ]; then
 				dev="${d##*/}"
@@ -157,8 +157,9 @@ kill_job() {
 	(sleep 1 && kill -KILL -- "-$pid" 2>/dev/null) &
 }
 
-echo "$(cut -d' ' -f1 /proc/uptime)" >"$CTL/ready.tmp" && mv "$CTL/ready.tmp" "$CTL/ready" ||
+if ! cut -d' ' -f1 /proc/uptime >"$CTL/ready.tmp" || ! mv "$CTL/ready.tmp" "$CTL/ready"; then
 	die "cannot write to the ctl share"
+fi
 log "ready after $(cut -d' ' -f1 /proc/uptime) s of guest uptime (NICs: virtio=${VIRTIO_IF:-none})"
 
 shopt -s nullglob

@@ -37,6 +37,7 @@ stage initramfs
 # treated by the kernel as module options of a module that does not
 # exist, so it neither complains nor exports them to us; parse them here.
 GUEST_INIT=
+# shellcheck disable=SC2013 # the command line is one line of words
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	rniclab.init=*) GUEST_INIT="${arg#rniclab.init=}" ;;

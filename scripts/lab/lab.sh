@@ -105,6 +105,8 @@ lab__qemu_alive() {
 # Record a process we started, so lab_stop can end it.
 lab__track() { echo "$1 $2" >>"$LAB_DIR/pids"; }
 
+# Not for background processes: "lab__ns cmd &" would make $! a subshell's
+# pid; "ip netns exec NS cmd &" gives the command's own (ip execs it).
 lab__ns() { ip netns exec "$LAB_NS" "$@"; }
 
 # Size like 512M/1G/2048M to bytes.
@@ -384,7 +386,7 @@ lab_vm() {
 			lab__err "vm$n: cannot create $shm"
 			return 1
 		}
-		lab__ns "$LAB_RNICSIM" --socket "$d/ivshmem.sock" --guest-mem "$shm" \
+		ip netns exec "$LAB_NS" "$LAB_RNICSIM" --socket "$d/ivshmem.sock" --guest-mem "$shm" \
 			--guest-mem-size "$bytes" --tap "$tap" --mac "$mac" \
 			--vectors "$LAB_VECTORS" --shm-size "$LAB_SHM_SIZE" \
 			--ctl "$d/rnicsim.ctl" --log "$d/rnicsim.log" \
@@ -421,7 +423,7 @@ lab_vm() {
 	echo >>"$d/qemu.cmdline"
 	lab__now_us >"$d/start_us"
 	# In the namespace, so that QEMU opens its taps there.
-	lab__ns "${qemu[@]}" </dev/null >"$d/qemu.log" 2>&1 &
+	ip netns exec "$LAB_NS" "${qemu[@]}" </dev/null >"$d/qemu.log" 2>&1 &
 	local qpid=$!
 	lab__track "$qpid" "vm$n qemu"
 	echo "$qpid" >"$d/qemu.pid"
@@ -586,7 +588,7 @@ lab_capture_start() {
 	local file="$1" pid i log
 	log="$LAB_DIR/capture-$(basename "$file").log"
 	rm -f "$file"
-	lab__ns dumpcap -q -P -i "$LAB_BRIDGE" -w "$file" </dev/null >"$log" 2>&1 &
+	ip netns exec "$LAB_NS" dumpcap -q -P -i "$LAB_BRIDGE" -w "$file" </dev/null >"$log" 2>&1 &
 	pid=$!
 	lab__track "$pid" "dumpcap $file"
 	echo "$pid $file" >>"$LAB_DIR/captures"
@@ -612,13 +614,15 @@ lab_capture_stop() {
 	local file="$1" pid f i
 	while read -r pid f; do
 		[ "$f" = "$file" ] || continue
-		kill -INT "$pid" 2>/dev/null
+		# Not SIGINT: a shell starts background jobs with SIGINT ignored.
+		# dumpcap flushes and closes its file on SIGTERM as well.
+		kill -TERM "$pid" 2>/dev/null
 		for i in $(seq 50); do
 			lab__pid_alive "$pid" || return 0
 			sleep 0.1
 		done
 		kill -KILL "$pid" 2>/dev/null
-		lab__err "capture: dumpcap for $file did not stop on SIGINT, killed"
+		lab__err "capture: dumpcap for $file did not stop on SIGTERM, killed"
 		return 1
 	done <"$LAB_DIR/captures"
 	lab__err "capture: no capture running to $file"
@@ -634,7 +638,8 @@ lab_leftovers() {
 	# Status-checked by hand; must not die half-way under the caller's set -e.
 	local -
 	set +e
-	local run="${1:-}" found=0 pat="rnic-lab-${run}" pid
+	local run="${1:-}" found=0 pat pid f
+	pat="rnic-lab-${run}"
 	for pid in $(pgrep -f -- "$pat" 2>/dev/null); do
 		[ "$pid" = "$$" ] && continue
 		case "$(cat "/proc/$pid/comm" 2>/dev/null)" in
@@ -703,7 +708,7 @@ lab__main() {
 	shift || true
 	case "$cmd" in
 	up)
-		local name="$1" spec n opts o
+		local name="$1" spec n opts o opt
 		shift
 		lab_start "$name"
 		local vms=()
@@ -711,13 +716,13 @@ lab__main() {
 			n="${spec%%:*}"
 			opts=()
 			IFS=: read -r -a o <<<"${spec#"$n"}"
-			for spec in "${o[@]}"; do
-				case "$spec" in
+			for opt in "${o[@]}"; do
+				case "$opt" in
 				"") ;;
-				virtio | rnic) opts+=("--$spec") ;;
-				mem=*) opts+=(--mem "${spec#mem=}") ;;
+				virtio | rnic) opts+=("--$opt") ;;
+				mem=*) opts+=(--mem "${opt#mem=}") ;;
 				*)
-					lab__err "up: bad VM option '$spec'"
+					lab__err "up: bad VM option '$opt'"
 					return 1
 					;;
 				esac

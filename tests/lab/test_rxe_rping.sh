@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The rxe reference: two VMs with virtio-net NICs run the kernel's own
+# RoCE v2 implementation (rdma_rxe) and complete rping (rdmacm-utils) over
+# IPv4 and over IPv6, while dumpcap records the lab bridge.  tshark must
+# decode the frames as InfiniBand over UDP 4791, with the rdma_cm
+# ConnectRequest among them.  The capture stays in the lab directory
+# (bridge.pcap); scripts/lab/capture-rxe-vectors.sh cuts known-answer
+# vectors for rnicsim out of it.
+set -euo pipefail
+# shellcheck source=scripts/lab/lab.sh
+. "$(dirname "$0")/../../scripts/lab/lab.sh"
+
+SUITE="rxe rping"
+T0="$(lab__now_us)"
+lab_start rxe_rping || {
+	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rxe_rping"
+	exit 1
+}
+PCAP="$LAB_DIR/bridge.pcap"
+fail=0
+
+# check WHAT LOG CMD...: one TAP line per check.
+check() {
+	local what="$1" log="$2"
+	shift 2
+	if "$@"; then
+		lab_ok "$SUITE: $what"
+	else
+		lab_not_ok "$SUITE: $what" "$log"
+		fail=1
+	fi
+}
+
+lab_vm 1 --virtio
+lab_vm 2 --virtio
+# From the first frame on, so the capture also holds ARP/ND and the CM.
+lab_capture_start "$PCAP"
+for n in 1 2; do
+	if lab_wait_ready "$n"; then
+		lab_ok "$SUITE: vm$n boots to the agent"
+	else
+		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
+		exit 1
+	fi
+done
+
+# $LAB_VIRTIO_IF is expanded in the guest: the agent sets it.
+# shellcheck disable=SC2016
+for n in 1 2; do
+	check "vm$n: rdma link add rxe0 on virtio-net" "$LAB_DIR/vm$n/commands.log" \
+		lab_exec "$n" --timeout 60 \
+		'modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "$LAB_VIRTIO_IF" && rdma link show rxe0/1 >/dev/null'
+done
+
+# shellcheck disable=SC2016,SC2317 # guest-side expansions; called via check
+# rping_over V: server in vm2, client in vm1, 5 iterations, address family V.
+rping_over() {
+	local v="$1" addr job out="$LAB_DIR/rping-ipv$1" rc=0
+	addr="$(lab_addr 2 virtio "$v")"
+	job="$(lab_bg 2 rping -s -a "$addr" -v -C 5)"
+	# The client must not connect before the server listens.
+	if ! lab_exec 2 --timeout 30 \
+		'for i in $(seq 100); do rdma resource show cm_id | grep -q LISTEN && exit 0; sleep 0.1; done; exit 1'; then
+		echo "rping server did not reach LISTEN" >&2
+		lab_kill 2 "$job"
+		lab_wait 2 "$job" --timeout 10 >"$out.server" 2>&1 || true
+		return 1
+	fi
+	lab_exec 1 --timeout 90 rping -c -a "$addr" -v -C 5 >"$out.client" 2>&1 || rc=1
+	lab_wait 2 "$job" --timeout 30 >"$out.server" 2>&1 || rc=1
+	# -v prints one "ping data" line per iteration on both sides.
+	[ "$(grep -c 'ping data: rdma-ping-' "$out.client")" -ge 5 ] || rc=1
+	[ "$(grep -c 'ping data: rdma-ping-' "$out.server")" -ge 5 ] || rc=1
+	return "$rc"
+}
+t="$(lab__now_us)"
+check "rping -C 5 over RoCE v2 / IPv4" "$LAB_DIR/rping-ipv4.client" rping_over 4
+echo "# rping IPv4: $(lab_elapsed "$t") s"
+t="$(lab__now_us)"
+check "rping -C 5 over RoCE v2 / IPv6" "$LAB_DIR/rping-ipv6.client" rping_over 6
+echo "# rping IPv6: $(lab_elapsed "$t") s"
+
+lab_capture_stop "$PCAP"
+lab_stop
+
+# count FILTER: frames of the capture matching a tshark display filter.
+count() { tshark -r "$PCAP" -Y "$1" 2>>"$LAB_DIR/tshark.log" | wc -l; }
+check_count() {
+	local what="$1" filter="$2" n
+	n="$(count "$filter")"
+	echo "# $filter: $n frames"
+	check "$what" "$PCAP" [ "$n" -gt 0 ]
+}
+check_count "tshark decodes InfiniBand over UDP 4791 / IPv4" 'ip && udp.dstport == 4791 && infiniband'
+check_count "tshark decodes InfiniBand over UDP 4791 / IPv6" 'ipv6 && udp.dstport == 4791 && infiniband'
+check_count "CM ConnectRequest over IPv4" 'ip && infiniband.cm.req'
+check_count "CM ConnectRequest over IPv6" 'ipv6 && infiniband.cm.req'
+check_count "RC data frames (BTH opcode RC Send/RDMA)" 'infiniband.bth.opcode < 0x20 && !infiniband.mad'
+
+echo "# test_rxe_rping: $(lab_elapsed "$T0") s"
+exit "$fail"
