@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fake platform and fake driver for the device model's unit tests; see
+ * fake_plat.h.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_plat.h"
+
+const u8 t_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+
+struct plat *fake_plat_new(size_t bar2_len, size_t ram_len)
+{
+	struct plat *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		abort();
+	p->bar2 = calloc(1, bar2_len);
+	p->bar2_len = bar2_len;
+	p->ram = ram_len ? calloc(1, ram_len) : NULL;
+	p->ram_len = ram_len;
+	p->tx = calloc(FAKE_MAX_FRAMES, sizeof(*p->tx));
+	p->now = 1000000000ULL;
+	if (!p->bar2 || (ram_len && !p->ram) || !p->tx)
+		abort();
+	return p;
+}
+
+void fake_plat_free(struct plat *p)
+{
+	free(p->bar2);
+	free(p->ram);
+	free(p->tx);
+	free(p);
+}
+
+void *plat_bar2(struct plat *p, size_t *len)
+{
+	*len = p->bar2_len;
+	return p->bar2;
+}
+
+static bool in_ram(struct plat *p, uint64_t gpa, size_t len)
+{
+	return p->ram && gpa <= p->ram_len && len <= p->ram_len - gpa;
+}
+
+int plat_dma_read(struct plat *p, uint64_t gpa, void *buf, size_t len)
+{
+	if (!p->ram)
+		return -ENODEV;
+	if (!in_ram(p, gpa, len))
+		return -EFAULT;
+	memcpy(buf, p->ram + gpa, len);
+	return 0;
+}
+
+int plat_dma_write(struct plat *p, uint64_t gpa, const void *buf, size_t len)
+{
+	if (!p->ram)
+		return -ENODEV;
+	if (!in_ram(p, gpa, len))
+		return -EFAULT;
+	memcpy(p->ram + gpa, buf, len);
+	return 0;
+}
+
+void *plat_dma_ptr(struct plat *p, uint64_t gpa, size_t len)
+{
+	return in_ram(p, gpa, len) ? p->ram + gpa : NULL;
+}
+
+void plat_raise_irq(struct plat *p, unsigned int vector)
+{
+	if (vector < FAKE_MAX_VECTORS)
+		p->irqs[vector]++;
+}
+
+int plat_wire_tx(struct plat *p, const uint8_t *frame, size_t len)
+{
+	struct fake_frame *f;
+
+	if (p->wire_rc)
+		return p->wire_rc;
+	if (p->ntx < FAKE_MAX_FRAMES && len <= sizeof(f->data)) {
+		f = &p->tx[p->ntx];
+		memcpy(f->data, frame, len);
+		f->len = len;
+	}
+	p->ntx++;
+	return 0;
+}
+
+uint64_t plat_now_ns(struct plat *p)
+{
+	return p->now;
+}
+
+void plat_log(struct plat *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)p;
+	if (!getenv("RNICSIM_TEST_VERBOSE"))
+		return;
+	va_start(ap, fmt);
+	fputs("# rnicsim: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* ---- the fake driver ---- */
+
+struct tdev *tdev_new(u32 caps_disable)
+{
+	struct rdev_config cfg = { .num_vectors = 8,
+				   .caps_disable = caps_disable };
+	struct tdev *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		abort();
+	memcpy(cfg.mac, t_mac, sizeof(cfg.mac));
+	t->p = fake_plat_new(1 << 20, T_RAM_SIZE);
+	t->d = rdev_create(t->p, &cfg);
+	t->next_alloc = 0x10000;
+	if (!t->d)
+		abort();
+	return t;
+}
+
+void tdev_free(struct tdev *t)
+{
+	rdev_destroy(t->d);
+	fake_plat_free(t->p);
+	free(t);
+}
+
+u64 talloc(struct tdev *t, size_t size, size_t align)
+{
+	u64 a = (t->next_alloc + align - 1) & ~(u64)(align - 1);
+
+	if (a + size > T_RAM_SIZE)
+		abort();
+	t->next_alloc = a + size;
+	memset(t->p->ram + a, 0, size);
+	return a;
+}
+
+void *tram(struct tdev *t, u64 gpa)
+{
+	return t->p->ram + gpa;
+}
+
+u64 tput(struct tdev *t, const void *data, size_t len)
+{
+	u64 a = talloc(t, len, 64);
+
+	memcpy(tram(t, a), data, len);
+	return a;
+}
+
+u32 tbar_r32(struct tdev *t, unsigned int off)
+{
+	__le32 v;
+
+	memcpy(&v, t->p->bar2 + off, 4);
+	return le32_to_cpu(v);
+}
+
+void tbar_w32(struct tdev *t, unsigned int off, u32 val)
+{
+	__le32 v = cpu_to_le32(val);
+
+	memcpy(t->p->bar2 + off, &v, 4);
+}
+
+void tring(struct tdev *t, unsigned int vector)
+{
+	rdev_doorbell(t->d, vector);
+}
+
+u64 tctr(struct tdev *t, enum rnic_port_stat s)
+{
+	struct rnic_aq_query q = {};
+	u64 buf = talloc(t, 8 * RNIC_NUM_PORT_STATS, 8);
+	__le64 v;
+	u32 res;
+
+	/* Read it the way a driver would: QUERY_STATS. */
+	q.hdr.opcode = RNIC_AQ_QUERY_STATS;
+	q.buf_addr = cpu_to_le64(buf);
+	q.buf_len = cpu_to_le32(8 * RNIC_NUM_PORT_STATS);
+	if (tadmin(t, (union rnic_aq_entry *)&q, &res))
+		return ~0ULL;
+	memcpy(&v, tram(t, buf + 8 * s), 8);
+	return le64_to_cpu(v);
+}
+
+u32 tdev_init(struct tdev *t)
+{
+	t->aq_sq = talloc(t, RNIC_AQ_ENTRY_SIZE << T_AQ_LOG2, 4096);
+	t->aq_cq = talloc(t, RNIC_ACQ_ENTRY_SIZE << T_AQ_LOG2, 4096);
+	t->eq = talloc(t, RNIC_EQE_SIZE << T_EQ_LOG2, 4096);
+	t->aq_pi = 0;
+	t->eq_ci = 0;
+
+	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_RESET);
+	tring(t, RNIC_DB_VEC_CTRL);
+	if (!(tbar_r32(t, RNIC_REG_STATUS) & RNIC_STATUS_RESET_DONE))
+		return tbar_r32(t, RNIC_REG_STATUS);
+	tbar_w32(t, RNIC_REG_AQ_SQ_BASE_LO, (u32)t->aq_sq);
+	tbar_w32(t, RNIC_REG_AQ_SQ_BASE_HI, (u32)(t->aq_sq >> 32));
+	tbar_w32(t, RNIC_REG_AQ_CQ_BASE_LO, (u32)t->aq_cq);
+	tbar_w32(t, RNIC_REG_AQ_CQ_BASE_HI, (u32)(t->aq_cq >> 32));
+	tbar_w32(t, RNIC_REG_AQ_CFG, T_AQ_LOG2);
+	tbar_w32(t, RNIC_REG_EQ_BASE_LO, (u32)t->eq);
+	tbar_w32(t, RNIC_REG_EQ_BASE_HI, (u32)(t->eq >> 32));
+	tbar_w32(t, RNIC_REG_EQ_CFG, T_EQ_LOG2);
+	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_ENABLE);
+	tring(t, RNIC_DB_VEC_CTRL);
+	return tbar_r32(t, RNIC_REG_STATUS);
+}
+
+struct tdev *tdev_up(void)
+{
+	struct tdev *t = tdev_new(0);
+
+	if (tdev_init(t) != RNIC_STATUS_ENABLED)
+		abort();
+	return t;
+}
+
+int tadmin(struct tdev *t, union rnic_aq_entry *e, u32 *result)
+{
+	unsigned int mask = (1U << T_AQ_LOG2) - 1;
+	u16 idx = t->aq_pi;
+	struct rnic_acqe *c;
+
+	if (!e->hdr.cmd_id)
+		e->hdr.cmd_id = cpu_to_le16(++t->cmd_id);
+	memcpy(tram(t, t->aq_sq + (idx & mask) * RNIC_AQ_ENTRY_SIZE), e,
+	       sizeof(*e));
+	t->aq_pi++;
+	tbar_w32(t, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_ADMIN_SQ), t->aq_pi);
+	tring(t, RNIC_DB_VEC_ADMIN);
+	c = tram(t, t->aq_cq + (idx & mask) * RNIC_ACQ_ENTRY_SIZE);
+	if (rnic_acqe_phase(c) != rnic_ring_phase(idx, T_AQ_LOG2))
+		return -1;	/* no completion */
+	if (c->cmd_id != e->hdr.cmd_id || le16_to_cpu(c->sq_head) != t->aq_pi)
+		return -2;
+	if (result)
+		*result = le32_to_cpu(c->result);
+	return c->status;
+}
+
+int tcreate_cq(struct tdev *t, unsigned int log2, unsigned int vector,
+	       struct tcq *cq)
+{
+	union rnic_aq_entry e = {};
+	u32 id = 0;
+	int st;
+
+	memset(cq, 0, sizeof(*cq));
+	cq->log2 = log2;
+	cq->base = talloc(t, RNIC_CQE_SIZE << log2, 4096);
+	e.create_cq.hdr.opcode = RNIC_AQ_CREATE_CQ;
+	e.create_cq.ring_addr = cpu_to_le64(cq->base);
+	e.create_cq.log2_depth = log2;
+	e.create_cq.msix_vector = cpu_to_le16(vector);
+	st = tadmin(t, &e, &id);
+	cq->id = id;
+	return st;
+}
+
+int tcreate_queue(struct tdev *t, u8 type, unsigned int log2, u16 cq_id,
+		  u32 rx_buf, u8 tx_prio, struct tq *q)
+{
+	bool rx = type == RNIC_QUEUE_ETH_RX || type == RNIC_QUEUE_ROCE_RX;
+	size_t esize = rx ? RNIC_RX_DESC_SIZE : RNIC_TX_DESC_SIZE;
+	union rnic_aq_entry e = {};
+	u32 id = 0;
+	int st;
+
+	memset(q, 0, sizeof(*q));
+	q->type = type;
+	q->log2 = log2;
+	q->base = talloc(t, esize << log2, 4096);
+	e.create_queue.hdr.opcode = RNIC_AQ_CREATE_QUEUE;
+	e.create_queue.ring_addr = cpu_to_le64(q->base);
+	e.create_queue.type = type;
+	e.create_queue.log2_depth = log2;
+	e.create_queue.cq_id = cpu_to_le16(cq_id);
+	e.create_queue.rx_buf_size = cpu_to_le32(rx_buf);
+	e.create_queue.tx_prio = tx_prio;
+	st = tadmin(t, &e, &id);
+	q->id = id;
+	return st;
+}
+
+int tdestroy(struct tdev *t, u8 opcode, u16 id)
+{
+	union rnic_aq_entry e = {};
+
+	e.destroy.hdr.opcode = opcode;
+	e.destroy.id = cpu_to_le16(id);
+	return tadmin(t, &e, NULL);
+}
+
+int tset_port(struct tdev *t, struct rnic_aq_set_port *sp)
+{
+	sp->hdr.opcode = RNIC_AQ_SET_PORT;
+	return tadmin(t, (union rnic_aq_entry *)sp, NULL);
+}
+
+bool teq_next(struct tdev *t, struct rnic_eqe *eqe)
+{
+	unsigned int mask = (1U << T_EQ_LOG2) - 1;
+	struct rnic_eqe *e = tram(t, t->eq + (t->eq_ci & mask) * RNIC_EQE_SIZE);
+
+	if (rnic_eqe_phase(e) != rnic_ring_phase(t->eq_ci, T_EQ_LOG2))
+		return false;
+	*eqe = *e;
+	t->eq_ci++;
+	tbar_w32(t, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_EQ), rnic_db_cq(t->eq_ci,
+								  false, 0));
+	return true;
+}
+
+unsigned int teq_count(struct tdev *t, u8 type, struct rnic_eqe *last)
+{
+	struct rnic_eqe e;
+	unsigned int n = 0;
+
+	while (teq_next(t, &e)) {
+		if (e.type != type)
+			continue;
+		n++;
+		if (last)
+			*last = e;
+	}
+	return n;
+}
+
+bool tcq_poll(struct tdev *t, struct tcq *cq, struct rnic_cqe *cqe)
+{
+	unsigned int mask = (1U << cq->log2) - 1;
+	struct rnic_cqe *c = tram(t, cq->base + (cq->ci & mask) * RNIC_CQE_SIZE);
+
+	if (rnic_cqe_phase(c) != rnic_ring_phase(cq->ci, cq->log2))
+		return false;
+	*cqe = *c;
+	cq->ci++;
+	tbar_w32(t, RNIC_DB_CQ_OFF(cq->id), rnic_db_cq(cq->ci, false,
+						       cq->arm_seq));
+	return true;
+}
+
+void tcq_arm(struct tdev *t, struct tcq *cq)
+{
+	cq->arm_seq++;
+	tbar_w32(t, RNIC_DB_CQ_OFF(cq->id), rnic_db_cq(cq->ci, true,
+						       cq->arm_seq));
+	tring(t, RNIC_DB_VEC_EVENT);
+}
+
+void tpost_tx(struct tdev *t, struct tq *q, const struct rnic_tx_desc *desc)
+{
+	unsigned int mask = (1U << q->log2) - 1;
+
+	memcpy(tram(t, q->base + (q->pi & mask) * RNIC_TX_DESC_SIZE), desc,
+	       sizeof(*desc));
+	q->pi++;
+	tbar_w32(t, RNIC_DB_QUEUE_OFF(q->id), q->pi);
+	tring(t, RNIC_DB_VEC_DATA);
+}
+
+void tpost_rx(struct tdev *t, struct tq *q, u64 addr, u32 len, bool ring)
+{
+	unsigned int mask = (1U << q->log2) - 1;
+	struct rnic_rx_desc desc = {};
+
+	desc.addr = cpu_to_le64(addr);
+	desc.len = cpu_to_le32(len);
+	memcpy(tram(t, q->base + (q->pi & mask) * RNIC_RX_DESC_SIZE), &desc,
+	       sizeof(desc));
+	q->pi++;
+	tbar_w32(t, RNIC_DB_QUEUE_OFF(q->id), q->pi);
+	if (ring)
+		tring(t, RNIC_DB_VEC_DATA);
+}

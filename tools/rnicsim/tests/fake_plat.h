@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A fake platform (platform.h) for the device model's unit tests: BAR2 and
+ * "guest RAM" are malloc'd, the wire is a list of captured frames, MSI-X is
+ * a counter per vector and the clock is set by the test.
+ *
+ * On top of it, a small fake driver (struct tdev) that performs the
+ * reset/enable handshake, issues admin commands and drives rings exactly
+ * as Documentation/hardware.rst says a driver must.
+ */
+#ifndef RNICSIM_TEST_FAKE_PLAT_H
+#define RNICSIM_TEST_FAKE_PLAT_H
+
+#include <rnic_compat.h>
+#include <rnic_hw.h>
+
+#include "device.h"
+#include "platform.h"
+
+#define FAKE_MAX_FRAMES		64
+#define FAKE_MAX_VECTORS	16
+
+struct fake_frame {
+	u8 data[RNIC_FRAME_OVERHEAD + 9100];
+	size_t len;
+};
+
+struct plat {
+	u8 *bar2;
+	size_t bar2_len;
+	u8 *ram;
+	size_t ram_len;
+	u64 now;
+	unsigned int irqs[FAKE_MAX_VECTORS];
+	struct fake_frame *tx;		/* FAKE_MAX_FRAMES, oldest first */
+	unsigned int ntx;		/* frames captured (capped) */
+	int wire_rc;			/* what plat_wire_tx returns */
+};
+
+struct plat *fake_plat_new(size_t bar2_len, size_t ram_len);
+void fake_plat_free(struct plat *p);
+
+/* The fake driver */
+#define T_RAM_SIZE	(4u << 20)
+#define T_AQ_LOG2	3
+#define T_EQ_LOG2	4
+
+struct tcq {
+	u16 id;
+	u64 base;
+	unsigned int log2;
+	u16 ci;
+	u8 arm_seq;
+};
+
+struct tq {
+	u16 id;
+	u8 type;
+	u64 base;
+	unsigned int log2;
+	u16 pi;
+};
+
+struct tdev {
+	struct plat *p;
+	struct rdev *d;
+	u64 next_alloc;
+	u64 aq_sq, aq_cq, eq;
+	u16 aq_pi;
+	u16 eq_ci;
+	u16 cmd_id;
+};
+
+extern const u8 t_mac[6];
+
+/* Create platform + device (not yet initialised). */
+struct tdev *tdev_new(u32 caps_disable);
+void tdev_free(struct tdev *t);
+/* Reset + enable handshake; returns STATUS afterwards. */
+u32 tdev_init(struct tdev *t);
+/* tdev_new + tdev_init, REQUIREs success is the caller's business. */
+struct tdev *tdev_up(void);
+
+u64 talloc(struct tdev *t, size_t size, size_t align);
+void *tram(struct tdev *t, u64 gpa);
+u32 tbar_r32(struct tdev *t, unsigned int off);
+void tbar_w32(struct tdev *t, unsigned int off, u32 val);
+void tring(struct tdev *t, unsigned int vector);
+u64 tctr(struct tdev *t, enum rnic_port_stat s);
+
+/* Submit one admin command; returns its status, result in *result. */
+int tadmin(struct tdev *t, union rnic_aq_entry *e, u32 *result);
+int tcreate_cq(struct tdev *t, unsigned int log2, unsigned int vector,
+	       struct tcq *cq);
+int tcreate_queue(struct tdev *t, u8 type, unsigned int log2, u16 cq_id,
+		  u32 rx_buf, u8 tx_prio, struct tq *q);
+int tdestroy(struct tdev *t, u8 opcode, u16 id);
+int tset_port(struct tdev *t, struct rnic_aq_set_port *sp);
+
+/* Next unconsumed EQ entry, consumed; false if none. */
+bool teq_next(struct tdev *t, struct rnic_eqe *eqe);
+/* Drain the EQ; returns how many entries of @type it held. */
+unsigned int teq_count(struct tdev *t, u8 type, struct rnic_eqe *last);
+/* Next CQE of @cq, consumed (slot updated, no doorbell); false if none. */
+bool tcq_poll(struct tdev *t, struct tcq *cq, struct rnic_cqe *cqe);
+void tcq_arm(struct tdev *t, struct tcq *cq);
+
+/* Post one TX descriptor / RX buffer and ring doorbell 3. */
+void tpost_tx(struct tdev *t, struct tq *q, const struct rnic_tx_desc *desc);
+void tpost_rx(struct tdev *t, struct tq *q, u64 addr, u32 len, bool ring);
+
+/* Copy @len bytes into fresh guest RAM; returns the address. */
+u64 tput(struct tdev *t, const void *data, size_t len);
+
+#endif /* RNICSIM_TEST_FAKE_PLAT_H */
