@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rnicsim as a PCI device: a VM with an rnic NIC (ivshmem-doorbell served by
+# its own rnicsim) sees, from inside the guest, 1af4:1110 with its three
+# BARs (BAR2 = rnicsim's --shm-size) and reads rnic's signature block
+# through BAR2.  The expected magic, ABI and the block's layout come from
+# include/rnic_hw.h itself (compiled into a tiny helper), never a copy.
+set -euo pipefail
+# shellcheck source=scripts/lab/lab.sh
+. "$(dirname "$0")/../../scripts/lab/lab.sh"
+
+SUITE="rnic pci"
+T0="$(lab__now_us)"
+lab_start rnic_pci || {
+	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_pci"
+	exit 1
+}
+fail=0
+check() {
+	local what="$1" log="$2"
+	shift 2
+	if "$@"; then
+		lab_ok "$SUITE: $what"
+	else
+		lab_not_ok "$SUITE: $what" "$log"
+		fail=1
+	fi
+}
+
+# rnicsim is another part of the tree: build it if the binary is missing.
+if [ ! -x "$LAB_RNICSIM" ]; then
+	if ! make -C "$LAB_REPO/tools/rnicsim" >"$LAB_DIR/rnicsim-build.log" 2>&1; then
+		lab_not_ok "$SUITE: rnicsim builds" "$LAB_DIR/rnicsim-build.log"
+		exit 1
+	fi
+fi
+
+# What the header says: constants and the signature block's field offsets.
+cat >"$LAB_DIR/sig_layout.c" <<'C'
+#include <stddef.h>
+#include <stdio.h>
+#include "rnic_hw.h"
+int main(void)
+{
+	printf("SIG_OFF=%u MAGIC=%u ABI_MAJOR=%u OFF_MAGIC=%zu OFF_ABI_MAJOR=%zu "
+	       "OFF_SHM_SIZE=%zu OFF_MAC=%zu OFF_VERSION=%zu VERSION_LEN=%u\n",
+	       (unsigned)RNIC_SIG_OFF, (unsigned)RNIC_SIG_MAGIC,
+	       (unsigned)RNIC_ABI_MAJOR, offsetof(struct rnic_sig, magic),
+	       offsetof(struct rnic_sig, abi_major),
+	       offsetof(struct rnic_sig, shm_size), offsetof(struct rnic_sig, mac),
+	       offsetof(struct rnic_sig, model_version),
+	       (unsigned)RNIC_MODEL_VERSION_LEN);
+	return 0;
+}
+C
+# The header uses kernel types; rnicsim's compat headers provide them.
+if ! gcc -I"$LAB_REPO/include" -I"$LAB_REPO/tools/rnicsim/compat" \
+	-o "$LAB_DIR/sig_layout" "$LAB_DIR/sig_layout.c" >"$LAB_DIR/sig_layout.log" 2>&1 ||
+	! LAYOUT="$("$LAB_DIR/sig_layout")"; then
+	lab_not_ok "$SUITE: include/rnic_hw.h gives the signature layout" "$LAB_DIR/sig_layout.log"
+	exit 1
+fi
+echo "# from include/rnic_hw.h: $LAYOUT"
+
+lab_vm 1 --rnic
+if lab_wait_ready 1; then
+	lab_ok "$SUITE: vm1 with an rnic NIC boots to the agent"
+else
+	lab_not_ok "$SUITE: vm1 with an rnic NIC boots to the agent" "$LAB_DIR/vm1/console.log"
+	exit 1
+fi
+
+# lspci prints BAR sizes as 256, 4K, 1M ...
+lspci_size() {
+	local b="$1" u=""
+	for u in "" K M G; do
+		if [ "$b" -lt 1024 ] || [ $((b % 1024)) != 0 ]; then
+			break
+		fi
+		b=$((b / 1024))
+	done
+	echo "$b$u"
+}
+SHM="$(lspci_size "$LAB_SHM_SIZE")"
+
+lspci_out="$LAB_DIR/lspci.txt"
+lab_exec 1 --timeout 60 lspci -vv -d 1af4:1110 >"$lspci_out" || true
+check "guest sees PCI device 1af4:1110" "$lspci_out" grep -q 'Inter-VM shared memory' "$lspci_out"
+check "BAR0 (ivshmem registers) is 256 bytes" "$lspci_out" grep -q 'Region 0: Memory at .*\[size=256\]' "$lspci_out"
+check "BAR1 (MSI-X) is 4K with $LAB_VECTORS vectors" "$lspci_out" \
+	eval "grep -q 'Region 1: Memory at .*\[size=4K\]' '$lspci_out' && grep -q 'MSI-X: .*Count=$LAB_VECTORS' '$lspci_out'"
+check "BAR2 (shared memory) is --shm-size = $SHM" "$lspci_out" grep -q "Region 2: Memory at .*\[size=$SHM\]" "$lspci_out"
+
+# In the guest: enable the function (no driver is bound) and read BAR0's
+# IVPosition and BAR2's signature block with the host's python3.
+sig_out="$LAB_DIR/signature.txt"
+# shellcheck disable=SC2016 # expanded in the guest
+lab_exec 1 --timeout 60 "$LAYOUT" '
+dev=$(for d in /sys/bus/pci/devices/*; do
+	[ "$(cat $d/vendor):$(cat $d/device)" = 0x1af4:0x1110 ] && echo $d && break; done)
+[ -n "$dev" ] || { echo "no 1af4:1110 device" >&2; exit 1; }
+echo 1 >"$dev/enable" 2>/dev/null || true
+export dev SIG_OFF OFF_MAGIC OFF_ABI_MAJOR OFF_SHM_SIZE OFF_MAC OFF_VERSION VERSION_LEN
+python3 - <<PY
+import mmap, os, struct
+e = os.environ
+def bar(n, size):
+    fd = os.open(e["dev"] + "/resource%d" % n, os.O_RDONLY | os.O_SYNC)
+    m = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ)
+    os.close(fd)
+    return m
+r0 = bar(0, 256)
+print("ivposition=%d" % struct.unpack_from("<i", r0, 8)[0])
+s = bar(2, 4096 + int(e["SIG_OFF"]))
+o = int(e["SIG_OFF"])
+print("magic=%u" % struct.unpack_from("<I", s, o + int(e["OFF_MAGIC"]))[0])
+print("abi_major=%u" % struct.unpack_from("<H", s, o + int(e["OFF_ABI_MAJOR"]))[0])
+print("shm_size=%u" % struct.unpack_from("<I", s, o + int(e["OFF_SHM_SIZE"]))[0])
+mac = s[o + int(e["OFF_MAC"]):o + int(e["OFF_MAC"]) + 6]
+print("mac=" + ":".join("%02x" % b for b in mac))
+v = s[o + int(e["OFF_VERSION"]):o + int(e["OFF_VERSION"]) + int(e["VERSION_LEN"])]
+print("version=" + v.split(b"\0")[0].decode("ascii", "replace"))
+PY' >"$sig_out" 2>&1 || true
+sed 's/^/# guest: /' "$sig_out"
+field() { sed -n "s/^$1=//p" "$sig_out"; }
+MAGIC="${LAYOUT#*MAGIC=}"
+MAGIC="${MAGIC%% *}"
+ABI="${LAYOUT#*ABI_MAJOR=}"
+ABI="${ABI%% *}"
+check "IVPosition (BAR0) is the guest's peer id, not the model's 0" "$sig_out" \
+	[ "$(field ivposition)" -gt 0 ] 2>/dev/null
+check "signature magic read through BAR2 is RNIC_SIG_MAGIC ($(printf '%#x' "$MAGIC"))" "$sig_out" \
+	[ "$(field magic)" = "$MAGIC" ]
+check "signature abi_major is RNIC_ABI_MAJOR ($ABI)" "$sig_out" [ "$(field abi_major)" = "$ABI" ]
+check "signature shm_size is --shm-size ($LAB_SHM_SIZE)" "$sig_out" [ "$(field shm_size)" = "$LAB_SHM_SIZE" ]
+check "signature MAC is rnicsim's --mac ($(lab__mac 1 rnic))" "$sig_out" [ "$(field mac)" = "$(lab__mac 1 rnic)" ]
+
+lab_stop
+echo "# test_rnic_pci: $(lab_elapsed "$T0") s"
+exit "$fail"
