@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit tests for the pure logic behind rnic's ib_device: which RoCE
+ * versions the port advertises per roce_mode (ib_core derives the GID
+ * types and rdma_cm's accepted default_roce_mode from it), the speed,
+ * width and MTU query_port reports, the node GUID and firmware version,
+ * and the SET_PORT command that carries the RoCE module parameters.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <rdma/ib_verbs.h>
+
+#include "rnic_hw.h"
+#include "rnic_ib.h"
+#include "rnic_param.h"
+
+static void cap_flags_per_roce_mode(struct kunit *test)
+{
+	const u32 common = RDMA_CORE_CAP_IB_MAD | RDMA_CORE_CAP_IB_CM |
+			   RDMA_CORE_CAP_AF_IB | RDMA_CORE_CAP_ETH_AH;
+	u32 f;
+
+	f = rnic_ib_core_cap_flags(RNIC_ROCE_V1);
+	KUNIT_EXPECT_TRUE(test, f & RDMA_CORE_CAP_PROT_ROCE);
+	KUNIT_EXPECT_FALSE(test, f & RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP);
+	KUNIT_EXPECT_EQ(test, f & common, common);
+
+	f = rnic_ib_core_cap_flags(RNIC_ROCE_V2);
+	KUNIT_EXPECT_FALSE(test, f & RDMA_CORE_CAP_PROT_ROCE);
+	KUNIT_EXPECT_TRUE(test, f & RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP);
+	KUNIT_EXPECT_EQ(test, f & common, common);
+
+	f = rnic_ib_core_cap_flags(RNIC_ROCE_BOTH);
+	KUNIT_EXPECT_TRUE(test, f & RDMA_CORE_CAP_PROT_ROCE);
+	KUNIT_EXPECT_TRUE(test, f & RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP);
+	KUNIT_EXPECT_EQ(test, f & common, common);
+}
+
+static void cap_flags_are_roce_only(struct kunit *test)
+{
+	const u32 not_ours = RDMA_CORE_CAP_PROT_IB | RDMA_CORE_CAP_PROT_IWARP |
+			     RDMA_CORE_CAP_PROT_RAW_PACKET |
+			     RDMA_CORE_CAP_PROT_USNIC | RDMA_CORE_CAP_IB_SMI |
+			     RDMA_CORE_CAP_IB_SA | RDMA_CORE_CAP_IW_CM |
+			     RDMA_CORE_CAP_OPA_MAD;
+	u8 mode;
+
+	for (mode = RNIC_ROCE_V1; mode <= RNIC_ROCE_BOTH; mode++)
+		KUNIT_EXPECT_EQ_MSG(test, rnic_ib_core_cap_flags(mode) & not_ours,
+				    0, "roce_mode %u", mode);
+	KUNIT_EXPECT_EQ(test, rnic_ib_core_cap_flags(0), 0);
+}
+
+/* Per-lane signalling rate of an IB speed, Mb/s. */
+static u32 lane_mbps(u16 speed)
+{
+	switch (speed) {
+	case IB_SPEED_SDR: return 2500;
+	case IB_SPEED_DDR: return 5000;
+	case IB_SPEED_QDR: return 10000;
+	case IB_SPEED_FDR10: return 10000;
+	case IB_SPEED_FDR: return 14000;
+	case IB_SPEED_EDR: return 25000;
+	case IB_SPEED_HDR: return 50000;
+	case IB_SPEED_NDR: return 100000;
+	case IB_SPEED_XDR: return 200000;
+	default: return 0;
+	}
+}
+
+static u32 lanes(u8 width)
+{
+	switch (width) {
+	case IB_WIDTH_1X: return 1;
+	case IB_WIDTH_2X: return 2;
+	case IB_WIDTH_4X: return 4;
+	case IB_WIDTH_8X: return 8;
+	case IB_WIDTH_12X: return 12;
+	default: return 0;
+	}
+}
+
+static void speed_width_known_answers(struct kunit *test)
+{
+	static const struct {
+		u32 mbps;
+		u16 speed;
+		u8 width;
+	} kat[] = {
+		{ 0, IB_SPEED_SDR, IB_WIDTH_1X },	/* unknown */
+		{ 100, IB_SPEED_SDR, IB_WIDTH_1X },
+		{ 1000, IB_SPEED_SDR, IB_WIDTH_1X },
+		{ 2500, IB_SPEED_SDR, IB_WIDTH_1X },
+		{ 5000, IB_SPEED_DDR, IB_WIDTH_1X },
+		{ 10000, IB_SPEED_QDR, IB_WIDTH_1X },
+		{ 25000, IB_SPEED_EDR, IB_WIDTH_1X },
+		{ 30000, IB_SPEED_EDR, IB_WIDTH_1X },	/* not 40 */
+		{ 40000, IB_SPEED_QDR, IB_WIDTH_4X },
+		{ 50000, IB_SPEED_HDR, IB_WIDTH_1X },
+		{ 100000, IB_SPEED_EDR, IB_WIDTH_4X },
+		{ 200000, IB_SPEED_HDR, IB_WIDTH_4X },
+		{ 400000, IB_SPEED_NDR, IB_WIDTH_4X },
+		{ 800000, IB_SPEED_XDR, IB_WIDTH_4X },
+		{ U32_MAX, IB_SPEED_XDR, IB_WIDTH_4X },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kat); i++) {
+		u16 speed = 0xffff;
+		u8 width = 0xff;
+
+		rnic_ib_speed_width(kat[i].mbps, &speed, &width);
+		KUNIT_EXPECT_EQ_MSG(test, speed, kat[i].speed, "%u Mb/s",
+				    kat[i].mbps);
+		KUNIT_EXPECT_EQ_MSG(test, width, kat[i].width, "%u Mb/s",
+				    kat[i].mbps);
+	}
+}
+
+/*
+ * From 2.5 Gb/s up, the reported rate never exceeds the port speed and
+ * never falls as the port gets faster.
+ */
+static void speed_width_never_overstates(struct kunit *test)
+{
+	u32 prev = 0, mbps;
+
+	for (mbps = 2500; mbps <= 1000000; mbps += 500) {
+		u16 speed;
+		u8 width;
+		u32 rate;
+
+		rnic_ib_speed_width(mbps, &speed, &width);
+		rate = lane_mbps(speed) * lanes(width);
+		KUNIT_ASSERT_NE_MSG(test, rate, 0, "%u Mb/s: speed %u width %u",
+				    mbps, speed, width);
+		KUNIT_EXPECT_LE_MSG(test, rate, mbps, "%u Mb/s", mbps);
+		KUNIT_EXPECT_GE_MSG(test, rate, prev, "%u Mb/s", mbps);
+		prev = rate;
+	}
+}
+
+static void active_mtu(struct kunit *test)
+{
+	/* RoCE headers iboe_get_mtu() reserves: GRH+UDP+BTH+XRC+AtomicETH+ICRC */
+	const unsigned int hdr = 40 + 8 + 12 + 4 + 28 + 4;
+
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(1500), IB_MTU_1024);
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(9000), IB_MTU_4096);
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(4096 + hdr), IB_MTU_4096);
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(4096 + hdr - 1), IB_MTU_2048);
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(2048 + hdr), IB_MTU_2048);
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(2048 + hdr - 1), IB_MTU_1024);
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(1024 + hdr), IB_MTU_1024);
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(1024 + hdr - 1), IB_MTU_512);
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(512 + hdr), IB_MTU_512);
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(256 + hdr), IB_MTU_256);
+	/* too small for any IB MTU: the smallest one, never 0 */
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(256 + hdr - 1), IB_MTU_256);
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(RNIC_MTU_MIN), IB_MTU_256);
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(0), IB_MTU_256);
+	/* no overflow into a negative int */
+	KUNIT_EXPECT_EQ(test, rnic_ib_active_mtu(UINT_MAX), IB_MTU_4096);
+}
+
+static void guid_from_mac(struct kunit *test)
+{
+	static const u8 mac1[ETH_ALEN] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+	static const u8 mac2[ETH_ALEN] = { 0x00, 0x1b, 0x21, 0xaa, 0xbb, 0xcc };
+
+	/* modified EUI-64: U/L bit flipped, ff:fe in the middle */
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(rnic_ib_guid_from_mac(mac1)),
+			0x505400fffe123456ULL);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(rnic_ib_guid_from_mac(mac2)),
+			0x021b21fffeaabbccULL);
+}
+
+static void fw_ver(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 1.0"), 1ULL << 32);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 1.2.3"),
+			1ULL << 32 | 2 << 16 | 3);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 1.2.3.4"),
+			1ULL << 32 | 2 << 16 | 3);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("v2"), 2ULL << 32);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("12.34 (build 5)"),
+			12ULL << 32 | 34 << 16);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("1."), 1ULL << 32);
+	/* each part saturates instead of spilling into the next */
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 1.9999999"),
+			1ULL << 32 | 0xffffULL << 16);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim"), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver(""), 0);
+}
+
+static const struct rnic_params defaults = {
+	.roce_mode = RNIC_ROCE_BOTH,
+	.roce_udp_port = RNIC_ROCE_V2_PORT_DEFAULT,
+	.pfc_prio = RNIC_PFC_OFF,
+	.eth_ring_size = RNIC_ETH_RING_DEFAULT,
+};
+
+static bool all_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+static void set_port_defaults(struct kunit *test)
+{
+	struct rnic_aq_set_port cmd;
+
+	memset(&cmd, 0xa5, sizeof(cmd));
+	rnic_ib_build_set_port(&cmd, &defaults, RNIC_CAP_ALL, 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd.valid),
+			RNIC_PORT_VALID_UDP_PORT | RNIC_PORT_VALID_FLAGS);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cmd.udp_port), 4791);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd.flags),
+			RNIC_PORT_F_RX_ICRC_CHECK);
+	/* the netdev's groups and everything reserved stay zero */
+	KUNIT_EXPECT_TRUE(test, all_zero(&cmd.hdr, sizeof(cmd.hdr)));
+	KUNIT_EXPECT_EQ(test, cmd.mtu, 0);
+	KUNIT_EXPECT_TRUE(test, all_zero(cmd.mac, sizeof(cmd.mac)));
+	KUNIT_EXPECT_EQ(test, cmd.pfc_prio, 0);
+	KUNIT_EXPECT_EQ(test, cmd.pfc_xoff_quanta, 0);
+	KUNIT_EXPECT_EQ(test, cmd.pfc_low_wm, 0);
+	KUNIT_EXPECT_EQ(test, cmd.pfc_high_wm, 0);
+	KUNIT_EXPECT_EQ(test, cmd.reserved0, 0);
+	KUNIT_EXPECT_EQ(test, cmd.reserved1, 0);
+	KUNIT_EXPECT_TRUE(test, all_zero(cmd.reserved2, sizeof(cmd.reserved2)));
+}
+
+static void set_port_udp_port(struct kunit *test)
+{
+	struct rnic_params p = defaults;
+	struct rnic_aq_set_port cmd;
+
+	p.roce_udp_port = 1021;
+	rnic_ib_build_set_port(&cmd, &p, RNIC_CAP_ALL, 0);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cmd.udp_port), 1021);
+	KUNIT_EXPECT_TRUE(test, le32_to_cpu(cmd.valid) & RNIC_PORT_VALID_UDP_PORT);
+}
+
+static void set_port_pfc(struct kunit *test)
+{
+	struct rnic_params p = defaults;
+	struct rnic_aq_set_port cmd;
+	s8 prio;
+
+	for (prio = 0; prio <= RNIC_MAX_PRIO; prio++) {
+		p.pfc_prio = prio;
+		rnic_ib_build_set_port(&cmd, &p, RNIC_CAP_ALL, 0);
+		KUNIT_EXPECT_TRUE(test, le32_to_cpu(cmd.valid) & RNIC_PORT_VALID_PFC);
+		KUNIT_EXPECT_TRUE(test, le32_to_cpu(cmd.flags) & RNIC_PORT_F_PFC);
+		KUNIT_EXPECT_EQ(test, cmd.pfc_prio, prio);
+		/* the device's defaults */
+		KUNIT_EXPECT_EQ(test, cmd.pfc_xoff_quanta, 0);
+		KUNIT_EXPECT_EQ(test, cmd.pfc_low_wm, 0);
+		KUNIT_EXPECT_EQ(test, cmd.pfc_high_wm, 0);
+	}
+
+	/* a device without PFC is never asked for it (it would refuse) */
+	p.pfc_prio = 3;
+	rnic_ib_build_set_port(&cmd, &p, RNIC_CAP_ALL & ~RNIC_CAP_PFC, 0);
+	KUNIT_EXPECT_FALSE(test, le32_to_cpu(cmd.valid) & RNIC_PORT_VALID_PFC);
+	KUNIT_EXPECT_FALSE(test, le32_to_cpu(cmd.flags) & RNIC_PORT_F_PFC);
+
+	/* pfc_prio=off turns PFC off even if it was on */
+	rnic_ib_build_set_port(&cmd, &defaults, RNIC_CAP_ALL, RNIC_PORT_F_PFC);
+	KUNIT_EXPECT_FALSE(test, le32_to_cpu(cmd.valid) & RNIC_PORT_VALID_PFC);
+	KUNIT_EXPECT_FALSE(test, le32_to_cpu(cmd.flags) & RNIC_PORT_F_PFC);
+}
+
+static void set_port_icrc(struct kunit *test)
+{
+	struct rnic_aq_set_port cmd;
+
+	rnic_ib_build_set_port(&cmd, &defaults, RNIC_CAP_ICRC, 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd.flags), RNIC_PORT_F_RX_ICRC_CHECK);
+
+	/* without the capability the driver checks ICRC in software */
+	rnic_ib_build_set_port(&cmd, &defaults, RNIC_CAP_ALL & ~RNIC_CAP_ICRC,
+			       RNIC_PORT_F_RX_ICRC_CHECK |
+			       RNIC_PORT_F_RX_ICRC_DELIVER_BAD);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd.flags), 0);
+}
+
+/* The flags word is written whole: the netdev's bits must survive. */
+static void set_port_keeps_netdev_flags(struct kunit *test)
+{
+	struct rnic_aq_set_port cmd;
+
+	rnic_ib_build_set_port(&cmd, &defaults, RNIC_CAP_ALL,
+			       RNIC_PORT_F_RX_VLAN_STRIP | RNIC_PORT_F_PFC |
+			       RNIC_PORT_F_RX_ICRC_DELIVER_BAD);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd.flags),
+			RNIC_PORT_F_RX_VLAN_STRIP | RNIC_PORT_F_RX_ICRC_CHECK);
+
+	/* bits the contract does not define are never sent */
+	rnic_ib_build_set_port(&cmd, &defaults, 0, (u32)~RNIC_PORT_F_ALL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd.flags), 0);
+}
+
+static struct kunit_case rnic_ib_cases[] = {
+	KUNIT_CASE(cap_flags_per_roce_mode),
+	KUNIT_CASE(cap_flags_are_roce_only),
+	KUNIT_CASE(speed_width_known_answers),
+	KUNIT_CASE(speed_width_never_overstates),
+	KUNIT_CASE(active_mtu),
+	KUNIT_CASE(guid_from_mac),
+	KUNIT_CASE(fw_ver),
+	KUNIT_CASE(set_port_defaults),
+	KUNIT_CASE(set_port_udp_port),
+	KUNIT_CASE(set_port_pfc),
+	KUNIT_CASE(set_port_icrc),
+	KUNIT_CASE(set_port_keeps_netdev_flags),
+	{}
+};
+
+static struct kunit_suite rnic_ib_suite = {
+	.name = "rnic_ib",
+	.test_cases = rnic_ib_cases,
+};
+
+kunit_test_suite(rnic_ib_suite);
