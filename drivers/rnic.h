@@ -280,6 +280,11 @@ int rnic_netdev_init(struct rnic_dev *rdev);
 void rnic_netdev_destroy(struct rnic_dev *rdev);
 void rnic_netdev_link_change(struct rnic_dev *rdev, bool up, u32 speed_mbps);
 
+/* For rnic_ethtool.c: the netdev's private state stays in rnic_netdev.c */
+struct rnic_dev *rnic_netdev_rdev(struct net_device *netdev);
+u32 rnic_netdev_ring_size(struct net_device *netdev);
+void rnic_netdev_ring_stats(struct net_device *netdev, u64 *vals);
+
 /* rnic_ethtool.c */
 void rnic_set_ethtool_ops(struct net_device *netdev);
 

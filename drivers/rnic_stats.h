@@ -19,12 +19,33 @@
 	op(tx_busy)				\
 	op(rx_alloc_failed)			\
 	op(rx_bad_cqe)				\
-	op(tx_bad_cqe)
+	op(tx_bad_cqe)				\
+	op(port_stats_failed)
 
 #define RNIC_DRV_STAT_ENUM(name)	RNIC_DRV_STAT_##name,
 enum rnic_drv_stat {
 	RNIC_DRV_STATS(RNIC_DRV_STAT_ENUM)
 	RNIC_NUM_DRV_STATS
+};
+
+/* Per-ring netdev counters, shown by ethtool -S after the driver's. */
+#define RNIC_RING_STATS(op)			\
+	op(tx, packets)				\
+	op(tx, bytes)				\
+	op(tx, errors)				\
+	op(tx, dropped)				\
+	op(tx, stopped)				\
+	op(tx, woken)				\
+	op(rx, packets)				\
+	op(rx, bytes)				\
+	op(rx, errors)				\
+	op(rx, dropped)				\
+	op(rx, too_long)
+
+#define RNIC_RING_STAT_ENUM(dir, name)	RNIC_RING_STAT_##dir##_##name,
+enum rnic_ring_stat {
+	RNIC_RING_STATS(RNIC_RING_STAT_ENUM)
+	RNIC_NUM_RING_STATS
 };
 
 #endif /* _RNIC_STATS_H_ */
