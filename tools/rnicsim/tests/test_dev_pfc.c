@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device model: 802.1Qbb PFC. Received pause honoured per priority on TX,
+ * XOFF/XON emitted for the no-drop priority from the ROCE_RX ring level.
+ */
+#include <string.h>
+
+#include "fake_plat.h"
+#include "frames.h"
+#include "pkt.h"
+#include "test.h"
+
+static const u8 peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+
+static void pfc_on(struct tdev *t, u8 prio, u16 low, u16 high, u16 quanta)
+{
+	struct rnic_aq_set_port sp = {};
+
+	sp.valid = cpu_to_le32(RNIC_PORT_VALID_FLAGS | RNIC_PORT_VALID_PFC);
+	sp.flags = cpu_to_le32(RNIC_PORT_F_PFC);
+	sp.pfc_prio = prio;
+	sp.pfc_low_wm = cpu_to_le16(low);
+	sp.pfc_high_wm = cpu_to_le16(high);
+	sp.pfc_xoff_quanta = cpu_to_le16(quanta);
+	if (tset_port(t, &sp) != RNIC_AQ_SUCCESS)
+		test_fail(__FILE__, __LINE__, "SET_PORT failed");
+}
+
+static void rx_pause(struct tdev *t, u8 mask, u16 quanta)
+{
+	u16 q[8];
+	u8 f[64];
+	size_t len;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		q[i] = quanta;
+	len = pkt_pfc_build(f, peer_mac, mask, q);
+	rdev_wire_rx(t->d, f, len);
+}
+
+static void send_arp(struct tdev *t, struct tq *q, u16 flags, u16 tci)
+{
+	struct rnic_tx_desc d;
+	u8 f[128];
+	size_t len = tf_arp(f);
+	u64 a = tput(t, f, len);
+	u32 l = len;
+
+	rnic_tx_desc_build(&d, flags, tci, &a, &l, 1);
+	tpost_tx(t, q, &d);
+}
+
+TEST(dev_pfc_pause_honoured_per_priority)
+{
+	struct tdev *t = tdev_up();
+	struct tcq cq;
+	struct tq q3, q5;
+	u64 pause_ns = rnic_pause_ns(1000, 10000);	/* 51.2 us */
+	u64 next;
+
+	REQUIRE(tcreate_cq(t, 6, 1, &cq) == RNIC_AQ_SUCCESS);
+	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ROCE_TX, 4, cq.id, 0, 3, &q3) ==
+		RNIC_AQ_SUCCESS);
+	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ETH_TX, 4, cq.id, 0, 5, &q5) ==
+		RNIC_AQ_SUCCESS);
+	pfc_on(t, 3, 0, 0, 0);
+
+	rx_pause(t, BIT(3), 1000);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_rx_pause), 1);
+	send_arp(t, &q3, 0, 0);			/* untagged: queue prio 3 */
+	send_arp(t, &q3, 0, 0);
+	CHECK_EQ(t->p->ntx, 0);
+	send_arp(t, &q5, 0, 0);			/* prio 5 flows */
+	CHECK_EQ(t->p->ntx, 1);
+	send_arp(t, &q5, RNIC_TX_F_VLAN_INSERT, 3 << 13);	/* PCP 3 */
+	CHECK_EQ(t->p->ntx, 1);			/* q5 now blocked behind it */
+
+	/* The timer wants to run when the pause ends, and then sends. */
+	next = rdev_tick(t->d, t->p->now);
+	CHECK_EQ(next, t->p->now + pause_ns);
+	t->p->now += pause_ns / 2;
+	rdev_tick(t->d, t->p->now);
+	CHECK_EQ(t->p->ntx, 1);
+	t->p->now = next;
+	rdev_tick(t->d, t->p->now);
+	CHECK_EQ(t->p->ntx, 4);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_tx_paused_ns), pause_ns);
+	tdev_free(t);
+}
+
+TEST(dev_pfc_xon_and_disabled_port)
+{
+	struct tdev *t = tdev_up();
+	struct rnic_port_attr *a;
+	struct tcq cq;
+	struct tq q;
+	u64 buf;
+
+	REQUIRE(tcreate_cq(t, 6, 1, &cq) == RNIC_AQ_SUCCESS);
+	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ETH_TX, 4, cq.id, 0, 2, &q) ==
+		RNIC_AQ_SUCCESS);
+
+	/* PFC off: pause frames are counted and ignored. */
+	rx_pause(t, 0xff, 0xffff);
+	send_arp(t, &q, 0, 0);
+	CHECK_EQ(t->p->ntx, 1);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_rx_pause), 1);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_rx_eth_frames), 0);
+
+	pfc_on(t, 2, 0, 0, 0);
+	rx_pause(t, BIT(2) | BIT(6), 0xffff);
+	send_arp(t, &q, 0, 0);
+	CHECK_EQ(t->p->ntx, 1);
+	buf = talloc(t, 64, 64);
+	a = tram(t, buf);
+	{
+		union rnic_aq_entry e = {};
+
+		e.query.hdr.opcode = RNIC_AQ_QUERY_PORT;
+		e.query.buf_addr = cpu_to_le64(buf);
+		e.query.buf_len = cpu_to_le32(64);
+		REQUIRE(tadmin(t, &e, NULL) == RNIC_AQ_SUCCESS);
+	}
+	CHECK_EQ(a->tx_paused, BIT(2) | BIT(6));
+	/* XON (quanta 0) resumes at once. */
+	t->p->now += 1000;
+	rx_pause(t, BIT(2), 0);
+	CHECK_EQ(t->p->ntx, 2);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_tx_paused_ns), 1000);
+	tdev_free(t);
+}
+
+/* The PFC frames among the captured ones: returns how many, last one's. */
+static unsigned int sent_pauses(struct plat *p, unsigned int from,
+				u8 *mask, u16 quanta[8])
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < p->ntx && i < FAKE_MAX_FRAMES; i++)
+		if (pkt_pfc_parse(p->tx[i].data, p->tx[i].len, mask, quanta))
+			n++;
+	return n;
+}
+
+TEST(dev_pfc_emits_xoff_and_xon_from_roce_rx_level)
+{
+	struct tdev *t = tdev_up();
+	struct tcq cq;
+	struct tq rq;
+	u16 quanta[8];
+	u8 mask, f[64];
+	u64 bufs = talloc(t, 16 * 2048, 64), next;
+	unsigned int i;
+
+	REQUIRE(tcreate_cq(t, 6, 1, &cq) == RNIC_AQ_SUCCESS);
+	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 4, cq.id, 2048, 0, &rq) ==
+		RNIC_AQ_SUCCESS);
+	for (i = 0; i < 8; i++)
+		tpost_rx(t, &rq, bufs + i * 2048, 0, true);
+	pfc_on(t, 4, 3, 6, 0x200);
+	CHECK_EQ(t->p->ntx, 0);			/* 8 free: fine */
+
+	/* Receive RoCE frames until fewer than 3 buffers are left. */
+	{
+		u8 rf[512];
+		size_t len = tf_roce(rf, TF_V2_IPV4, 100, -1, 4791);
+		struct rnic_cqe c;
+
+		for (i = 0; i < 5; i++)
+			rdev_wire_rx(t->d, rf, len);
+		CHECK_EQ(t->p->ntx, 0);		/* 3 left */
+		rdev_wire_rx(t->d, rf, len);	/* 2 left: XOFF */
+		while (tcq_poll(t, &cq, &c))
+			;
+	}
+	REQUIRE(sent_pauses(t->p, 0, &mask, quanta) == 1);
+	CHECK_EQ(mask, BIT(4));
+	CHECK_EQ(quanta[4], 0x200);
+	memcpy(f, t->p->tx[0].data, 64);
+	CHECK_MEM_EQ(f + 6, t_mac, 6);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_tx_pause), 1);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_tx_eth_frames), 0);
+
+	/* Refreshed every half pause time while the ring stays short. */
+	next = rdev_tick(t->d, t->p->now);
+	CHECK_EQ(next, t->p->now + rnic_pause_ns(0x200, 10000) / 2);
+	t->p->now = next;
+	rdev_tick(t->d, t->p->now);
+	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 2);
+	CHECK_EQ(quanta[4], 0x200);
+
+	/* Refill to 5: still below high (6); at 6: XON. */
+	for (i = 0; i < 3; i++)
+		tpost_rx(t, &rq, bufs + (8 + i) * 2048, 0, true);
+	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 2);
+	tpost_rx(t, &rq, bufs + 11 * 2048, 0, true);
+	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 3);
+	CHECK_EQ(quanta[4], 0);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_tx_pause), 3);
+	/* Nothing more to refresh: only the heartbeat is due. */
+	next = rdev_tick(t->d, t->p->now);
+	CHECK(next > t->p->now + rnic_pause_ns(0xffff, 10000));
+	tdev_free(t);
+}
+
+TEST(dev_pfc_xon_when_roce_rx_goes_away)
+{
+	struct tdev *t = tdev_up();
+	struct tcq cq;
+	struct tq rq;
+	u16 quanta[8];
+	u8 mask;
+
+	REQUIRE(tcreate_cq(t, 6, 1, &cq) == RNIC_AQ_SUCCESS);
+	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 5, cq.id, 2048, 0, &rq) ==
+		RNIC_AQ_SUCCESS);
+	/* Default watermarks: depth/8 = 4, depth/4 = 8; the ring is empty. */
+	pfc_on(t, 1, 0, 0, 0);
+	REQUIRE(sent_pauses(t->p, 0, &mask, quanta) == 1);
+	CHECK_EQ(quanta[1], 0xffff);
+	CHECK_EQ(tdestroy(t, RNIC_AQ_DESTROY_QUEUE, rq.id), RNIC_AQ_SUCCESS);
+	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 2);
+	CHECK_EQ(quanta[1], 0);
+
+	/* Same when the device is reset under an asserted XOFF. */
+	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 5, cq.id, 2048, 0, &rq) ==
+		RNIC_AQ_SUCCESS);
+	tring(t, RNIC_DB_VEC_DATA);
+	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 3);
+	rdev_reset(t->d);
+	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 4);
+	CHECK_EQ(quanta[1], 0);
+	/* No pause frames while the link is down. */
+	REQUIRE(tdev_init(t) == RNIC_STATUS_ENABLED);
+	rdev_set_link(t->d, false);
+	REQUIRE(tcreate_cq(t, 6, 1, &cq) == RNIC_AQ_SUCCESS);
+	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 5, cq.id, 2048, 0, &rq) ==
+		RNIC_AQ_SUCCESS);
+	pfc_on(t, 1, 0, 0, 0);
+	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 4);
+	tdev_free(t);
+}
+
+static void collect(void *ctx, const char *line)
+{
+	strncat(ctx, line, 8000 - strlen(ctx));
+	strcat(ctx, "\n");
+}
+
+TEST(dev_counters_dump)
+{
+	struct tdev *t = tdev_up();
+	static char all[8192];
+	struct tcq cq;
+	struct tq q;
+
+	REQUIRE(tcreate_cq(t, 6, 1, &cq) == RNIC_AQ_SUCCESS);
+	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ETH_TX, 4, cq.id, 0, 0, &q) ==
+		RNIC_AQ_SUCCESS);
+	rx_pause(t, BIT(0), 10);
+	send_arp(t, &q, 0, 0);
+	all[0] = 0;
+	rdev_dump_counters(t->d, collect, all);
+	CHECK(strstr(all, "tx_eth_frames 1\n") != NULL);
+	CHECK(strstr(all, "rx_pause 1\n") != NULL);
+	CHECK(strstr(all, "admin_cmds 2\n") != NULL);
+	CHECK(strstr(all, "link_changes 0\n") != NULL);
+	CHECK(strstr(all, "queue0_frames 1\n") != NULL);
+	tdev_free(t);
+}
