@@ -3,6 +3,7 @@
  * rnicsim device model: the admin queue (doorbell vector 1) and its
  * commands. A command that fails has no effect.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "dev_priv.h"
@@ -49,8 +50,8 @@ static u8 query_device(struct rdev *d, const struct rnic_aq_query *c,
 	a.speed_mbps = cpu_to_le32(RDEV_SPEED_MBPS);
 	a.num_port_stats = cpu_to_le16(RNIC_NUM_PORT_STATS);
 	a.num_queue_stats = cpu_to_le16(RNIC_NUM_QUEUE_STATS);
-	strncpy(a.model_version, RDEV_MODEL_VERSION,
-		sizeof(a.model_version) - 1);
+	snprintf(a.model_version, sizeof(a.model_version), "%s",
+		 RDEV_MODEL_VERSION);
 	*result = sizeof(a);
 	return put_result(d, le64_to_cpu(c->buf_addr),
 			  le32_to_cpu(c->buf_len), &a, sizeof(a));

@@ -152,7 +152,7 @@ static bool ring_ok(struct rdev *d, u64 base, unsigned int log2,
 {
 	if (base & (esize - 1))
 		return false;
-	return plat_dma_ptr(d->p, base, esize << log2) != NULL;
+	return !!plat_dma_ptr(d->p, base, esize << log2);
 }
 
 /* Check the admin and event queue registers; 0 or an rnic_fatal_reason. */
