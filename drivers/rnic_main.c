@@ -5,6 +5,10 @@
  * The NIC appears as an ivshmem-doorbell function (1af4:1110). That ID is
  * generic, so probe reads the signature block in BAR2 before it writes
  * anything and leaves any other ivshmem device alone.
+ *
+ * Probe has two phases: the device (BARs, MSI-X, reset, admin and event
+ * queues), then the consumers (netdev, then the ib_device bound to it).
+ * Remove undoes them in mirror order.
  */
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -43,12 +47,7 @@ static int rnic_read_sig(struct rnic_dev *rdev)
 
 	rdev->caps = le32_to_cpu(sig.caps) & RNIC_CAP_ALL;
 	rdev->num_msix = le16_to_cpu(sig.num_msix);
-	rdev->max_frame = le32_to_cpu(sig.max_frame);
-	rdev->speed_mbps = le32_to_cpu(sig.speed_mbps);
 	ether_addr_copy(rdev->mac, sig.mac);
-	strscpy(rdev->model_version, sig.model_version,
-		sizeof(rdev->model_version));
-
 	if (!is_valid_ether_addr(rdev->mac)) {
 		dev_err(dev, "rnic reports invalid MAC %pM; not binding\n",
 			rdev->mac);
@@ -57,21 +56,50 @@ static int rnic_read_sig(struct rnic_dev *rdev)
 	return 0;
 }
 
-static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+/* The device's own view, once it runs; the signature was only a hint. */
+static int rnic_query_device(struct rnic_dev *rdev)
 {
-	struct device *dev = &pdev->dev;
-	struct rnic_dev *rdev;
+	struct rnic_device_attr attr;
 	int err;
 
-	rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
-	if (!rdev)
-		return -ENOMEM;
-	rdev->pdev = pdev;
+	err = rnic_cmd_query_device(rdev, &attr);
+	if (err) {
+		rnic_err(rdev, "QUERY_DEVICE failed: %d\n", err);
+		return err;
+	}
+	rdev->caps = le32_to_cpu(attr.caps) & RNIC_CAP_ALL;
+	rdev->max_queues = min_t(u16, le16_to_cpu(attr.max_queues),
+				 RNIC_MAX_QUEUES);
+	rdev->max_cqs = min_t(u16, le16_to_cpu(attr.max_cqs), RNIC_MAX_CQS);
+	rdev->max_ring_log2 = min_t(u8, attr.max_ring_log2, RNIC_RING_LOG2_MAX);
+	rdev->max_cq_log2 = min_t(u8, attr.max_cq_log2, RNIC_CQ_LOG2_MAX);
+	rdev->max_frame = le32_to_cpu(attr.max_frame);
+	rdev->speed_mbps = le32_to_cpu(attr.speed_mbps);
+	strscpy(rdev->model_version, attr.model_version,
+		sizeof(rdev->model_version));
+
+	if (rdev->max_frame < RNIC_MTU_MIN + RNIC_FRAME_OVERHEAD ||
+	    rdev->max_ring_log2 < RNIC_RING_LOG2_MIN ||
+	    rdev->max_cq_log2 < RNIC_CQ_LOG2_MIN || !rdev->max_queues ||
+	    !rdev->max_cqs) {
+		rnic_err(rdev, "device reports unusable limits (max_frame %u, ring 2^%u, CQ 2^%u, %u queues, %u CQs)\n",
+			 rdev->max_frame, rdev->max_ring_log2,
+			 rdev->max_cq_log2, rdev->max_queues, rdev->max_cqs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Phase 1: a running device with admin and event queues. */
+static int rnic_probe_dev(struct rnic_dev *rdev)
+{
+	struct pci_dev *pdev = rdev->pdev;
+	int err;
 
 	err = pci_enable_device_mem(pdev);
 	if (err) {
-		dev_err(dev, "cannot enable PCI device: %d\n", err);
-		goto err_free;
+		dev_err(&pdev->dev, "cannot enable PCI device: %d\n", err);
+		return err;
 	}
 
 	err = pci_request_region(pdev, RNIC_BAR_SHM, DRV_MODULE_NAME);
@@ -97,14 +125,49 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto err_release_ivshmem;
 	}
 
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		goto err_unmap_ivshmem;
 	pci_set_master(pdev);
-	pci_set_drvdata(pdev, rdev);
-	dev_info(dev, "%s, ABI %u.%u, MAC %pM, %u MSI-X vectors, caps %#x, roce_mode %u, RoCE v2 UDP port %u\n",
-		 rdev->model_version, RNIC_ABI_MAJOR, RNIC_ABI_MINOR, rdev->mac,
-		 rdev->num_msix, rdev->caps, rnic_params.roce_mode,
-		 rnic_params.roce_udp_port);
+
+	err = rnic_irq_init(rdev);
+	if (err)
+		goto err_clear_master;
+
+	err = rnic_dev_reset(rdev);
+	if (err)
+		goto err_free_irqs;
+
+	err = rnic_eq_init(rdev);
+	if (err)
+		goto err_free_irqs;
+
+	err = rnic_aq_init(rdev);
+	if (err)
+		goto err_destroy_eq;
+
+	err = rnic_dev_enable(rdev);
+	if (err)
+		goto err_reset;
+	rnic_eq_start(rdev);
+
+	err = rnic_query_device(rdev);
+	if (err)
+		goto err_reset;
 	return 0;
 
+err_reset:
+	/* the device must let go of the rings before they are freed */
+	rnic_dev_reset(rdev);
+	rnic_aq_destroy(rdev);
+err_destroy_eq:
+	rnic_eq_destroy(rdev);
+err_free_irqs:
+	rnic_irq_destroy(rdev);
+err_clear_master:
+	pci_clear_master(pdev);
+err_unmap_ivshmem:
+	pci_iounmap(pdev, rdev->ivshmem);
 err_release_ivshmem:
 	pci_release_region(pdev, RNIC_BAR_IVSHMEM);
 err_unmap_shm:
@@ -113,6 +176,63 @@ err_release_shm:
 	pci_release_region(pdev, RNIC_BAR_SHM);
 err_disable:
 	pci_disable_device(pdev);
+	return err;
+}
+
+static void rnic_remove_dev(struct rnic_dev *rdev)
+{
+	struct pci_dev *pdev = rdev->pdev;
+
+	rnic_dev_reset(rdev);
+	rnic_aq_destroy(rdev);
+	rnic_eq_destroy(rdev);
+	rnic_irq_destroy(rdev);
+	pci_clear_master(pdev);
+	pci_iounmap(pdev, rdev->ivshmem);
+	pci_release_region(pdev, RNIC_BAR_IVSHMEM);
+	pci_iounmap(pdev, rdev->shm);
+	pci_release_region(pdev, RNIC_BAR_SHM);
+	pci_disable_device(pdev);
+}
+
+static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+	struct rnic_dev *rdev;
+	int err;
+
+	rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
+	if (!rdev)
+		return -ENOMEM;
+	rdev->pdev = pdev;
+	pci_set_drvdata(pdev, rdev);
+
+	err = rnic_probe_dev(rdev);
+	if (err)
+		goto err_free;
+
+	err = rnic_netdev_init(rdev);
+	if (err)
+		goto err_remove_dev;
+	WRITE_ONCE(rdev->netdev_ready, true);
+
+	err = rnic_ib_register(rdev);
+	if (err)
+		goto err_netdev;
+	WRITE_ONCE(rdev->ib_ready, true);
+
+	rnic_info(rdev, "%s, MAC %pM, %u MSI-X vectors, caps %#x, %u Mb/s; %s: roce_mode %u, RoCE v2 UDP port %u, PFC %s\n",
+		  rdev->model_version, rdev->mac, rdev->num_irqs, rdev->caps,
+		  rdev->speed_mbps, netdev_name(rdev->netdev),
+		  rnic_params.roce_mode, rnic_params.roce_udp_port,
+		  rnic_params.pfc_prio == RNIC_PFC_OFF ? "off" : "on");
+	return 0;
+
+err_netdev:
+	WRITE_ONCE(rdev->netdev_ready, false);
+	flush_work(&rdev->eq.work);
+	rnic_netdev_destroy(rdev);
+err_remove_dev:
+	rnic_remove_dev(rdev);
 err_free:
 	kfree(rdev);
 	return err;
@@ -122,13 +242,24 @@ static void rnic_remove(struct pci_dev *pdev)
 {
 	struct rnic_dev *rdev = pci_get_drvdata(pdev);
 
-	pci_clear_master(pdev);
-	pci_iounmap(pdev, rdev->ivshmem);
-	pci_release_region(pdev, RNIC_BAR_IVSHMEM);
-	pci_iounmap(pdev, rdev->shm);
-	pci_release_region(pdev, RNIC_BAR_SHM);
-	pci_disable_device(pdev);
+	/* no more events to the consumers once they start going away */
+	WRITE_ONCE(rdev->ib_ready, false);
+	WRITE_ONCE(rdev->netdev_ready, false);
+	flush_work(&rdev->eq.work);
+
+	rnic_ib_unregister(rdev);
+	rnic_netdev_destroy(rdev);
+	rnic_remove_dev(rdev);
 	kfree(rdev);
+}
+
+static void rnic_shutdown(struct pci_dev *pdev)
+{
+	struct rnic_dev *rdev = pci_get_drvdata(pdev);
+
+	/* stop DMA into guest memory before a kexec or reboot */
+	if (rdev)
+		rnic_dev_reset(rdev);
 }
 
 static const struct pci_device_id rnic_pci_tbl[] = {
@@ -142,6 +273,7 @@ static struct pci_driver rnic_pci_driver = {
 	.id_table = rnic_pci_tbl,
 	.probe = rnic_probe,
 	.remove = rnic_remove,
+	.shutdown = rnic_shutdown,
 };
 
 module_pci_driver(rnic_pci_driver);

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The rnic demo, from a fresh Debian 12 machine (as root):
+#
+#   bash scripts/demo.sh
+#
+# Installs the dependencies, builds the rnicsim NIC model, installs the rnic
+# module with DKMS for the Debian 6.12 kernel, then boots three VMs under
+# QEMU in a private network namespace: two with an rnic NIC (each served by
+# its own rnicsim), one with virtio-net. In the VMs it loads rnic with
+# modprobe and shows the PCI device, the netdev, the ib_device and its RoCE
+# GIDs, traffic between the NICs, the counters, and rdma_cm's per-port RoCE
+# mode switch in configfs. Everything it creates is removed at the end.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$REPO"
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+say "dependencies (apt, idempotent)"
+bash scripts/install-deps.sh
+
+say "build the NIC model (tools/rnicsim)"
+make -s -C tools/rnicsim
+
+say "install the rnic module with DKMS for $(cat /var/cache/rnic/kver)"
+bash scripts/dkms-install.sh
+
+# shellcheck source=scripts/lab/lab.sh
+. scripts/lab/lab.sh
+lab_start demo
+
+say "boot three VMs (QEMU TCG): vm1 and vm2 with an rnic NIC, vm3 with virtio-net"
+lab_vm 1 --rnic
+lab_vm 2 --rnic
+lab_vm 3 --virtio
+for n in 1 2 3; do
+	lab_wait_ready "$n"
+done
+
+# run N CMD: show the command and its output, as typed in the VM.
+run() {
+	local n="$1"
+	shift
+	printf '\033[36mvm%s# %s\033[0m\n' "$n" "$*"
+	lab_exec "$n" --timeout 120 "$@"
+}
+
+say "vm1: the NIC on the PCI bus (an ivshmem-doorbell function served by rnicsim)"
+run 1 "lspci -nn -d 1af4:1110 -vv | grep -E 'Shared memory|Region|MSI-X'"
+
+for n in 1 2; do
+	say "vm$n: modprobe rnic (the DKMS-installed module)"
+	run "$n" "modprobe rnic && dmesg | grep -E 'rnic|infiniband' | tail -5"
+	run "$n" 'lab_ifup "$LAB_RNIC_SPEC" >/dev/null && ip -br addr show | grep -v "^lo"'
+done
+
+say "vm1: the RDMA device and its RoCE GIDs (ib_core filled them from the netdev's addresses)"
+run 1 "rdma link show"
+run 1 'cd /sys/class/infiniband/rnic0/ports/1 && for i in 0 1 2 3 4 5 6 7; do g=$(cat gids/$i 2>/dev/null) || continue; [ "$g" = 0000:0000:0000:0000:0000:0000:0000:0000 ] && continue; echo "gid $i $g $(cat gid_attrs/types/$i 2>/dev/null)"; done'
+run 1 "ethtool -i \$(ls /sys/class/infiniband/rnic0/device/net)"
+
+say "traffic between the two rnic NICs, and to the virtio-net VM"
+run 1 "ping -c 3 -i 0.2 $(lab_addr 2 rnic 4)"
+run 1 "ping -6 -c 3 -i 0.2 $(lab_addr 2 rnic 6)"
+run 3 "ip addr add 10.20.0.103/24 dev \$LAB_VIRTIO_IF"
+run 1 "ping -c 3 -i 0.2 10.20.0.103"
+run 1 "ethtool -S \$(ls /sys/class/infiniband/rnic0/device/net) | grep -E 'frames|bytes' | grep -v ': 0$'"
+
+say "rdma_cm: switch the port's default RoCE mode in configfs"
+run 1 "modprobe rdma_cm && (mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config) && mkdir -p /sys/kernel/config/rdma_cm/rnic0"
+run 1 "cat /sys/kernel/config/rdma_cm/rnic0/ports/1/default_roce_mode"
+run 1 "echo 'IB/RoCE v1' > /sys/kernel/config/rdma_cm/rnic0/ports/1/default_roce_mode && cat /sys/kernel/config/rdma_cm/rnic0/ports/1/default_roce_mode"
+run 1 "echo 'RoCE v2' > /sys/kernel/config/rdma_cm/rnic0/ports/1/default_roce_mode && cat /sys/kernel/config/rdma_cm/rnic0/ports/1/default_roce_mode"
+run 1 "echo 106 > /sys/kernel/config/rdma_cm/rnic0/ports/1/default_roce_tos && cat /sys/kernel/config/rdma_cm/rnic0/ports/1/default_roce_tos"
+run 1 "rmdir /sys/kernel/config/rdma_cm/rnic0"
+
+say "unload: the RDMA device and the netdev go away cleanly"
+run 1 "rmmod rnic && rdma link show | grep -c rnic0 || echo 'rnic0 gone'"
+
+lab_stop
+say "done"
