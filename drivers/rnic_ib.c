@@ -544,12 +544,11 @@ int rnic_ib_register(struct rnic_dev *rdev)
 	if (err)
 		goto err_dealloc;
 
+	/* the probe's summary line reports the RoCE settings */
 	WRITE_ONCE(rdev->ibdev, rib);
-	ibdev_info(ibdev, "RoCE %s on %s, RoCE v2 UDP port %u, PFC %s\n",
-		   rnic_ib_roce_str(rnic_params.roce_mode),
-		   netdev_name(rdev->netdev), rnic_params.roce_udp_port,
-		   rnic_params.pfc_prio != RNIC_PFC_OFF &&
-		   (rdev->caps & RNIC_CAP_PFC) ? "on" : "off");
+	ibdev_dbg(ibdev, "registered: RoCE %s on %s\n",
+		  rnic_ib_roce_str(rnic_params.roce_mode),
+		  netdev_name(rdev->netdev));
 	return 0;
 
 err_dealloc:
