@@ -18,6 +18,12 @@ FRAG="$REPO/kunit/kernel.config"
 
 die() { echo "kunit: $*" >&2; exit 1; }
 
+mkdir -p "$CACHE"
+# One run at a time: the kernel build, the module build dir, the initramfs
+# and the console log are shared; a second run waits for the first.
+exec 9>"$CACHE/kunit.lock"
+flock 9
+
 SRC="$("$REPO/scripts/linux-source.sh")" || die "stage linux-source failed"
 
 # The cache key covers the fragment and the extracted source, so a config
@@ -95,7 +101,7 @@ chmod +x "$IR/init"
 (cd "$IR" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$OUT/initramfs.gz"
 
 t0=$SECONDS
-timeout 300 qemu-system-x86_64 -accel tcg -m 512 -nographic -no-user-config \
+timeout 600 qemu-system-x86_64 -accel tcg -m 1024 -nographic -no-user-config \
 	-nodefaults -serial stdio -no-reboot \
 	-kernel "$KB/arch/x86/boot/bzImage" -initrd "$OUT/initramfs.gz" \
 	-append "console=ttyS0 panic=-1 loglevel=4 kunit.enable=1" \
@@ -103,6 +109,12 @@ timeout 300 qemu-system-x86_64 -accel tcg -m 512 -nographic -no-user-config \
 	die "stage boot failed or timed out; see $OUT/console.log"
 echo "kunit: VM ran in $((SECONDS - t0)) s" >&2
 
+# A test that passes while the kernel reports a bug is not a pass: KASAN
+# (out-of-bounds, use-after-free), BUG, WARNING and oopses fail the run.
+if grep -qE "BUG: KASAN|BUG:|WARNING:|Oops|Call Trace:|kmemleak" "$OUT/console.log"; then
+	echo "not ok - kunit: kernel reported a problem during the tests: $(grep -m1 -E 'BUG|WARNING:|Oops' "$OUT/console.log" | tr -d '\r') (see $OUT/console.log)"
+	kernel_bad=1
+fi
 grep -q "RNIC-KUNIT-ERROR" "$OUT/console.log" &&
 	die "stage module load: $(grep -m1 RNIC-KUNIT-ERROR "$OUT/console.log"); see $OUT/console.log"
 sed -n '/RNIC-KUNIT-BEGIN/,/RNIC-KUNIT-END/p' "$OUT/console.log" |
@@ -143,3 +155,4 @@ if n_ok + n_fail == 0:
     sys.exit(1)
 PY
 [ "$prc" = 0 ] || die "kunit.py parse reported failure (exit $prc); see $OUT/parse.log"
+[ -z "${kernel_bad:-}" ] || die "kernel reported a problem; see $OUT/console.log"
