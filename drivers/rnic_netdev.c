@@ -16,11 +16,11 @@
  * once its replacement is allocated; otherwise the frame is dropped and
  * the buffer posted again, so the ring never runs dry.
  *
- * Sizing: the CQ holds twice the entries of both rings together. Between
- * two consumer-index updates (one per NAPI poll) the device can have
- * written at most one CQE per posted descriptor (both rings) plus one per
- * descriptor reposted during the poll (bounded by the ring sizes, see
- * rnic_poll()), so the CQ cannot overflow.
+ * Sizing: the CQ holds twice the entries of both rings together. Entries
+ * the device has written and not yet been told we consumed are at most
+ * one per posted descriptor (both rings, 2 * depth) plus those popped
+ * since the last consumer-index update, which every poll sends and which
+ * rnic_poll() caps at depth per ring: 4 * depth, so the CQ cannot overflow.
  */
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
@@ -51,14 +51,14 @@ struct rnic_ring_stats {
 /**
  * struct rnic_tx_buf - what a posted TX descriptor holds on to
  * @skb: the frame, freed on completion
- * @dma: DMA addresses of its pieces
+ * @dma: DMA addresses of its pieces (u64: what rnic_tx_desc_build() takes)
  * @len: their lengths
  * @nr: number of pieces
  * @head: piece 0 is the linear part (dma_map_single), not a page fragment
  */
 struct rnic_tx_buf {
 	struct sk_buff *skb;
-	dma_addr_t dma[RNIC_TX_INLINE_SGE];
+	u64 dma[RNIC_TX_INLINE_SGE];
 	u32 len[RNIC_TX_INLINE_SGE];
 	u8 nr;
 	bool head;
@@ -194,20 +194,6 @@ u32 rnic_netdev_ring_size(struct net_device *netdev)
 	return 1U << priv->ring_log2;
 }
 
-/*
- * The device said something the driver cannot reconcile with its rings
- * (a bad CQE, a queue in the error state). Recreating the queues resyncs
- * both sides; it needs RTNL and sleeps, so it runs from a work item.
- */
-static void rnic_schedule_restart(struct rnic_netdev *priv)
-{
-	schedule_work(&priv->restart_task);
-}
-
-/* ------------------------------------------------------------------------
- * Port programming and link
- */
-
 /* SET_PORT with only the groups the netdev owns (MTU, MAC). */
 static int rnic_port_set(struct rnic_netdev *priv, u32 valid, u32 mtu,
 			 const u8 *mac)
@@ -277,10 +263,6 @@ void rnic_netdev_link_change(struct rnic_dev *rdev, bool up, u32 speed_mbps)
 	rtnl_unlock();
 }
 
-/* ------------------------------------------------------------------------
- * TX
- */
-
 static void rnic_tx_unmap(struct rnic_netdev *priv, struct rnic_tx_buf *buf)
 {
 	struct device *dev = rnic_dma_dev(priv);
@@ -341,10 +323,9 @@ static netdev_tx_t rnic_start_xmit(struct sk_buff *skb,
 	struct rnic_netdev *priv = netdev_priv(netdev);
 	struct netdev_queue *txq = netdev_get_tx_queue(netdev, 0);
 	struct rnic_queue *q = &priv->txq;
-	u64 addr[RNIC_TX_INLINE_SGE];
 	u16 flags = 0, tci = 0;
 	struct rnic_tx_buf *buf;
-	unsigned int i, bytes;
+	unsigned int bytes;
 
 	if (unlikely(!rnic_tx_avail(priv))) {
 		/* the stop below should have prevented this */
@@ -364,14 +345,12 @@ static netdev_tx_t rnic_start_xmit(struct sk_buff *skb,
 	buf = &priv->tx_bufs[q->pi & rnic_ring_mask(q)];
 	if (rnic_tx_map(priv, skb, buf))
 		goto drop;
-	for (i = 0; i < buf->nr; i++)
-		addr[i] = buf->dma[i];
 	if (skb_vlan_tag_present(skb)) {
 		flags |= RNIC_TX_F_VLAN_INSERT;
 		tci = skb_vlan_tag_get(skb);
 	}
-	if (rnic_tx_desc_build(rnic_queue_slot(q, q->pi), flags, tci, addr,
-			       buf->len, buf->nr)) {
+	if (rnic_tx_desc_build(rnic_queue_slot(q, q->pi), flags, tci,
+			       buf->dma, buf->len, buf->nr)) {
 		rnic_tx_unmap(priv, buf);
 		goto drop;
 	}
@@ -411,31 +390,12 @@ static void rnic_tx_free_all(struct rnic_netdev *priv)
 	netdev_tx_reset_queue(netdev_get_tx_queue(priv->netdev, 0));
 }
 
-/**
- * struct rnic_tx_done - TX completions of one poll
- * @pkts: frames completed, for BQL
- * @bytes: their bytes, for BQL
- * @ok_pkts: frames the device sent
- * @ok_bytes: their bytes
- * @errors: frames the device did not send
- */
+/* TX completions of one poll: all of them for BQL, the sent ones for stats */
 struct rnic_tx_done {
-	unsigned int pkts;
-	unsigned int bytes;
-	unsigned int ok_pkts;
+	unsigned int pkts, bytes;
+	unsigned int ok_pkts, errors;
 	u64 ok_bytes;
-	unsigned int errors;
 };
-
-static bool rnic_tx_cqe_valid(struct rnic_netdev *priv,
-			      const struct rnic_cqe *cqe)
-{
-	const struct rnic_queue *q = &priv->txq;
-
-	return le16_to_cpu(cqe->queue_id) == q->id &&
-	       le16_to_cpu(cqe->desc_idx) == q->ci &&
-	       rnic_ring_used(READ_ONCE(q->pi), q->ci);
-}
 
 static void rnic_tx_cqe(struct rnic_netdev *priv, const struct rnic_cqe *cqe,
 			struct rnic_tx_done *done, int budget)
@@ -443,13 +403,15 @@ static void rnic_tx_cqe(struct rnic_netdev *priv, const struct rnic_cqe *cqe,
 	struct rnic_queue *q = &priv->txq;
 	struct rnic_tx_buf *buf;
 
-	if (!rnic_tx_cqe_valid(priv, cqe)) {
+	if (le16_to_cpu(cqe->queue_id) != q->id ||
+	    le16_to_cpu(cqe->desc_idx) != q->ci ||
+	    !rnic_ring_used(READ_ONCE(q->pi), q->ci)) {
 		rnic_stat_inc(priv->rdev, RNIC_DRV_STAT_tx_bad_cqe);
 		netdev_err_once(priv->netdev,
 				"bad TX completion (queue %u index %u, expected %u index %u)\n",
 				le16_to_cpu(cqe->queue_id),
 				le16_to_cpu(cqe->desc_idx), q->id, q->ci);
-		rnic_schedule_restart(priv);
+		schedule_work(&priv->restart_task);
 		return;
 	}
 	buf = &priv->tx_bufs[q->ci & rnic_ring_mask(q)];
@@ -464,7 +426,7 @@ static void rnic_tx_cqe(struct rnic_netdev *priv, const struct rnic_cqe *cqe,
 		done->errors++;
 		if (cqe->status != RNIC_CQE_FLUSHED &&
 		    cqe->status != RNIC_CQE_TOO_LONG)
-			rnic_schedule_restart(priv);
+			schedule_work(&priv->restart_task);
 	}
 	napi_consume_skb(buf->skb, budget);
 	buf->skb = NULL;
@@ -490,10 +452,6 @@ static void rnic_tx_done(struct rnic_netdev *priv, struct rnic_tx_done *done)
 				      priv->tx_wake_thresh))
 		rnic_stats_add(s, RNIC_RING_STAT_tx_woken, 1);
 }
-
-/* ------------------------------------------------------------------------
- * RX
- */
 
 static int rnic_rx_alloc(struct rnic_netdev *priv, struct rnic_rx_buf *buf,
 			 bool in_napi)
@@ -572,22 +530,13 @@ static void rnic_rx_free_all(struct rnic_netdev *priv)
 	}
 }
 
-/**
- * struct rnic_rx_done - RX completions of one poll
- * @pkts: frames passed up
- * @bytes: their bytes
- * @errors: completions with an error status or a bad CQE
- * @dropped: good frames dropped for lack of a replacement buffer
- * @too_long: frames that did not fit the buffer
- * @posted: descriptors written, the RX doorbell is due
+/*
+ * RX completions of one poll. @dropped: good frames without a replacement
+ * buffer; @posted: descriptors written since the last RX doorbell.
  */
 struct rnic_rx_done {
-	unsigned int pkts;
+	unsigned int pkts, errors, dropped, too_long, posted;
 	u64 bytes;
-	unsigned int errors;
-	unsigned int dropped;
-	unsigned int too_long;
-	unsigned int posted;
 };
 
 static void rnic_rx_cqe(struct rnic_netdev *priv, const struct rnic_cqe *cqe,
@@ -606,7 +555,7 @@ static void rnic_rx_cqe(struct rnic_netdev *priv, const struct rnic_cqe *cqe,
 				le16_to_cpu(cqe->queue_id),
 				le16_to_cpu(cqe->desc_idx), q->id, q->ci);
 		done->errors++;
-		rnic_schedule_restart(priv);
+		schedule_work(&priv->restart_task);
 		return;
 	}
 	buf = priv->rx_bufs[q->ci & rnic_ring_mask(q)];
@@ -618,7 +567,7 @@ static void rnic_rx_cqe(struct rnic_netdev *priv, const struct rnic_cqe *cqe,
 			done->too_long++;
 		else
 			/* DMA_ERROR, BAD_DESC: the queue is now stopped */
-			rnic_schedule_restart(priv);
+			schedule_work(&priv->restart_task);
 		goto recycle;
 	}
 	if (len < ETH_HLEN || len > priv->rx_buf_size) {
@@ -665,18 +614,14 @@ static void rnic_rx_done(struct rnic_netdev *priv, struct rnic_rx_done *done)
 	u64_stats_update_end(&s->syncp);
 }
 
-/* ------------------------------------------------------------------------
- * NAPI and interrupt
- */
-
 /**
  * rnic_poll() - NAPI poll: drain the Ethernet CQ
  * @napi: the netdev's NAPI context
  * @budget: RX frames we may pass up
  *
- * RX completions count against @budget; TX completions are bounded by
- * the TX ring size per poll, which together bound the CQEs consumed
- * between two consumer-index updates (see the sizing note at the top).
+ * RX completions count against @budget; each ring's completions are also
+ * capped at its depth per poll, which bounds the CQEs consumed between two
+ * consumer-index updates (see the sizing note at the top).
  *
  * Return: RX work done, or @budget to be polled again.
  */
@@ -684,6 +629,7 @@ static int rnic_poll(struct napi_struct *napi, int budget)
 {
 	struct rnic_netdev *priv = container_of(napi, struct rnic_netdev, napi);
 	u32 tx_cap = rnic_queue_depth(&priv->txq);
+	int rx_cap = min_t(int, budget, rnic_queue_depth(&priv->rxq));
 	struct rnic_dev *rdev = priv->rdev;
 	struct rnic_tx_done tx = {};
 	struct rnic_rx_done rx = {};
@@ -691,7 +637,7 @@ static int rnic_poll(struct napi_struct *napi, int budget)
 	int rx_seen = 0;
 	struct rnic_cqe *slot, cqe;
 
-	while (rx_seen < budget && tx_seen < tx_cap) {
+	while (rx_seen < rx_cap && tx_seen < tx_cap) {
 		slot = rnic_cq_peek(&priv->cq);
 		if (!slot)
 			break;
@@ -717,7 +663,8 @@ static int rnic_poll(struct napi_struct *napi, int budget)
 			rnic_queue_ring(rdev, &priv->rxq);
 	}
 
-	if (tx_seen >= tx_cap)
+	/* stopped by a cap rather than an empty CQ: poll again */
+	if (tx_seen >= tx_cap || rx_seen >= rx_cap)
 		rx_seen = budget;
 	if (rx_seen < budget && napi_complete_done(napi, rx_seen))
 		/* also publishes the consumer index */
@@ -735,10 +682,6 @@ static irqreturn_t rnic_eth_irq(int irq, void *data)
 	napi_schedule_irqoff(&priv->napi);
 	return IRQ_HANDLED;
 }
-
-/* ------------------------------------------------------------------------
- * Bring-up and tear-down of the datapath
- */
 
 static void rnic_bufs_free(struct rnic_netdev *priv)
 {
@@ -866,6 +809,11 @@ static void rnic_down(struct rnic_netdev *priv)
 		netdev_err(priv->netdev, "device kept its rings; leaking their buffers\n");
 }
 
+/*
+ * The device said something the driver cannot reconcile with its rings
+ * (a bad CQE, a queue in the error state, a stuck TX ring). Recreating the
+ * queues resyncs both sides; that needs RTNL and sleeps, hence a work item.
+ */
 static void rnic_restart_task(struct work_struct *work)
 {
 	struct rnic_netdev *priv = container_of(work, struct rnic_netdev,
@@ -883,10 +831,6 @@ static void rnic_restart_task(struct work_struct *work)
 	}
 	rtnl_unlock();
 }
-
-/* ------------------------------------------------------------------------
- * net_device_ops
- */
 
 static int rnic_open(struct net_device *netdev)
 {
@@ -980,7 +924,7 @@ static void rnic_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 		    txqueue, rnic_ring_used(READ_ONCE(priv->txq.pi),
 					    READ_ONCE(priv->txq.ci)),
 		    rnic_queue_depth(&priv->txq));
-	rnic_schedule_restart(priv);
+	schedule_work(&priv->restart_task);
 }
 
 static const struct net_device_ops rnic_netdev_ops = {
@@ -993,10 +937,6 @@ static const struct net_device_ops rnic_netdev_ops = {
 	.ndo_get_stats64 = rnic_get_stats64,
 	.ndo_tx_timeout = rnic_tx_timeout,
 };
-
-/* ------------------------------------------------------------------------
- * Registration
- */
 
 /*
  * Ring depth from the eth_ring_size parameter, within what the device
