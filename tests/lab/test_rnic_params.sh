@@ -73,15 +73,17 @@ refused() {
 		  dmesg")" || return 1
 	echo "$out"
 	grep -q LOADED <<<"$out" && return 1
-	lines="$(sed '0,/^---$/d' <<<"$out" | grep -F "$name" | grep -E "$range" || true)"
+	# without the timestamps, whose digits would match a range
+	lines="$(sed '0,/^---$/d; s/^\[[^]]*\] //' <<<"$out" |
+		grep -F "$name" | grep -E "$range" || true)"
 	n="$(grep -c . <<<"$lines" || true)"
 	echo "lines naming $name and its range ($n):"
 	echo "$lines"
 	[ "$n" = 1 ]
 }
 
-check "roce_mode=4 refused" refused roce_mode=4 '1.*2.*3'
-check "roce_mode=v2 refused" refused roce_mode=v2 '1.*2.*3'
+check "roce_mode=4 refused" refused roce_mode=4 '\<1\>.*\<2\>.*\<3\>'
+check "roce_mode=v2 refused" refused roce_mode=v2 '\<1\>.*\<2\>.*\<3\>'
 check "roce_udp_port=0 refused" refused roce_udp_port=0 '1-65535'
 check "roce_udp_port=70000 refused" refused roce_udp_port=70000 '1-65535'
 check "pfc_prio=8 refused" refused pfc_prio=8 '0-7'
