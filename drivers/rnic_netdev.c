@@ -462,9 +462,9 @@ static int rnic_rx_alloc(struct rnic_netdev *priv, struct rnic_rx_buf *buf,
 
 	if (in_napi)
 		skb = napi_alloc_skb(&priv->napi, priv->rx_buf_size);
-	else
-		skb = netdev_alloc_skb_ip_align(priv->netdev,
-						priv->rx_buf_size);
+	else	/* ndo_open, MTU change: may sleep, and jumbo buffers are big */
+		skb = __netdev_alloc_skb_ip_align(priv->netdev,
+						  priv->rx_buf_size, GFP_KERNEL);
 	if (!skb)
 		goto fail;
 	dma = dma_map_single(dev, skb->data, priv->rx_buf_size,

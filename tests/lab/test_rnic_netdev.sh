@@ -189,9 +189,17 @@ check "ethtool -S: port_link_changes counted the flap" "$LOG1" stat_positive 1 p
 
 # ------------------------------------------------------------ unload
 # Floods both ways, so the unload races TX, RX and NAPI at once.
+before="$(stat 1 rx0_packets || echo 0)"
 J1="$(lab_bg 1 "ping -f -w 120 $V2")"
 J2="$(lab_bg 2 "ping -f -w 120 $V1")"
 sleep 5
+flood_running() {
+	local now
+	now="$(stat 1 rx0_packets)" || return 1
+	echo "# rx0_packets during the flood: $before -> $now"
+	[ "$now" -gt $((before + 100)) ]
+}
+check "the floods run (vm1 received > 100 frames)" "$LOG1" flood_running
 check "rmmod rnic while ping -f runs both ways" "$LOG1" \
 	lab_exec 1 --timeout 120 "rmmod rnic"
 check "vm1 is alive after the unload; the netdev is gone" "$LOG1" \
@@ -201,13 +209,67 @@ lab_kill 2 "$J2"
 lab_wait 1 "$J1" --timeout 30 >/dev/null 2>&1 || true
 lab_wait 2 "$J2" --timeout 30 >/dev/null 2>&1 || true
 check "vm1: no kernel warnings after the unload" "$LOG1" no_kernel_splat 1
-check "vm1: modprobe rnic again brings the netdev back" "$LOG1" \
-	lab_exec 1 --timeout 120 'modprobe rnic && lab_ifup "$LAB_RNIC_SPEC"'
+# Back with the smallest rings, so that bulk TCP below fills the TX ring.
+check "vm1: modprobe rnic eth_ring_size=64 brings the netdev back" "$LOG1" \
+	lab_exec 1 --timeout 120 'modprobe rnic eth_ring_size=64 && lab_ifup "$LAB_RNIC_SPEC"'
+check "ethtool -g: 64 descriptors after the reload" "$LOG1" \
+	lab_exec 1 --timeout 60 "$DEV; ethtool -g \$dev | tr -d '\t' | tr '\n' ' ' | grep -q 'Current hardware settings: RX:64 .*TX:64'"
 check "after reload: vm1 gets carrier" "$LOG1" wait_carrier 1 yes
 check "after reload: vm1 -> vm2 IPv4" "$LOG1" \
 	lab_exec 1 --timeout 60 "ping -c 3 -i 0.2 -W 5 -w 20 $V2"
 check "after reload: vm1 -> vm2 IPv6" "$LOG1" \
 	lab_exec 1 --timeout 60 "ping -6 -c 3 -i 0.2 -W 5 -w 20 $V2_6"
+# ------------------------------------------------------------ bulk TCP
+# 4 MiB of random bytes each way between the rnic VMs; the receiver's
+# SHA-256 must match the sender's (linearize, SG, BQL, stop/wake, refill).
+TCP_SERVER="python3 - <<'PY'
+import hashlib, socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('0.0.0.0', 5001))
+s.listen(1)
+s.settimeout(150)
+c, _ = s.accept()
+c.settimeout(150)
+h, n = hashlib.sha256(), 0
+while True:
+    b = c.recv(65536)
+    if not b:
+        break
+    h.update(b)
+    n += len(b)
+print(n, h.hexdigest())
+PY"
+tcp_client() {
+	lab_exec "$1" --timeout 200 "python3 - <<'PY'
+import hashlib, os, socket, time
+data = os.urandom(4 << 20)
+for i in range(50):
+    try:
+        c = socket.create_connection(('$2', 5001), timeout=150)
+        break
+    except OSError:
+        time.sleep(0.2)
+c.sendall(data)
+c.close()
+print(len(data), hashlib.sha256(data).hexdigest())
+PY"
+}
+# tcp_bulk FROM TO ADDR: send, and compare what the server received.
+tcp_bulk() {
+	local job sent got
+	job="$(lab_bg "$2" "$TCP_SERVER")" || return 1
+	sent="$(tcp_client "$1" "$3")" || { lab_kill "$2" "$job"; return 1; }
+	got="$(lab_wait "$2" "$job" --timeout 200)" || return 1
+	echo "# sent: $sent; received: $got"
+	[ -n "$sent" ] && [ "$sent" = "$got" ]
+}
+check "bulk TCP vm1 -> vm2 (4 MiB, 64-descriptor TX ring): data intact" "$LOG1" tcp_bulk 1 2 "$V2"
+check "bulk TCP vm2 -> vm1 (4 MiB, 64-descriptor RX ring): data intact" "$LOG2" tcp_bulk 2 1 "$V1"
+check "after bulk TCP: no bad completions, no RX allocation failures" "$LOG1" \
+	lab_exec 1 --timeout 60 "$DEV; ethtool -S \$dev | grep -E 'drv_(rx|tx)_bad_cqe|drv_rx_alloc_failed|rx0_errors|port_cq_overflows|port_queue_errors' | awk '\$2 != 0 { exit 1 }'"
+echo "# vm1 TX ring stop/wake: $(stat 1 tx0_stopped || true) stops, $(stat 1 tx0_woken || true) wakes"
+
 check "vm2: rmmod and modprobe while idle" "$LOG2" \
 	lab_exec 2 --timeout 120 'rmmod rnic && modprobe rnic && lab_ifup "$LAB_RNIC_SPEC"'
 check "vm2: no kernel warnings" "$LOG2" no_kernel_splat 2
