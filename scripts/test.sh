@@ -14,21 +14,20 @@ set -uo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 export RNIC_TEST_DIR=${RNIC_TEST_DIR:-/tmp/rnic-test}
-rm -rf "$RNIC_TEST_DIR"
-mkdir -p "$RNIC_TEST_DIR"
 cd "$REPO" || exit 1
 
 PASS=0
 FAIL=0
 TIMES=()
 
-# run_stage NAME TIMEOUT CMD...: run CMD, echo its ok/not ok lines, count
-# them; a failing command that printed no "not ok" counts as one failure.
+# run_stage NAME TIMEOUT: run stage_NAME in a child (so timeout can end
+# it), echo its ok/not ok lines, count them; a failing stage that printed
+# no "not ok" counts as one failure.
 run_stage() {
 	local name=$1 tmo=$2 log="$RNIC_TEST_DIR/$1.log" t0=$SECONDS rc
-	shift 2
 	echo "== $name" >&2
-	timeout --foreground -k 30 "$tmo" "$@" >"$log" 2>&1
+	timeout --foreground -k 30 "$tmo" bash "$REPO/scripts/test.sh" \
+		--stage "$name" >"$log" 2>&1
 	rc=$?
 	local ok nok
 	ok=$(grep -c '^ok - ' "$log")
@@ -89,13 +88,20 @@ stage_lab() {
 	return $rc
 }
 
+if [ "${1:-}" = --stage ]; then
+	"stage_$2"
+	exit
+fi
+
+rm -rf "$RNIC_TEST_DIR"
+mkdir -p "$RNIC_TEST_DIR"
 T0=$SECONDS
-run_stage deps 1800 stage_deps || { echo "deps failed: nothing else can run"; }
+run_stage deps 1800 || echo "deps failed: nothing else can run"
 if [ "$FAIL" = 0 ]; then
-	run_stage build 900 stage_build
-	run_stage rnicsim 600 stage_rnicsim
-	run_stage kunit 2400 stage_kunit
-	run_stage dkms 600 stage_dkms && run_stage lab 2400 stage_lab
+	run_stage build 900
+	run_stage rnicsim 600
+	run_stage kunit 2400
+	run_stage dkms 600 && run_stage lab 2400
 fi
 
 echo
