@@ -6,6 +6,7 @@
  * A reordered frame is held until the next frame in the same direction
  * has gone out (or REORDER_HOLD_NS passed), so it arrives one place late.
  */
+#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -338,7 +339,7 @@ int fault_parse(struct fault *f, const char *spec, uint64_t now_ns,
 		char *err, size_t errlen)
 {
 	struct fault trial;
-	char *copy, *item, *save = NULL;
+	char *copy, *item, *save;
 	int ret = 0;
 
 	if (!spec || !*spec) {
@@ -354,9 +355,15 @@ int fault_parse(struct fault *f, const char *spec, uint64_t now_ns,
 	copy = strdup(spec);
 	if (!copy)
 		return -ENOMEM;
-	for (item = strtok_r(copy, ",", &save); item && !ret;
-	     item = strtok_r(NULL, ",", &save))
-		ret = parse_item(&trial, item, now_ns, err, errlen);
+	save = copy;
+	while (!ret && (item = strsep(&save, ","))) {
+		if (!*item) {
+			snprintf(err, errlen, "empty item in '%s'", spec);
+			ret = -EINVAL;
+		} else {
+			ret = parse_item(&trial, item, now_ns, err, errlen);
+		}
+	}
 	free(copy);
 	if (ret)
 		return ret;

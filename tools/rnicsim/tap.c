@@ -10,7 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/if.h>
+#include <net/if.h>
 #include <linux/if_tun.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +32,15 @@ int tap_open(struct tap *t, const char *name, char *err, size_t errlen)
 		return -ENAMETOOLONG;
 	}
 	snprintf(t->name, sizeof(t->name), "%s", name);
+	/*
+	 * TUNSETIFF would create a missing tap (as root): the lab owns the
+	 * network setup, so insist that it exists already.
+	 */
+	if (!if_nametoindex(name)) {
+		snprintf(err, errlen, "tap %s does not exist (create it with "
+			 "'ip tuntap add dev %s mode tap' first)", name, name);
+		return -ENODEV;
+	}
 	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (t->fd < 0) {
 		ret = -errno;
