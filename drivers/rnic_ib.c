@@ -8,10 +8,8 @@
  * port advertises (roce_mode). The port state, MTU and speed are read from
  * the netdev and the device at query time, never cached here.
  *
- * The datapath verbs (QPs, CQs, MRs) belong to a later stage. ib_core
- * treats a device without them as "not a kernel verbs provider" and then
- * keeps rdma_cm (and with it configfs) away, so they exist and refuse with
- * -EOPNOTSUPP; see rnic_ib_no_datapath().
+ * The datapath verbs (QPs, CQs, SRQs, AHs, MRs) live in rnic_verbs.c and
+ * rnic_mr.c; the transport behind them in rnic_roce.c and rnic_rc_*.c.
  */
 #include <kunit/visibility.h>
 #include <linux/ctype.h>
@@ -25,6 +23,7 @@
 #include "rnic.h"
 #include "rnic_ib.h"
 #include "rnic_param.h"
+#include "rnic_verbs.h"
 
 /*
  * SET_PORT's flags word is shared with the netdev side (RX_VLAN_STRIP);
@@ -246,7 +245,9 @@ static int rnic_query_device(struct ib_device *ibdev,
 	attr->vendor_part_id = RNIC_PCI_DEVICE_ID;
 	attr->hw_ver = rdev->pdev->revision;
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_SYS_IMAGE_GUID;
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_mr_size = RNIC_IB_MAX_MR_SIZE;
 	attr->max_qp = RNIC_IB_MAX_QP;
@@ -263,6 +264,9 @@ static int rnic_query_device(struct ib_device *ibdev,
 	attr->max_res_rd_atom = RNIC_IB_MAX_QP * RNIC_IB_MAX_RD_ATOM;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->max_ah = RNIC_IB_MAX_AH;
+	attr->max_srq = RNIC_IB_MAX_SRQ;
+	attr->max_srq_wr = RNIC_IB_MAX_QP_WR;
+	attr->max_srq_sge = RNIC_IB_MAX_SGE;
 	attr->max_pkeys = RNIC_IB_PKEY_TBL_LEN;
 	attr->local_ca_ack_delay = RNIC_IB_ACK_DELAY;
 	attr->max_fast_reg_page_list_len = RNIC_IB_MAX_FRWR_PAGES;
@@ -334,125 +338,48 @@ static int rnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-/* ------------------------------------------------------------------------
- * Datapath verbs: not there yet.
- *
- * ib_device_check_mandatory() makes a device without any of these a
- * non-kverbs provider, and ib_core then attaches none of the kernel clients
- * (rdma_cm, ib_cm, MAD) to it. They exist so that those clients attach; each
- * refuses cleanly. With get_dma_mr refusing, ib_alloc_pd() fails for kernel
- * users too (the device has no local DMA lkey), so the MAD layer gives up
- * on the port at its PD and nothing ever reaches create_cq or create_qp;
- * rdma_cm still attaches, which is what configfs needs.
- */
-
-static int rnic_ib_no_datapath(struct ib_device *ibdev, const char *verb)
-{
-	ibdev_dbg(ibdev, "%s: the RDMA datapath is not implemented yet\n",
-		  verb);
-	return -EOPNOTSUPP;
-}
-
-static int rnic_create_cq(struct ib_cq *ibcq,
-			  const struct ib_cq_init_attr *attr,
-			  struct uverbs_attr_bundle *attrs)
-{
-	return rnic_ib_no_datapath(ibcq->device, __func__);
-}
-
-static int rnic_create_qp(struct ib_qp *ibqp,
-			  struct ib_qp_init_attr *init_attr,
-			  struct ib_udata *udata)
-{
-	return rnic_ib_no_datapath(ibqp->device, __func__);
-}
-
-static int rnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
-	return rnic_ib_no_datapath(ibmr->device, __func__);
-}
-
-static int rnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
-{
-	return rnic_ib_no_datapath(ibcq->device, __func__);
-}
-
-static int rnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	return rnic_ib_no_datapath(ibqp->device, __func__);
-}
-
-static struct ib_mr *rnic_get_dma_mr(struct ib_pd *ibpd, int access)
-{
-	return ERR_PTR(rnic_ib_no_datapath(ibpd->device, __func__));
-}
-
-static int rnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			  int attr_mask, struct ib_udata *udata)
-{
-	return rnic_ib_no_datapath(ibqp->device, __func__);
-}
-
-static int rnic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
-{
-	return rnic_ib_no_datapath(ibcq->device, __func__);
-}
-
-static int rnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-			  const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return rnic_ib_no_datapath(ibqp->device, __func__);
-}
-
-static int rnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-			  const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return rnic_ib_no_datapath(ibqp->device, __func__);
-}
-
-static struct ib_mr *rnic_reg_user_mr(struct ib_pd *ibpd, u64 start,
-				      u64 length, u64 virt_addr, int access,
-				      struct ib_udata *udata)
-{
-	return ERR_PTR(rnic_ib_no_datapath(ibpd->device, __func__));
-}
-
-static int rnic_req_notify_cq(struct ib_cq *ibcq,
-			      enum ib_cq_notify_flags flags)
-{
-	return rnic_ib_no_datapath(ibcq->device, __func__);
-}
-
 static const struct ib_device_ops rnic_ib_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 
+	.alloc_hw_port_stats = rnic_alloc_hw_port_stats,
+	.alloc_mr = rnic_alloc_mr,
 	.alloc_pd = rnic_alloc_pd,
+	.create_ah = rnic_create_ah,
 	.create_cq = rnic_create_cq,
 	.create_qp = rnic_create_qp,
+	.create_srq = rnic_create_srq,
 	.dealloc_pd = rnic_dealloc_pd,
 	.dereg_mr = rnic_dereg_mr,
+	.destroy_ah = rnic_destroy_ah,
 	.destroy_cq = rnic_destroy_cq,
 	.destroy_qp = rnic_destroy_qp,
+	.destroy_srq = rnic_destroy_srq,
 	.get_dev_fw_str = rnic_get_dev_fw_str,
 	.get_dma_mr = rnic_get_dma_mr,
+	.get_hw_stats = rnic_get_hw_stats,
 	.get_link_layer = rnic_get_link_layer,
 	.get_port_immutable = rnic_get_port_immutable,
+	.map_mr_sg = rnic_map_mr_sg,
 	.modify_qp = rnic_modify_qp,
+	.modify_srq = rnic_modify_srq,
 	.poll_cq = rnic_poll_cq,
 	.post_recv = rnic_post_recv,
 	.post_send = rnic_post_send,
+	.post_srq_recv = rnic_post_srq_recv,
 	.query_device = rnic_query_device,
 	.query_pkey = rnic_query_pkey,
 	.query_port = rnic_query_port,
+	.query_qp = rnic_query_qp,
+	.query_srq = rnic_query_srq,
 	.reg_user_mr = rnic_reg_user_mr,
 	.req_notify_cq = rnic_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, rnic_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, rnic_ib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, rnic_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, rnic_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, rnic_srq, ibsrq),
 };
 
 /* ------------------------------------------------------------------------
@@ -526,6 +453,9 @@ int rnic_ib_register(struct rnic_dev *rdev)
 		return -ENOMEM;
 	rib->rdev = rdev;
 	xa_init_flags(&rib->pd_xa, XA_FLAGS_ALLOC1);
+	/* looked up from NAPI and timers: the irq-safe lock variants */
+	xa_init_flags(&rib->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&rib->mr_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 
 	ibdev = &rib->ibdev;
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -578,6 +508,10 @@ void rnic_ib_unregister(struct rnic_dev *rdev)
 	ib_unregister_device(&rib->ibdev);
 	WARN_ON(!xa_empty(&rib->pd_xa));
 	xa_destroy(&rib->pd_xa);
+	WARN_ON(!xa_empty(&rib->qp_xa));
+	xa_destroy(&rib->qp_xa);
+	WARN_ON(!xa_empty(&rib->mr_xa));
+	xa_destroy(&rib->mr_xa);
 	ib_dealloc_device(&rib->ibdev);
 }
 

@@ -87,6 +87,8 @@ enum rnic_mr_state {
  * @type: DMA or FRWR
  * @state: FRWR: registered or not
  * @access: IB_ACCESS_* granted
+ * @key: the key in force (lkey = rkey): set at allocation and by each
+ *	IB_WR_REG_MR; ib_update_fast_reg_key() changes only ib_mr's copy
  * @iova: first byte's I/O virtual address
  * @length: bytes covered
  * @page_shift: FRWR page size
@@ -101,6 +103,7 @@ struct rnic_mr {
 	enum rnic_mr_type type;
 	enum rnic_mr_state state;
 	int access;
+	u32 key;
 	u64 iova;
 	u64 length;
 	unsigned int page_shift;
@@ -118,6 +121,8 @@ struct rnic_mr {
 /**
  * struct rnic_ib_cq - an ib_core CQ
  * @ibcq: ib_core's CQ
+ * @comp_work: calls the completion handler outside every driver lock (a
+ *	ULP's handler may poll the CQ and post to the QP right away)
  * @lock: protects the queue
  * @queue: ring of (@size) work completions
  * @size: ring entries (ib_cq.cqe + 1)
@@ -128,6 +133,7 @@ struct rnic_mr {
  */
 struct rnic_ib_cq {
 	struct ib_cq ibcq;
+	struct work_struct comp_work;	/* runs ibcq.comp_handler */
 	spinlock_t lock;	/* the queue */
 	struct ib_wc *queue;
 	u32 size;
@@ -398,6 +404,22 @@ static inline struct rnic_recv_wqe *rnic_rq_wqe(struct rnic_wq *rq, u32 idx)
 	return rq->wqe + (size_t)(idx & (rq->size - 1)) * rq->stride;
 }
 
+/*
+ * Memory keys: the upper 24 bits index the device's key table, the low 8
+ * bits are the variant ib_update_fast_reg_key() sets.
+ */
+#define RNIC_MR_KEY_SHIFT	8
+
+static inline u32 rnic_mr_key_make(u32 index, u8 variant)
+{
+	return index << RNIC_MR_KEY_SHIFT | variant;
+}
+
+static inline u32 rnic_mr_key_index(u32 key)
+{
+	return key >> RNIC_MR_KEY_SHIFT;
+}
+
 /* ------------------------------------------------------------------------
  * The verbs layer offers the transport (rnic_verbs.c, rnic_mr.c)
  */
@@ -484,5 +506,17 @@ int rnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 /* Resolve an rdma_ah_attr (AH or RC path) into an address vector. */
 int rnic_av_from_attr(struct rnic_dev *rdev, const struct rdma_ah_attr *attr,
 		      struct rnic_av *av);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Pure helpers of rnic_verbs.c and rnic_mr.c, for kunit/rnic_verbs_kunit.c */
+int rnic_qp_check_attr(enum ib_qp_type type, enum ib_qp_state cur,
+		       enum ib_qp_state new, const struct ib_qp_attr *attr,
+		       int mask, enum ib_mtu port_mtu);
+int rnic_wq_geometry(struct rnic_wq *wq, u32 max_wr, u32 max_sge,
+		     u32 max_inline, size_t base);
+u32 rnic_cq_ring_size(int cqe);
+int rnic_cq_poll_ring(struct rnic_ib_cq *cq, int num, struct ib_wc *wc);
+bool rnic_mr_range_ok(u64 mr_iova, u64 mr_len, u64 iova, u64 len);
+#endif
 
 #endif /* _RNIC_VERBS_H_ */
