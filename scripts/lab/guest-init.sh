@@ -29,15 +29,24 @@ set -uo pipefail
 # No "set -e" here: PID 1 must not exit on a failed command (that panics
 # the kernel); every failure that matters is reported and handled.
 
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# Commands from the host run with the host's tools (HOST_PATH).  Our own
+# housekeeping uses the static busybox the initramfs left in /.rnic-lab/bin:
+# under TCG the first exec of each host binary costs a few hundred ms of
+# 9p reads (binary and libraries), busybox is already in RAM.
+HOST_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH="/.rnic-lab/bin:$HOST_PATH"
 export HOME=/root TERM=dumb LANG=C.UTF-8
 CTL=/run/rnic-lab/ctl
 
 log() { echo "rnic-lab: $*" >/dev/console; }
 stage() {
-	local up='?'
-	[ -r /proc/uptime ] && read -r up _ </proc/uptime
-	log "stage: $* (uptime $up s)"
+	local up
+	if [ -r /proc/uptime ]; then
+		read -r up _ </proc/uptime
+		log "stage: $* (uptime $up s)"
+	else
+		log "stage: $*"
+	fi
 }
 die() {
 	log "FAILED in guest init: $*"
@@ -46,23 +55,24 @@ die() {
 	exit 1
 }
 
-stage guest-init
 mnt() { # mnt TYPE SOURCE DIR [OPTIONS]
 	mkdir -p "$3"
 	mount -t "$1" ${4:+-o "$4"} "$2" "$3" || die "mount $1 on $3"
 }
 mnt proc proc /proc
+stage guest-init
 mnt sysfs sysfs /sys
-mountpoint -q /dev || mnt devtmpfs devtmpfs /dev
+# The initramfs moved its devtmpfs here; mount one if it did not.
+grep -q '^[^ ]* /dev ' /proc/mounts || mnt devtmpfs devtmpfs /dev
 mnt devpts devpts /dev/pts gid=5,mode=620,ptmxmode=666
 mnt tmpfs shm /dev/shm mode=1777
 mnt tmpfs tmp /tmp mode=1777
 mnt tmpfs run /run mode=0755
-# configfs is a module in Debian's kernel (rdma_cm's configfs needs it).
-modprobe configfs || die "modprobe configfs"
+# configfs is a module in Debian's kernel; the initramfs loaded it.
+[ -d /sys/module/configfs ] || modprobe configfs || die "modprobe configfs"
 mnt configfs configfs /sys/kernel/config
 mnt debugfs debugfs /sys/kernel/debug
-rm -f /.rnic-lab-guest-init
+rm -f /.rnic-lab/guest-init
 
 VM='' VIRTIO='' RNIC='' REPO=''
 for arg in $(</proc/cmdline); do
@@ -81,8 +91,9 @@ stage network
 ip link set lo up || die "lo up"
 
 # lab_ifup MAC,IP4/P,IP6/P: bring up the NIC with that MAC and give it the
-# addresses; prints the interface name.  "nodad": the lab bridge is ours,
-# and duplicate address detection would only delay IPv6 by ~2 s.
+# addresses; prints the interface name.  No duplicate address detection:
+# the lab bridge is ours, and DAD would only delay IPv6 by ~2 s (set by
+# sysctl rather than "nodad", which busybox's ip lacks).
 lab_ifup() {
 	local spec="$1" mac ip4 ip6 dev d
 	IFS=, read -r mac ip4 ip6 <<<"$spec"
@@ -100,16 +111,17 @@ lab_ifup() {
 		echo "lab_ifup: no interface with MAC $mac" >&2
 		return 1
 	fi
-	ip link set "$dev" up &&
-		{ [ -z "$ip4" ] || ip addr add "$ip4" dev "$dev"; } &&
-		{ [ -z "$ip6" ] || ip addr add "$ip6" dev "$dev" nodad; } || return 1
+	echo 0 >"/proc/sys/net/ipv6/conf/$dev/accept_dad" || return 1
+	ip link set "$dev" up || return 1
+	if [ -n "$ip4" ]; then ip addr add "$ip4" dev "$dev" || return 1; fi
+	if [ -n "$ip6" ]; then ip addr add "$ip6" dev "$dev" || return 1; fi
 	echo "$dev"
 }
 export -f lab_ifup
 
 VIRTIO_IF=
 if [ -n "$VIRTIO" ]; then
-	modprobe virtio_net || die "modprobe virtio_net"
+	[ -d /sys/module/virtio_net ] || modprobe virtio_net || die "modprobe virtio_net"
 	VIRTIO_IF="$(lab_ifup "$VIRTIO")" || die "virtio-net NIC $VIRTIO"
 	log "virtio-net NIC $VIRTIO_IF: $VIRTIO"
 fi
@@ -137,7 +149,7 @@ start_job() {
 	local id="$1"
 	(
 		cd / || exit 1
-		setsid bash "$CTL/$id.run" <>/dev/null >"$CTL/$id.out" 2>"$CTL/$id.err" &
+		PATH="$HOST_PATH" setsid bash "$CTL/$id.run" <>/dev/null >"$CTL/$id.out" 2>"$CTL/$id.err" &
 		pid=$!
 		echo "$pid" >"$CTL/$id.pid"
 		wait "$pid"
@@ -157,10 +169,11 @@ kill_job() {
 	(sleep 1 && kill -KILL -- "-$pid" 2>/dev/null) &
 }
 
-if ! cut -d' ' -f1 /proc/uptime >"$CTL/ready.tmp" || ! mv "$CTL/ready.tmp" "$CTL/ready"; then
+read -r up _ </proc/uptime
+if ! echo "$up" >"$CTL/ready.tmp" || ! mv "$CTL/ready.tmp" "$CTL/ready"; then
 	die "cannot write to the ctl share"
 fi
-log "ready after $(cut -d' ' -f1 /proc/uptime) s of guest uptime (NICs: virtio=${VIRTIO_IF:-none})"
+log "ready after $up s of guest uptime (NICs: virtio=${VIRTIO_IF:-none})"
 
 shopt -s nullglob
 while :; do
@@ -168,7 +181,9 @@ while :; do
 		id="${f##*/}"
 		id="${id%.cmd}"
 		mv "$f" "$CTL/$id.run" 2>/dev/null || continue
-		log "agent: $id start: $(head -c 120 "$CTL/$id.run" | tr '\n' ' ')"
+		line=
+		read -r -N 120 line <"$CTL/$id.run"
+		log "agent: $id start: ${line//$'\n'/ }"
 		start_job "$id"
 	done
 	for f in "$CTL"/*.kill; do

@@ -16,8 +16,11 @@ set -euo pipefail
 LAB_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${RNIC_CACHE:-/var/cache/rnic}"
 BUSYBOX="${RNIC_LAB_BUSYBOX:-/bin/busybox}"
-# The modules the guest needs before it can reach the host's /.
-WANT=(netfs 9pnet 9pnet_virtio 9p overlay)
+# The modules the guest needs before it can reach the host's /, plus
+# configfs and virtio_net: loading them here with insmod is instant, while
+# modprobe from the host's / first reads kmod, its libraries and indexes
+# over 9p (seconds under TCG).
+WANT=(netfs 9pnet 9pnet_virtio 9p overlay configfs virtio_net)
 
 fail() {
 	echo "lab: initramfs: $*" >&2
