@@ -2,6 +2,7 @@
 /* A minimal ivshmem client acting as QEMU (see qemu_peer.h). */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -17,7 +18,9 @@ int qp_connect(struct qemu_peer *q, const char *path)
 	memset(q, 0, sizeof(*q));
 	for (i = 0; i < QP_MAX_MSGS; i++)
 		q->fd[i] = -1;
-	strncpy(sa.sun_path, path, sizeof(sa.sun_path) - 1);
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	q->sock = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (q->sock < 0)
 		return -errno;

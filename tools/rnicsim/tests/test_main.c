@@ -93,20 +93,27 @@ const char *test_tmpdir(void)
 const char *test_srcdir(void)
 {
 	const char *env = getenv("RNICSIM_SRCDIR");
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], probe[PATH_MAX + 16];
 	ssize_t n;
+	int i;
 
 	if (env && *env)
 		return env;
 	if (test_src[0])
 		return test_src;
-	/* The binary lives in <srcdir>/build/ (or build-asan/). */
+	/* The binary lives in <srcdir>/build/ or <srcdir>/build/asan/. */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
 		return ".";
 	exe[n] = '\0';
-	snprintf(test_src, sizeof(test_src), "%s/..", dirname(exe));
-	return test_src;
+	snprintf(test_src, sizeof(test_src), "%s", dirname(exe));
+	for (i = 0; i < 3; i++) {
+		strncat(test_src, "/..", sizeof(test_src) - strlen(test_src) - 1);
+		snprintf(probe, sizeof(probe), "%s/tests/test.h", test_src);
+		if (access(probe, F_OK) == 0)
+			return test_src;
+	}
+	return ".";
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag,

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The event loop end to end with a fake device: QEMU connects and gets
+ * the handshake, a doorbell eventfd reaches the device's doorbell, a
+ * raised interrupt reaches the guest's eventfd, frames cross the wire
+ * both ways through fault injection and pcap, the control socket works
+ * while all this runs, and a disconnect resets the device.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "frames.h"
+#include "pcapread.h"
+#include "pkt.h"
+#include "qemu_peer.h"
+#include "sim.h"
+#include "test.h"
+
+struct fake_dev {
+	int doorbells[IVS_MAX_VECTORS];
+	int resets, links, rx;
+	bool link;
+	uint8_t last_rx[2048];
+	size_t last_rx_len;
+	uint64_t tick_at;
+	int ticks;
+};
+
+static void fd_doorbell(void *d, unsigned int v)
+{
+	struct fake_dev *f = d;
+
+	if (v < IVS_MAX_VECTORS)
+		f->doorbells[v]++;
+}
+
+static void fd_wire_rx(void *d, const uint8_t *fr, size_t len)
+{
+	struct fake_dev *f = d;
+
+	f->rx++;
+	f->last_rx_len = len;
+	memcpy(f->last_rx, fr, len < sizeof(f->last_rx) ? len :
+	       sizeof(f->last_rx));
+}
+
+static void fd_set_link(void *d, bool up)
+{
+	struct fake_dev *f = d;
+
+	f->links++;
+	f->link = up;
+}
+
+static uint64_t fd_tick(void *d, uint64_t now)
+{
+	struct fake_dev *f = d;
+
+	f->ticks++;
+	(void)now;
+	return f->tick_at;
+}
+
+static void fd_reset(void *d)
+{
+	struct fake_dev *f = d;
+
+	f->resets++;
+}
+
+static void fd_dump(void *d, void (*out)(void *, const char *), void *ctx)
+{
+	(void)d;
+	out(ctx, "dev_fake_counter 7");
+	out(ctx, "ok_looking_name 1");	/* must not end the reply */
+}
+
+static const struct sim_dev_ops fake_ops = {
+	.doorbell = fd_doorbell,
+	.wire_rx = fd_wire_rx,
+	.set_link = fd_set_link,
+	.tick = fd_tick,
+	.reset = fd_reset,
+	.dump_counters = fd_dump,
+};
+
+static void spin(struct sim *s, int n)
+{
+	while (n--)
+		sim_run_once(s, 10);
+}
+
+static int ctl_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -1;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Send one command, run the loop, collect the whole reply. */
+static void ctl_cmd(struct sim *s, int fd, const char *cmd, char *reply,
+		    size_t size)
+{
+	size_t used = 0;
+	ssize_t n;
+	int i;
+	char *last;
+
+	reply[0] = '\0';
+	if (send(fd, cmd, strlen(cmd), 0) < 0 || send(fd, "\n", 1, 0) < 0)
+		return;
+	for (i = 0; i < 100; i++) {
+		spin(s, 1);
+		n = recv(fd, reply + used, size - 1 - used, MSG_DONTWAIT);
+		if (n > 0)
+			used += (size_t)n;
+		reply[used] = '\0';
+		if (used && reply[used - 1] == '\n') {
+			reply[used - 1] = '\0';
+			last = strrchr(reply, '\n');
+			last = last ? last + 1 : reply;
+			reply[used - 1] = '\n';
+			if (!strncmp(last, "ok", 2) ||
+			    !strncmp(last, "error", 5))
+				return;
+		}
+	}
+}
+
+TEST(sim_guest_doorbell_irq_and_reset)
+{
+	static struct fake_dev dev;
+	uint64_t one = 1, cnt = 0;
+	struct sim_opts o;
+	struct qemu_peer q;
+	char err[256], sock[256];
+	static struct sim s;
+	int v;
+
+	memset(&dev, 0, sizeof(dev));
+	snprintf(sock, sizeof(sock), "%s/sim.sock", test_tmpdir());
+	char *argv[] = { "rnicsim", "--socket", sock, NULL };
+	REQUIRE(opts_parse(&o, 3, argv, err, sizeof(err)) == 0);
+	REQUIRE(sim_init(&s, &o, err, sizeof(err)) == 0);
+	sim_attach_dev(&s, &fake_ops, &dev);
+	CHECK_EQ(dev.links, 1);
+	CHECK(!dev.link);	/* no tap: no carrier */
+
+	REQUIRE(qp_connect(&q, sock) == 0);
+	spin(&s, 2);
+	CHECK_EQ(dev.resets, 1);
+	CHECK_EQ(qp_recv(&q, 100, 500), 3 + 2 * 8);
+	REQUIRE(q.nmsg == 19);
+
+	/* The guest's Doorbell write (0 << 16) | 5 reaches the device. */
+	CHECK(write(q.fd[3 + 5], &one, sizeof(one)) == sizeof(one));
+	spin(&s, 2);
+	for (v = 0; v < 8; v++)
+		CHECK_EQ(dev.doorbells[v], v == 5);
+	CHECK(dev.ticks >= 2);	/* ticked after the activity */
+
+	/* plat_raise_irq(1) signals the guest's vector-1 eventfd. */
+	sim_raise_irq(&s, 1);
+	CHECK(read(q.fd[3 + 8 + 1], &cnt, sizeof(cnt)) == sizeof(cnt));
+	CHECK_EQ(cnt, 1);
+
+	/* QEMU goes away: the device is reset, the next guest is served. */
+	qp_close(&q);
+	spin(&s, 2);
+	CHECK_EQ(dev.resets, 2);
+	CHECK_EQ(s.ivs.conn_fd, -1);
+	REQUIRE(qp_connect(&q, sock) == 0);
+	spin(&s, 2);
+	CHECK_EQ(qp_recv(&q, 100, 500), 19);
+	CHECK_EQ(dev.resets, 3);
+	qp_close(&q);
+	sim_fini(&s);
+	CHECK(access(sock, F_OK) < 0);
+}
+
+TEST(sim_wire_faults_pcap_and_ctl)
+{
+	static struct fake_dev dev;
+	static struct sim s;
+	char err[256], sock[256], ctl[256], pcap[256], reply[8192];
+	uint8_t fr[256], rb[2048];
+	struct pcapread_frame pf;
+	struct pcapread *pr;
+	struct sim_opts o;
+	struct pkt_info info;
+	int sv[2], c, i, n;
+	size_t len;
+
+	memset(&dev, 0, sizeof(dev));
+	snprintf(sock, sizeof(sock), "%s/w.sock", test_tmpdir());
+	snprintf(ctl, sizeof(ctl), "%s/w.ctl", test_tmpdir());
+	snprintf(pcap, sizeof(pcap), "%s/w.pcap", test_tmpdir());
+	char *argv[] = { "rnicsim", "--socket", sock, "--ctl", ctl,
+			 "--pcap", pcap, "--seed", "5", NULL };
+	REQUIRE(opts_parse(&o, 9, argv, err, sizeof(err)) == 0);
+	REQUIRE(sim_init(&s, &o, err, sizeof(err)) == 0);
+	sim_attach_dev(&s, &fake_ops, &dev);
+	REQUIRE(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv) == 0);
+	REQUIRE(sim_attach_wire_fd(&s, sv[0]) == 0);
+	CHECK(dev.link);
+
+	/* TX: device -> wire. */
+	len = tf_roce(fr, TF_V2_IPV4, 100, -1, PKT_ROCE_V2_PORT);
+	CHECK_EQ(sim_wire_tx(&s, fr, len), 0);
+	CHECK_EQ(recv(sv[1], rb, sizeof(rb), 0), (ssize_t)len);
+	CHECK_MEM_EQ(rb, fr, len);
+	CHECK_EQ(sim_wire_tx(&s, fr, 3), -EINVAL);
+
+	/* RX: wire -> device. */
+	CHECK_EQ(send(sv[1], fr, len, 0), (ssize_t)len);
+	spin(&s, 2);
+	CHECK_EQ(dev.rx, 1);
+	CHECK_EQ(dev.last_rx_len, len);
+
+	/* Faults set over the control socket while traffic runs. */
+	c = ctl_connect(ctl);
+	REQUIRE(c >= 0);
+	ctl_cmd(&s, c, "fault rx.corrupt=1,tx.drop=2", reply, sizeof(reply));
+	CHECK(!strncmp(reply, "ok", 2));
+	CHECK(strstr(reply, "tx.drop=2") != NULL);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(sim_wire_tx(&s, fr, len), 0);
+	n = 0;
+	while (recv(sv[1], rb, sizeof(rb), MSG_DONTWAIT) > 0)
+		n++;
+	CHECK_EQ(n, 1);
+	CHECK_EQ(send(sv[1], fr, len, 0), (ssize_t)len);
+	spin(&s, 2);
+	CHECK_EQ(dev.rx, 2);
+	pkt_classify(dev.last_rx, dev.last_rx_len, PKT_ROCE_V2_PORT, &info);
+	CHECK(!pkt_icrc_ok(dev.last_rx, &info));
+
+	/* Link down: TX refused, RX dropped, device told; then up again. */
+	ctl_cmd(&s, c, "link down", reply, sizeof(reply));
+	CHECK(!strncmp(reply, "ok", 2));
+	CHECK(!dev.link);
+	CHECK_EQ(sim_wire_tx(&s, fr, len), -ENETDOWN);
+	CHECK_EQ(send(sv[1], fr, len, 0), (ssize_t)len);
+	spin(&s, 2);
+	CHECK_EQ(dev.rx, 2);
+	ctl_cmd(&s, c, "link up", reply, sizeof(reply));
+	CHECK(dev.link);
+
+	/* Pause storm into the device's RX. */
+	ctl_cmd(&s, c, "fault pause=2:3", reply, sizeof(reply));
+	CHECK(!strncmp(reply, "ok", 2));
+	for (i = 0; i < 100 && s.fault.pause_sent < 3; i++)
+		spin(&s, 1);
+	CHECK_EQ(s.fault.pause_sent, 3);
+	CHECK_EQ(pkt_classify(dev.last_rx, dev.last_rx_len, PKT_ROCE_V2_PORT,
+			      &info), PKT_CLASS_PFC);
+
+	/* Counters: platform, fault and device lines, then ok. */
+	ctl_cmd(&s, c, "counters", reply, sizeof(reply));
+	CHECK(strstr(reply, "\nplat_tx_frames 4\n") != NULL);
+	CHECK(strstr(reply, "\nplat_tx_link_down 1\n") != NULL);
+	CHECK(strstr(reply, "\nplat_rx_link_down 1\n") != NULL);
+	CHECK(strstr(reply, "\nfault_tx_drop 2\n") != NULL);
+	CHECK(strstr(reply, "\nfault_rx_corrupt 1\n") != NULL);
+	CHECK(strstr(reply, "\nfault_pause_frames 3\n") != NULL);
+	CHECK(strstr(reply, "\ndev_fake_counter 7\n") != NULL);
+	CHECK(strstr(reply, "\n_ok_looking_name 1\n") != NULL);
+	CHECK(strstr(reply, "\nok\n") != NULL);
+
+	ctl_cmd(&s, c, "fault clear", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "ok\n"));
+	ctl_cmd(&s, c, "fault drop=lots", reply, sizeof(reply));
+	CHECK(!strncmp(reply, "error ", 6));
+	ctl_cmd(&s, c, "frobnicate", reply, sizeof(reply));
+	CHECK(!strncmp(reply, "error unknown command", 21));
+	ctl_cmd(&s, c, "pcap stop", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "ok\n"));
+
+	/* The pcap holds what crossed the wire: 2 sent, 2 received, 3 PFC. */
+	pr = pcapread_open(pcap, err, sizeof(err));
+	REQUIRE(pr != NULL);
+	n = 0;
+	while (pcapread_next(pr, &pf, err, sizeof(err)) == 1) {
+		CHECK_EQ(pf.linktype, 1);
+		if (n == 0) {
+			CHECK_EQ(pf.len, len);
+			CHECK_MEM_EQ(pf.data, fr, len);
+		}
+		n++;
+	}
+	pcapread_close(pr);
+	CHECK_EQ(n, 7);
+
+	ctl_cmd(&s, c, "quit", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "ok bye\n"));
+	CHECK(s.quit);
+	CHECK_EQ(sim_run(&s), 0);	/* returns at once */
+	close(c);
+	close(sv[1]);
+	sim_fini(&s);
+	CHECK(access(ctl, F_OK) < 0);
+}
