@@ -20,12 +20,18 @@ die() { echo "dkms-install: $*" >&2; exit 1; }
 	die "no headers for $KVER (/lib/modules/$KVER/build); run scripts/install-deps.sh"
 command -v dkms >/dev/null || die "dkms missing; run scripts/install-deps.sh"
 
+# One install at a time: dkms keeps per-module state in /var/lib/dkms and
+# two concurrent add/build/install runs fail spuriously.
+mkdir -p /var/cache/rnic
+exec 9>/var/cache/rnic/dkms.lock
+flock 9
+
 NAME=$(sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' "$REPO/dkms.conf")
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
 DEST="/usr/src/$NAME-$VER"
 
 # Only what the module build needs goes to /usr/src: DKMS builds there.
-FILES=(Makefile Kbuild dkms.conf drivers include kunit)
+FILES=(Makefile Kbuild dkms.conf drivers include kunit tools/rnic_perf)
 hash="$(cd "$REPO" && find "${FILES[@]}" -type f \
 	! -name '*.o' ! -name '*.ko' ! -name '*.cmd' ! -name '*.mod*' \
 	! -name modules.order ! -name Module.symvers -print0 | sort -z |
