@@ -451,8 +451,8 @@ static void guest_connected(struct sim *s)
 	gmem_unmap(&s->gmem);
 	ret = gmem_map(&s->gmem);
 	if (ret && s->gmem.path)
-		sim_log("guest RAM %s not mapped yet: %s", s->gmem.path,
-			strerror(-ret));
+		sim_log("guest RAM %s not mapped yet (%s); will retry",
+			s->gmem.path, strerror(-ret));
 	sim_log("guest connected (peer %d, %u vectors, BAR2 %zu bytes, "
 		"guest RAM %" PRIu64 " bytes)", IVS_GUEST_ID, s->ivs.nvec,
 		s->ivs.shm_size, s->gmem.size);
@@ -571,6 +571,16 @@ int sim_run_once(struct sim *s, int max_wait_ms)
 		s->carrier_poll_ns = now + CARRIER_POLL_NS;
 		tap_poll_carrier(&s->tap);
 		link_update(s);
+		/*
+		 * QEMU connects its chardev before it creates the RAM file,
+		 * so keep trying while a guest is connected.
+		 */
+		if (s->ivs.conn_fd >= 0 && !s->gmem.base && s->gmem.path) {
+			gmem_try_map(&s->gmem, now);
+			if (s->gmem.base)
+				sim_log("guest RAM %s mapped, %" PRIu64
+					" bytes", s->gmem.path, s->gmem.size);
+		}
 	}
 	s->fault_deadline = fault_poll(&s->fault, now);
 	/*
