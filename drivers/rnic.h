@@ -36,6 +36,7 @@
 #define RNIC_AQ_TIMEOUT_MS	3000
 
 struct rnic_ibdev;
+struct rnic_roce;
 
 /**
  * struct rnic_cq - a completion queue the device writes into
@@ -161,6 +162,7 @@ struct rnic_eq {
  * @ib_ready: @ibdev is registered; events may be delivered to it
  * @netdev: the Ethernet side
  * @ibdev: the RDMA side (NULL until registered)
+ * @roce: the RoCE rings (rnic_roce.c; NULL until created)
  * @stats: driver counters (enum rnic_drv_stat), atomic
  */
 struct rnic_dev {
@@ -190,6 +192,7 @@ struct rnic_dev {
 
 	struct net_device *netdev;
 	struct rnic_ibdev *ibdev;
+	struct rnic_roce *roce;
 
 	atomic64_t stats[RNIC_NUM_DRV_STATS];
 };
@@ -287,6 +290,10 @@ void rnic_netdev_ring_stats(struct net_device *netdev, u64 *vals);
 
 /* rnic_ethtool.c */
 void rnic_set_ethtool_ops(struct net_device *netdev);
+
+/* rnic_roce.c: the RoCE rings, between the netdev and the ib_device */
+int rnic_roce_init(struct rnic_dev *rdev);
+void rnic_roce_destroy(struct rnic_dev *rdev);
 
 /* rnic_ib.c */
 int rnic_ib_register(struct rnic_dev *rdev);

@@ -215,9 +215,13 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto err_remove_dev;
 	WRITE_ONCE(rdev->netdev_ready, true);
 
-	err = rnic_ib_register(rdev);
+	err = rnic_roce_init(rdev);
 	if (err)
 		goto err_netdev;
+
+	err = rnic_ib_register(rdev);
+	if (err)
+		goto err_roce;
 	WRITE_ONCE(rdev->ib_ready, true);
 
 	rnic_info(rdev, "%s, MAC %pM, %u MSI-X vectors, caps %#x, %u Mb/s; %s: roce_mode %u, RoCE v2 UDP port %u, PFC %s\n",
@@ -227,6 +231,8 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		  rnic_params.pfc_prio == RNIC_PFC_OFF ? "off" : "on");
 	return 0;
 
+err_roce:
+	rnic_roce_destroy(rdev);
 err_netdev:
 	WRITE_ONCE(rdev->netdev_ready, false);
 	flush_work(&rdev->eq.work);
@@ -248,6 +254,7 @@ static void rnic_remove(struct pci_dev *pdev)
 	flush_work(&rdev->eq.work);
 
 	rnic_ib_unregister(rdev);
+	rnic_roce_destroy(rdev);
 	rnic_netdev_destroy(rdev);
 	rnic_remove_dev(rdev);
 	kfree(rdev);

@@ -134,7 +134,7 @@ static void rnic_comp_done(struct rnic_qp *qp, struct rnic_send_wqe *wqe)
  * @qp: the QP
  * @psn: last PSN the responder acknowledged
  *
- * A READ or atomic the acknowledgement reaches without its response
+ * A READ or atomic the acknowledgment reaches without its response
  * means the response was lost (IBA 9.7.5.1.3: an implied NAK): the
  * requester goes back to it.
  *
@@ -322,8 +322,9 @@ void rnic_rc_comp_recv(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		rnic_comp_ack_through(qp, pkt->psn);
 	} else if (type == RNIC_AETH_TYPE_ACK) {
 		/* a response also acknowledges every request before it */
-		handled = rnic_comp_ack_through(qp, rnic_psn_add(pkt->psn,
-								  RNIC_PSN_MASK));
+		u32 prev = rnic_psn_add(pkt->psn, RNIC_PSN_MASK);
+
+		handled = rnic_comp_ack_through(qp, prev);
 		if (handled) {
 			if (info->flags & RNIC_OPF_ATMACK)
 				handled = rnic_comp_atomic_ack(qp, pkt);

@@ -304,6 +304,29 @@ void rnic_qp_fatal(struct rnic_qp *qp, enum ib_event_type event)
 	queue_work(rnic_roce_wq(qp->rdev), &qp->send_work);
 }
 
+/*
+ * A receive the responder had taken for a SEND in progress is its own to
+ * complete when the QP goes to error (rnic_qp_error() flushes the rest).
+ */
+static void rnic_resp_flush(struct rnic_qp *qp)
+{
+	struct rnic_recv_wqe *wqe;
+	struct ib_wc wc = {};
+
+	spin_lock_bh(&qp->resp_lock);
+	wqe = qp->resp.wqe;
+	qp->resp.wqe = NULL;
+	qp->resp.write_left = 0;
+	if (wqe) {
+		wc.wr_id = wqe->wr_id;
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.opcode = IB_WC_RECV;
+		wc.qp = &qp->ibqp;
+		rnic_cq_post(qp->rcq, &wc, false);
+	}
+	spin_unlock_bh(&qp->resp_lock);
+}
+
 static void rnic_qp_send_work(struct work_struct *work)
 {
 	struct rnic_qp *qp = container_of(work, struct rnic_qp, send_work);
@@ -316,6 +339,7 @@ static void rnic_qp_send_work(struct work_struct *work)
 	spin_unlock_bh(&qp->sq_lock);
 	if (fatal) {
 		rnic_qp_error(qp, event);
+		rnic_resp_flush(qp);
 		return;
 	}
 	if (qp->type == IB_QPT_RC)
@@ -439,6 +463,7 @@ void rnic_qp_state_changed(struct rnic_qp *qp, enum ib_qp_state old,
 	case IB_QPS_ERR:
 		timer_delete(&qp->retrans_timer);
 		timer_delete(&qp->rnr_timer);
+		rnic_resp_flush(qp);
 		break;
 	default:
 		break;
