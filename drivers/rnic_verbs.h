@@ -339,6 +339,8 @@ struct rnic_qp {
 		u32 retry_left;
 		u32 rnr_retry_left;
 		bool rnr_wait;
+		bool fatal;		/* send_work moves the QP to error */
+		enum ib_event_type fatal_event;
 	} comp;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
