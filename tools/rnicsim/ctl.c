@@ -167,7 +167,7 @@ int ctl_init(struct ctl *c, const char *path, const struct ctl_ops *ops,
 	}
 	c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 			      SOCK_CLOEXEC, 0);
-	strcpy(sa.sun_path, path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	if (c->listen_fd < 0 ||
 	    bind(c->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    listen(c->listen_fd, 8) < 0) {
@@ -328,7 +328,7 @@ int ctl_run_client(const char *path, const char *cmd)
 		fprintf(stderr, "rnicsim: bad control socket path or command\n");
 		return 2;
 	}
-	strcpy(sa.sun_path, path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		fprintf(stderr, "rnicsim: cannot connect to %s: %s\n", path,

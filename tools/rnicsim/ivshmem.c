@@ -133,7 +133,7 @@ int ivs_init(struct ivs *s, const char *path, size_t shm_size,
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		goto fail;
 	}
-	strcpy(sa.sun_path, path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	/* Replace a stale socket, but never some other kind of file. */
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {

@@ -548,6 +548,8 @@ int sim_run_once(struct sim *s, int max_wait_ms)
 	uint64_t now = sim_now_ns(), next;
 	int n, i, wait_ms = max_wait_ms;
 
+	/* Frames the device sent since the last poll may be delayed. */
+	s->fault_deadline = fault_poll(&s->fault, now);
 	next = min_deadline(s->dev_deadline, s->fault_deadline);
 	next = min_deadline(next, s->carrier_poll_ns);
 	if (next) {

@@ -56,12 +56,14 @@ struct pcapread *pcapread_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
-	if (fseek(f, 0, SEEK_END) || (sz = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) || !(r->buf = malloc((size_t)sz + 1)) ||
-	    fread(r->buf, 1, (size_t)sz, f) != (size_t)sz) {
+	sz = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+	if (r && sz >= 0 && !fseek(f, 0, SEEK_SET))
+		r->buf = malloc((size_t)sz + 1);
+	if (!r || !r->buf || fread(r->buf, 1, (size_t)sz, f) != (size_t)sz) {
 		snprintf(err, errlen, "cannot read %s", path);
 		fclose(f);
-		free(r->buf);
+		if (r)
+			free(r->buf);
 		free(r);
 		return NULL;
 	}

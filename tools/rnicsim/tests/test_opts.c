@@ -178,9 +178,9 @@ TEST(ctl_cmd_client)
 	struct sim_opts o;
 	char err[256], ctl[256], out[8192];
 	pthread_t th;
+	char *argv[] = { "rnicsim", "--socket", "", "--ctl", ctl, NULL };
 
 	snprintf(ctl, sizeof(ctl), "%s/c.ctl", test_tmpdir());
-	char *argv[] = { "rnicsim", "--socket", "", "--ctl", ctl, NULL };
 	REQUIRE(opts_parse(&o, 5, argv, err, sizeof(err)) == 0);
 	o.socket = NULL;	/* no ivshmem listener needed here */
 	REQUIRE(sim_init(&s, &o, err, sizeof(err)) == 0);

@@ -149,11 +149,11 @@ TEST(sim_guest_doorbell_irq_and_reset)
 	struct qemu_peer q;
 	char err[256], sock[256];
 	static struct sim s;
+	char *argv[] = { "rnicsim", "--socket", sock, NULL };
 	int v;
 
 	memset(&dev, 0, sizeof(dev));
 	snprintf(sock, sizeof(sock), "%s/sim.sock", test_tmpdir());
-	char *argv[] = { "rnicsim", "--socket", sock, NULL };
 	REQUIRE(opts_parse(&o, 3, argv, err, sizeof(err)) == 0);
 	REQUIRE(sim_init(&s, &o, err, sizeof(err)) == 0);
 	sim_attach_dev(&s, &fake_ops, &dev);
@@ -204,13 +204,13 @@ TEST(sim_wire_faults_pcap_and_ctl)
 	struct pkt_info info;
 	int sv[2], c, i, n;
 	size_t len;
+	char *argv[] = { "rnicsim", "--socket", sock, "--ctl", ctl,
+			 "--pcap", pcap, "--seed", "5", NULL };
 
 	memset(&dev, 0, sizeof(dev));
 	snprintf(sock, sizeof(sock), "%s/w.sock", test_tmpdir());
 	snprintf(ctl, sizeof(ctl), "%s/w.ctl", test_tmpdir());
 	snprintf(pcap, sizeof(pcap), "%s/w.pcap", test_tmpdir());
-	char *argv[] = { "rnicsim", "--socket", sock, "--ctl", ctl,
-			 "--pcap", pcap, "--seed", "5", NULL };
 	REQUIRE(opts_parse(&o, 9, argv, err, sizeof(err)) == 0);
 	REQUIRE(sim_init(&s, &o, err, sizeof(err)) == 0);
 	sim_attach_dev(&s, &fake_ops, &dev);
