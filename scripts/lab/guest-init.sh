@@ -160,9 +160,18 @@ start_job() {
 	) &
 }
 
+# kill_job ID: returns 1 while the job has not written its pid yet (the
+# request stays pending and is retried on the next tick).
 kill_job() {
 	local id="$1" pid
-	pid="$(cat "$CTL/$id.pid" 2>/dev/null)" || return 0
+	if [ ! -f "$CTL/$id.pid" ]; then
+		# Not started yet, or never existed / already collected.
+		if [ -f "$CTL/$id.run" ] || [ -f "$CTL/$id.cmd" ]; then
+			return 1
+		fi
+		return 0
+	fi
+	read -r pid <"$CTL/$id.pid" || return 1
 	log "agent: $id killed on request"
 	kill -TERM -- "-$pid" 2>/dev/null
 	# Whatever ignores SIGTERM gets SIGKILL a second later.
@@ -189,8 +198,7 @@ while :; do
 	for f in "$CTL"/*.kill; do
 		id="${f##*/}"
 		id="${id%.kill}"
-		rm -f "$f"
-		kill_job "$id"
+		kill_job "$id" && rm -f "$f"
 	done
 	# No explicit reaping: bash's SIGCHLD handler reaps every child,
 	# including orphans re-parented to us as PID 1.

@@ -459,7 +459,7 @@ lab__boot_stage() {
 	stage="$(grep -ao 'rnic-lab: stage: [a-z-]*' "$log" 2>/dev/null | tail -1)"
 	stage="${stage#rnic-lab: stage: }"
 	if [ -z "$stage" ]; then
-		if [ -s "$log" ]; then stage=kernel; else stage=qemu; fi
+		if [ -s "$log" ]; then stage=kernel; else stage="qemu (no console output yet)"; fi
 	fi
 	fail="$(grep -a 'rnic-lab: FAILED' "$log" 2>/dev/null | tail -1 | tr -d '\r')"
 	panic="$(grep -a 'Kernel panic' "$log" 2>/dev/null | head -1 | tr -d '\r')"
@@ -548,7 +548,7 @@ lab_wait() {
 			rc=timeout
 			lab_kill "$n" "$id"
 			# Give the agent time to kill it and collect the status.
-			for i in $(seq 50); do
+			for i in $(seq 100); do
 				[ -f "$d/ctl/$id.rc" ] && break
 				sleep 0.1
 			done
@@ -566,7 +566,11 @@ lab_wait() {
 	} >>"$d/commands.log"
 	cat "$d/ctl/$id.out" 2>/dev/null
 	cat "$d/ctl/$id.err" >&2 2>/dev/null
-	rm -f "$d/ctl/$id".*
+	# A job that outlived its kill request still writes its files; leave
+	# them to it rather than have it recreate half of them.
+	if [ "$rc" != timeout ] || [ -f "$d/ctl/$id.rc" ]; then
+		rm -f "$d/ctl/$id".*
+	fi
 	case "$rc" in
 	dead)
 		lab__err "vm$n: VM died while running: $cmd(at $(lab__boot_stage "$d/console.log"); see $d/console.log)"
