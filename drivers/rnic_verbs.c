@@ -229,6 +229,27 @@ static void rnic_cq_comp_work(struct work_struct *work)
 }
 
 /**
+ * rnic_cq_init_ring() - set up an empty, unarmed CQ ring
+ * @cq: the CQ
+ * @queue: (@size) entries
+ * @size: from rnic_cq_ring_size()
+ */
+VISIBLE_IF_KUNIT void rnic_cq_init_ring(struct rnic_ib_cq *cq,
+					struct ib_wc *queue, u32 size)
+{
+	spin_lock_init(&cq->lock);
+	INIT_WORK(&cq->comp_work, rnic_cq_comp_work);
+	cq->queue = queue;
+	cq->size = size;
+	cq->head = 0;
+	cq->tail = 0;
+	cq->notify = 0;
+	cq->overflowed = false;
+	cq->ibcq.cqe = size - 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_cq_init_ring);
+
+/**
  * rnic_cq_post() - add a completion to a CQ
  * @cq: the CQ
  * @wc: the completion
@@ -282,12 +303,14 @@ int rnic_cq_post(struct rnic_ib_cq *cq, const struct ib_wc *wc, bool solicited)
 		queue_work(system_highpri_wq, &cq->comp_work);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rnic_cq_post);
 
 int rnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct uverbs_attr_bundle *attrs)
 {
 	struct rnic_ibdev *rib = to_ribdev(ibcq->device);
 	struct rnic_ib_cq *cq = to_rcq(ibcq);
+	struct ib_wc *queue;
 	u32 size;
 
 	if (attrs || attr->flags)
@@ -302,19 +325,12 @@ int rnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -ENOMEM;
 	}
 
-	cq->queue = kvcalloc(size, sizeof(*cq->queue), GFP_KERNEL);
-	if (!cq->queue) {
+	queue = kvcalloc(size, sizeof(*queue), GFP_KERNEL);
+	if (!queue) {
 		atomic_dec(&rib->num_cq);
 		return -ENOMEM;
 	}
-	spin_lock_init(&cq->lock);
-	INIT_WORK(&cq->comp_work, rnic_cq_comp_work);
-	cq->size = size;
-	cq->head = 0;
-	cq->tail = 0;
-	cq->notify = 0;
-	cq->overflowed = false;
-	ibcq->cqe = size - 1;
+	rnic_cq_init_ring(cq, queue, size);
 	return 0;
 }
 
@@ -351,6 +367,7 @@ int rnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rnic_req_notify_cq);
 
 /* ------------------------------------------------------------------------
  * Address handles
@@ -780,14 +797,16 @@ static enum ib_wc_opcode rnic_wc_opcode(enum ib_wr_opcode op)
 }
 
 /*
- * Complete every send WQE not yet completed with IB_WC_WR_FLUSH_ERR, in
- * order, signalled or not (IBA 10.8.3.3: flushed WRs always complete).
- * Caller holds sq_lock; the QP is in SQE or ERR, so the transport no
- * longer moves the queue.
+ * Complete every send WQE still queued, in order. Those the transport
+ * had finished but could not report yet (an older one was pending) keep
+ * their own status, so the WR that failed reports why; the others
+ * complete with IB_WC_WR_FLUSH_ERR, signalled or not (IBA 10.8.3.3:
+ * flushed WRs always complete). Caller holds sq_lock; the QP is in SQE
+ * or ERR, so the transport no longer moves the queue.
  */
 static void rnic_flush_sq_locked(struct rnic_qp *qp)
 {
-	while (qp->sq.tail != qp->sq.head) {
+	for (; qp->sq.tail != qp->sq.head; qp->sq.tail++) {
 		struct rnic_send_wqe *wqe = rnic_sq_wqe(qp, qp->sq.tail);
 		struct ib_wc wc = {
 			.wr_id = wqe->wr_id,
@@ -796,8 +815,14 @@ static void rnic_flush_sq_locked(struct rnic_qp *qp)
 			.qp = &qp->ibqp,
 		};
 
+		if (wqe->completed) {
+			wc.status = wqe->wc_status;
+			wc.byte_len = wqe->length;
+			if (wc.status == IB_WC_SUCCESS &&
+			    !(wqe->send_flags & IB_SEND_SIGNALED))
+				continue;
+		}
 		rnic_cq_post(qp->scq, &wc, false);
-		qp->sq.tail++;
 	}
 }
 
@@ -1014,12 +1039,15 @@ err_count:
  * @ibqp: the QP
  * @udata: NULL
  *
- * Order matters: the QPN is unpublished first, so RX finds it no more;
- * then the base reference is dropped and the lookups still holding the QP
- * (RX, event work) are waited for; only then is the transport torn down,
- * so nothing re-arms its timers or work behind it. The transport must
- * therefore not keep a QP reference that only rnic_qp_transport_destroy()
- * would drop.
+ * Order matters. The QPN is unpublished first, so RX finds it no more.
+ * The state goes to ERR (without flushing: the ULP is done with its WRs,
+ * and completions naming them now could reach freed contexts), and the
+ * requester, which sends only in RTS/SQD and only under sq_lock, takes no
+ * new TX references after that. Then the base reference is dropped and
+ * what still holds the QP (RX in flight, frames on the TX ring, event
+ * work) is waited for; only then is the transport torn down, so nothing
+ * re-arms its timers or work behind it. The transport must therefore not
+ * keep a QP reference that only rnic_qp_transport_destroy() would drop.
  */
 int rnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
@@ -1027,6 +1055,7 @@ int rnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct rnic_qp *qp = to_rqp(ibqp);
 
 	xa_erase_irq(&rib->qp_xa, qp->qpn);
+	rnic_qp_set_state(qp, IB_QPS_ERR);
 	rnic_qp_put(qp);
 	wait_for_completion(&qp->released);
 
@@ -1076,13 +1105,7 @@ static void rnic_qp_apply_attr(struct rnic_qp *qp, const struct ib_qp_attr *attr
 		qp->sq_psn = attr->sq_psn;
 	if (mask & IB_QP_RQ_PSN)
 		qp->rq_psn = attr->rq_psn;
-	/*
-	 * RoCE v2 source port from the flow (the GRH flow label, or one
-	 * derived from both QPNs) so that ECMP spreads connections.
-	 */
-	if (mask & (IB_QP_AV | IB_QP_DEST_QPN))
-		qp->udp_sport = rdma_get_udp_sport(qp->av.flow_label, qp->qpn,
-						   qp->dest_qpn);
+	/* qp->udp_sport is the transport's, fixed when the QP enters RTR */
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 }
 

@@ -517,6 +517,7 @@ int rnic_qp_check_attr(enum ib_qp_type type, enum ib_qp_state cur,
 int rnic_wq_geometry(struct rnic_wq *wq, u32 max_wr, u32 max_sge,
 		     u32 max_inline, size_t base);
 u32 rnic_cq_ring_size(int cqe);
+void rnic_cq_init_ring(struct rnic_ib_cq *cq, struct ib_wc *queue, u32 size);
 int rnic_cq_poll_ring(struct rnic_ib_cq *cq, int num, struct ib_wc *wc);
 bool rnic_mr_range_ok(u64 mr_iova, u64 mr_len, u64 iova, u64 len);
 #endif
