@@ -27,44 +27,47 @@
 #include "platform.h"
 #include "sim.h"
 
+/* One per device model; the benchmark builds its own on its own sim. */
 struct plat {
-	struct sim sim;
+	struct sim *sim;
 };
 
-static struct plat the_plat;
+static struct sim the_sim;
+static struct plat the_plat = { .sim = &the_sim };
+static struct plat bench_plat;
 
 /* ---- platform.h ---- */
 
 void *plat_bar2(struct plat *p, size_t *len)
 {
 	if (len)
-		*len = p->sim.ivs.shm_size;
-	return p->sim.ivs.shm;
+		*len = p->sim->ivs.shm_size;
+	return p->sim->ivs.shm;
 }
 
 int plat_dma_read(struct plat *p, uint64_t gpa, void *buf, size_t len)
 {
-	return sim_dma_read(&p->sim, gpa, buf, len);
+	return sim_dma_read(p->sim, gpa, buf, len);
 }
 
 int plat_dma_write(struct plat *p, uint64_t gpa, const void *buf, size_t len)
 {
-	return sim_dma_write(&p->sim, gpa, buf, len);
+	return sim_dma_write(p->sim, gpa, buf, len);
 }
 
 void *plat_dma_ptr(struct plat *p, uint64_t gpa, size_t len)
 {
-	return sim_dma_ptr(&p->sim, gpa, len);
+	return sim_dma_ptr(p->sim, gpa, len);
 }
 
 void plat_raise_irq(struct plat *p, unsigned int vector)
 {
-	sim_raise_irq(&p->sim, vector);
+	sim_raise_irq(p->sim, vector);
 }
 
 int plat_wire_tx(struct plat *p, const uint8_t *frame, size_t len)
 {
-	return sim_wire_tx(&p->sim, frame, len);
+	return sim_wire_tx(p->sim, frame, len);
 }
 
 uint64_t plat_now_ns(struct plat *p)
@@ -126,6 +129,34 @@ static const struct sim_dev_ops rdev_ops = {
 	.dump_counters = dev_dump_counters,
 };
 
+static struct rdev *make_device(struct plat *p, const struct sim_opts *o)
+{
+	struct rdev_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	memcpy(cfg.mac, o->mac, sizeof(cfg.mac));
+	cfg.num_vectors = o->vectors;
+	cfg.caps_disable = o->caps_disable;
+	return rdev_create(p, &cfg);
+}
+
+static void *bench_create(struct sim *s, const struct sim_opts *o)
+{
+	bench_plat.sim = s;
+	return make_device(&bench_plat, o);
+}
+
+static void bench_destroy(void *dev)
+{
+	rdev_destroy(dev);
+}
+
+static const struct bench_dev_hooks bench_hooks = {
+	.ops = &rdev_ops,
+	.create = bench_create,
+	.destroy = bench_destroy,
+};
+
 /* ---- modes ---- */
 
 static void on_signal(int sig)
@@ -182,8 +213,7 @@ static int open_log(const char *path)
 
 static int run(const struct sim_opts *o)
 {
-	struct rdev_config cfg;
-	struct sim *s = &the_plat.sim;
+	struct sim *s = &the_sim;
 	struct rdev *dev;
 	char err[512];
 	int ret;
@@ -195,11 +225,7 @@ static int run(const struct sim_opts *o)
 		sim_log("%s", err);
 		return 1;
 	}
-	memset(&cfg, 0, sizeof(cfg));
-	memcpy(cfg.mac, o->mac, sizeof(cfg.mac));
-	cfg.num_vectors = o->vectors;
-	cfg.caps_disable = o->caps_disable;
-	dev = rdev_create(&the_plat, &cfg);
+	dev = make_device(&the_plat, o);
 	if (!dev) {
 		sim_log("cannot create the device model");
 		sim_fini(s);
@@ -240,7 +266,7 @@ int main(int argc, char **argv)
 		return run_selftest();
 	case SIM_MODE_BENCH:
 		install_signals();
-		return bench_run(&o) ? 1 : 0;
+		return bench_run(&o, &bench_hooks) ? 1 : 0;
 	case SIM_MODE_RUN:
 		break;
 	}
