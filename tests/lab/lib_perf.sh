@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for lab tests that drive rnic_perf (tools/rnic_perf,
+# Documentation/rnic_perf.rst) in VMs; source after scripts/lab/lab.sh.
+# Not a test itself: the runner takes only tests/lab/test_*.sh.
+#
+#   perf_load N                    modprobe rnic_perf in VM N (the DKMS
+#                                  install; RNIC_PERF_KO=path insmods a
+#                                  freshly built one instead)
+#   perf_server N ADDR [PORT]      listen in VM N
+#   perf_run N ADDR ARGS...        one client run from VM N; prints the
+#                                  result line, status 0 when status=ok
+#   perf_server_ok N K             VM N's server reported K connections and
+#                                  the last one is status=ok
+#   perf_field LINE KEY            a key=value field of a result line
+
+PERF_DBG=/sys/kernel/debug/rnic_perf
+PERF_PORT=${PERF_PORT:-18515}
+
+perf_load() {
+	local n="$1"
+	if [ -n "${RNIC_PERF_KO:-}" ]; then
+		lab_exec "$n" --timeout 60 "modprobe rdma_cm && { grep -qw ^rnic_perf /proc/modules || insmod $RNIC_PERF_KO; } && test -w $PERF_DBG/control"
+	else
+		lab_exec "$n" --timeout 60 "modprobe rnic_perf && test -w $PERF_DBG/control"
+	fi
+}
+
+perf_server() {
+	lab_exec "$1" --timeout 30 "echo 'server addr=$2 port=${3:-$PERF_PORT}' > $PERF_DBG/control"
+}
+
+# perf_run N ADDR [--timeout S] ARGS...: ARGS are the client's key=value
+# options (op=, size=, ...; port= defaults to PERF_PORT).
+perf_run() {
+	local n="$1" addr="$2" tmo=120
+	shift 2
+	if [ "${1:-}" = --timeout ]; then
+		tmo="$2"
+		shift 2
+	fi
+	local args="$*"
+	case " $args " in
+	*" port="*) ;;
+	*) args="port=$PERF_PORT $args" ;;
+	esac
+	lab_exec "$n" --timeout "$tmo" "echo 'client addr=$addr $args' > $PERF_DBG/control; rc=\$?
+		grep '^client' $PERF_DBG/results | tail -1
+		[ \$rc = 0 ] || dmesg | grep rnic_perf | tail -5 >&2
+		exit \$rc"
+}
+
+perf_server_ok() {
+	lab_exec "$1" --timeout 30 "for i in \$(seq 100); do
+			[ \$(grep -c '^server' $PERF_DBG/results) -ge $2 ] && break
+			sleep 0.1
+		done
+		l=\$(grep '^server' $PERF_DBG/results | tail -1); echo \"\$l\"
+		case \"\$l\" in *status=ok) exit 0 ;; esac; exit 1"
+}
+
+perf_field() {
+	local k
+	for k in $1; do
+		case "$k" in
+		"$2"=*)
+			echo "${k#*=}"
+			return 0
+			;;
+		esac
+	done
+	return 1
+}
+
+# perf_summary LINE: the figures of a result line, for a "# " comment.
+perf_summary() {
+	local l="$1"
+	echo "op=$(perf_field "$l" op) size=$(perf_field "$l" size) depth=$(perf_field "$l" depth) count=$(perf_field "$l" count) sge=$(perf_field "$l" sge) inline=$(perf_field "$l" inline): $(perf_field "$l" MBps) MB/s, $(perf_field "$l" msg_rate) msg/s, latency avg $(perf_field "$l" lat_avg_us) p50 $(perf_field "$l" lat_p50_us) p99 $(perf_field "$l" lat_p99_us) us"
+}
