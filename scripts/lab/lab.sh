@@ -477,10 +477,12 @@ lab_wait_ready() {
 		return 1
 	fi
 	start="$(cat "$d/start_us")"
+	# When the kernel's first console line appears: splits boot time into
+	# QEMU/firmware/kernel loading and the kernel's own boot.  Only known
+	# if we were already watching (not when waiting for another VM first).
 	local kernel_at=""
+	[ -s "$d/console.log" ] && kernel_at="?"
 	while [ ! -f "$d/ctl/ready" ]; do
-		# When the kernel's first console line appears: splits boot time
-		# into QEMU/firmware/kernel loading and the kernel's own boot.
 		if [ -z "$kernel_at" ] && [ -s "$d/console.log" ]; then
 			kernel_at="$(lab_elapsed "$start")"
 		fi
