@@ -153,6 +153,17 @@ lab_start() {
 		lab__err "start: bad lab name '$name' (letters, digits, _ and -)"
 		return 1
 	fi
+	if [ -n "$LAB_DIR" ] && [ -f "$LAB_DIR/lab.env" ]; then
+		lab__err "start: lab $LAB_NAME is already running in this shell (lab_stop first)"
+		return 1
+	fi
+	# Two live runs of one name would share (and wipe) one log directory.
+	local owner
+	owner="$(sed -n 's/^LAB_OWNER=//p' "$RNIC_LAB_DIR/$name/lab.env" 2>/dev/null)" || true
+	if [ -n "$owner" ] && [ "$owner" != $$ ] && lab__pid_alive "$owner"; then
+		lab__err "start: a lab named $name is already running (pid $owner); stop it (scripts/lab/lab.sh down $name) or set RNIC_LAB_DIR"
+		return 1
+	fi
 	LAB_NAME="$name"
 	LAB_DIR="$RNIC_LAB_DIR/$name"
 	# Unique per run: names of the namespace and the /dev/shm files.
