@@ -236,10 +236,14 @@ int ivs_accept(struct ivs *s)
 		while (read(s->model_efd[v], &junk, sizeof(junk)) > 0)
 			;
 	}
-	ret = handshake(s, c);
-	if (ret)
-		goto fail;
 	s->conn_fd = c;
+	if (s->on_connect)
+		s->on_connect(s->ctx);
+	ret = handshake(s, c);
+	if (ret) {
+		s->conn_fd = -1;
+		goto fail;
+	}
 	s->connects++;
 	return 1;
 fail:

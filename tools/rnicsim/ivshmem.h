@@ -25,6 +25,12 @@ struct ivs {
 	unsigned int nvec;
 	int model_efd[IVS_MAX_VECTORS];	/* doorbells: guest -> model */
 	int guest_efd[IVS_MAX_VECTORS];	/* interrupts: model -> guest */
+	/*
+	 * Called for a new guest before it is sent anything, so the device
+	 * is in its power-on state before the guest can touch BAR2.
+	 */
+	void (*on_connect)(void *ctx);
+	void *ctx;
 	/* counters */
 	uint64_t connects, disconnects, rejected, handshake_errors;
 	uint64_t doorbells[IVS_MAX_VECTORS];

@@ -212,6 +212,8 @@ static const struct ctl_ops sim_ctl_ops = {
 	.quit = ctl_quit,
 };
 
+static void guest_connecting(void *ctx);
+
 /* ---- setup ---- */
 
 int sim_init(struct sim *s, const struct sim_opts *o, char *err,
@@ -239,6 +241,8 @@ int sim_init(struct sim *s, const struct sim_opts *o, char *err,
 		       err, errlen);
 	if (ret)
 		goto fail;
+	s->ivs.on_connect = guest_connecting;
+	s->ivs.ctx = s;
 	if (s->ivs.listen_fd >= 0 &&
 	    ep_add(s, s->ivs.listen_fd, TAG(TAG_IVS_LISTEN, 0), EPOLLIN))
 		goto fail_ep;
@@ -438,28 +442,34 @@ void sim_dump_counters(struct sim *s, void (*out)(void *ctx, const char *l),
 
 /* ---- the loop ---- */
 
-static void guest_connected(struct sim *s)
+/* Before the handshake: RAM mapped and the device reset. */
+static void guest_connecting(void *ctx)
 {
+	struct sim *s = ctx;
 	int ret;
 
+	gmem_unmap(&s->gmem);
+	ret = gmem_map(&s->gmem);
+	if (ret && s->gmem.path)
+		sim_log("guest RAM %s not mapped yet (%s); will retry",
+			s->gmem.path, strerror(-ret));
+	if (s->dev_ops) {
+		s->dev_ops->reset(s->dev);
+		s->dev_ops->set_link(s->dev, s->link_up);
+	}
+}
+
+static void guest_connected(struct sim *s)
+{
 	if (ep_add(s, s->ivs.conn_fd, TAG(TAG_IVS_CONN, 0),
 		   EPOLLIN | EPOLLRDHUP)) {
 		sim_log("epoll: %s; dropping the guest", strerror(errno));
 		ivs_disconnect(&s->ivs);
 		return;
 	}
-	gmem_unmap(&s->gmem);
-	ret = gmem_map(&s->gmem);
-	if (ret && s->gmem.path)
-		sim_log("guest RAM %s not mapped yet (%s); will retry",
-			s->gmem.path, strerror(-ret));
 	sim_log("guest connected (peer %d, %u vectors, BAR2 %zu bytes, "
 		"guest RAM %" PRIu64 " bytes)", IVS_GUEST_ID, s->ivs.nvec,
 		s->ivs.shm_size, s->gmem.size);
-	if (s->dev_ops) {
-		s->dev_ops->reset(s->dev);
-		s->dev_ops->set_link(s->dev, s->link_up);
-	}
 }
 
 static void guest_gone(struct sim *s)
