@@ -22,6 +22,11 @@ struct bench_dev_hooks {
 /* Prints the figures to stdout; 0 or -errno. @dev may be NULL. */
 int bench_run(const struct sim_opts *o, const struct bench_dev_hooks *dev);
 
+/* This thread's CPU time, and one result line (bench.c). */
+uint64_t bench_cpu_ns(void);
+void bench_report(const char *dir, size_t len, uint64_t frames,
+		  uint64_t wall_ns, uint64_t cpu_ns, const char *what);
+
 /* The device runs (bench_dev.c), on a simulator with guest RAM mapped. */
 int bench_device(struct sim *s, const struct bench_dev_hooks *h,
 		 const struct sim_opts *o, const size_t *sizes,

@@ -230,16 +230,6 @@ static unsigned int reap(struct bdrv *b, u64 *bad)
 	return n;
 }
 
-static void report(const char *dir, size_t len, uint64_t frames, uint64_t ns,
-		   const char *what)
-{
-	double fps = (double)frames * 1e9 / (double)ns;
-
-	printf("rnicsim bench: %s %5zu-byte frames: %10.0f frames/s  "
-	       "%8.1f MB/s  %6.2f Gbit/s  (%s)\n", dir, len, fps,
-	       fps * (double)len / 1e6, fps * (double)len * 8 / 1e9, what);
-}
-
 static void *drain(void *arg)
 {
 	struct bdrv *b = arg;
@@ -291,7 +281,7 @@ static int dev_tx(struct bdrv *b, const struct sim_opts *o, size_t frame_len)
 {
 	size_t payload = frame_len - HDR_LEN - RNIC_ICRC_LEN;
 	unsigned int mask = (1u << RING_LOG2) - 1, i;
-	u64 hdr, pay, addr[2], t0, now, end, done = 0, bad = 0;
+	u64 hdr, pay, addr[2], t0, c0, now, end, done = 0, bad = 0;
 	struct rnic_tx_desc d;
 	pthread_t th;
 	u32 len[2];
@@ -315,6 +305,7 @@ static int dev_tx(struct bdrv *b, const struct sim_opts *o, size_t frame_len)
 	rnic_tx_desc_build(&d, RNIC_TX_F_ICRC | RNIC_TX_F_IPV4_CSUM, 0, addr,
 			   len, 2);
 	t0 = sim_now_ns();
+	c0 = bench_cpu_ns();
 	end = t0 + (u64)(o->bench_seconds * 1e9);
 	do {
 		for (i = 0; i < BATCH && (u16)(b->q.pi - b->q.ci) <= mask;
@@ -331,7 +322,7 @@ static int dev_tx(struct bdrv *b, const struct sim_opts *o, size_t frame_len)
 	if (send(sv[0], "", 0, MSG_NOSIGNAL) < 0)
 		shutdown(sv[1], SHUT_RDWR);
 	pthread_join(th, NULL);
-	report("tx", frame_len, done, now - t0,
+	bench_report("tx", frame_len, done, now - t0, bench_cpu_ns() - c0,
 	       "device: descriptors, DMA gather, csum + ICRC, wire, CQEs");
 	close(sv[0]);
 	close(sv[1]);
@@ -362,7 +353,7 @@ static int dev_rx(struct bdrv *b, const struct sim_opts *o, size_t frame_len)
 {
 	size_t payload = frame_len - HDR_LEN - RNIC_ICRC_LEN;
 	unsigned int depth = 1u << RING_LOG2, got;
-	u64 bufs, t0, now, end, done = 0, bad = 0;
+	u64 bufs, t0, c0, now, end, done = 0, bad = 0;
 	struct pkt_info info;
 	pthread_t th;
 	int sv[2];
@@ -386,6 +377,7 @@ static int dev_rx(struct bdrv *b, const struct sim_opts *o, size_t frame_len)
 	    pthread_create(&th, NULL, feed, b))
 		return -EIO;
 	t0 = sim_now_ns();
+	c0 = bench_cpu_ns();
 	end = t0 + (u64)(o->bench_seconds * 1e9);
 	do {
 		sim_run_once(b->s, 10);
@@ -398,7 +390,7 @@ static int dev_rx(struct bdrv *b, const struct sim_opts *o, size_t frame_len)
 	atomic_store(&b->stop, true);
 	shutdown(sv[1], SHUT_RDWR);
 	pthread_join(th, NULL);
-	report("rx", frame_len, done, now - t0,
+	bench_report("rx", frame_len, done, now - t0, bench_cpu_ns() - c0,
 	       "device: wire, classify, ICRC check, DMA to buffers, CQEs");
 	close(sv[0]);
 	close(sv[1]);

@@ -491,7 +491,20 @@ static void tap_readable(struct sim *s)
 	/* Bounded, so a flood on the wire cannot starve doorbells. */
 	for (i = 0; i < RX_BURST; i++) {
 		n = tap_recv(&s->tap, s->rxbuf, RX_BUF_SIZE);
-		if (n <= 0)
+		if (n < 0) {
+			/*
+			 * The tap was deleted under us (EBADFD) or similar:
+			 * it would report errors forever, so let it go and
+			 * carry on with the link down.
+			 */
+			sim_log("wire %s: %s; detaching it", s->tap.name,
+				strerror((int)-n));
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->tap.fd, NULL);
+			tap_close(&s->tap);
+			link_update(s);
+			return;
+		}
+		if (n == 0)
 			return;
 		s->rx_frames++;
 		s->rx_bytes += (uint64_t)n;
