@@ -145,11 +145,27 @@ export LAB_RNIC_SPEC="$RNIC"
 mkfifo /run/rnic-lab/tick
 exec 8<>/run/rnic-lab/tick
 
+# start_job ID: run ID.run in the background.  The job is a forked copy
+# of this shell, not a new bash: under TCG exec'ing bash costs ~0.1-0.3 s
+# per command, a fork a few ms.  It starts from a clean slate (our
+# options, traps, variables and functions other than lab_ifup removed) and
+# has its own process group (set -m), so a kill reaches all of it.
 start_job() {
-	local id="$1"
+	local id="$1" __lab_job="$CTL/$1.run"
 	(
 		cd / || exit 1
-		PATH="$HOST_PATH" setsid bash "$CTL/$id.run" <>/dev/null >"$CTL/$id.out" 2>"$CTL/$id.err" &
+		set -m
+		(
+			set +m +u +o pipefail
+			trap - INT TERM HUP
+			exec 8<&-
+			unset -f log stage die mnt start_job kill_job
+			unset VM VIRTIO RNIC REPO VIRTIO_IF CTL f arg line up pid rc id
+			PATH="$HOST_PATH"
+			unset HOST_PATH
+			# shellcheck disable=SC1090 # the host's command
+			. "$__lab_job"
+		) <>/dev/null >"$CTL/$id.out" 2>"$CTL/$id.err" &
 		pid=$!
 		echo "$pid" >"$CTL/$id.pid"
 		wait "$pid"

@@ -122,7 +122,7 @@ rc=0
 lab_exec 1 --timeout 2 'sleep 300 | cat; echo never' || rc=$?
 echo "TIMEOUT_RC=$rc"
 # The sleep must be gone, and the agent still answers.
-lab_exec 1 --timeout 30 'pgrep -x sleep >/dev/null && echo LEFT || echo GONE'
+lab_exec 1 --timeout 30 'pgrep -f "sleep 300" >/dev/null && echo LEFT || echo GONE'
 lab_exec 1 --timeout 30 'echo out; echo err >&2; exit 7' || echo "EXIT_RC=$?"
 exit 3
 S
