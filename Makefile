@@ -16,7 +16,7 @@ CACHE ?= /var/cache/rnic
 # such a list from a complex expression, so those files are checked with
 # COMPLEX_MACRO and MACRO_ARG_REUSE off, everything else fully strict.
 XMACRO_FILES := $(wildcard include/*.h) drivers/rnic_stats.h
-SRC_FILES := $(filter-out $(XMACRO_FILES), \
+SRC_FILES := $(filter-out $(XMACRO_FILES) %.mod.c, \
 	$(wildcard drivers/*.c drivers/*.h kunit/*.c kunit/*.h tools/rnic_perf/*.c))
 CHECKPATCH_FLAGS := --strict --no-tree --terse --show-types \
 	--ignore FILE_PATH_CHANGES
