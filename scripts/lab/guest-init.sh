@@ -132,8 +132,11 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=none rnicctl "$C
 	die "mount 9p rnicctl (the host's vmN/ctl directory)"
 
 # What every command sees.
+# Addresses without their prefix length, ready for ping/rping -a.
 IFS=, read -r LAB_VIRTIO_MAC LAB_VIRTIO_IP4 LAB_VIRTIO_IP6 <<<"$VIRTIO"
 IFS=, read -r LAB_RNIC_MAC LAB_RNIC_IP4 LAB_RNIC_IP6 <<<"$RNIC"
+LAB_VIRTIO_IP4="${LAB_VIRTIO_IP4%/*}" LAB_VIRTIO_IP6="${LAB_VIRTIO_IP6%/*}"
+LAB_RNIC_IP4="${LAB_RNIC_IP4%/*}" LAB_RNIC_IP6="${LAB_RNIC_IP6%/*}"
 export LAB_VM="$VM" LAB_REPO="$REPO" LAB_VIRTIO_IF="$VIRTIO_IF" \
 	LAB_VIRTIO_MAC LAB_VIRTIO_IP4 LAB_VIRTIO_IP6 \
 	LAB_RNIC_MAC LAB_RNIC_IP4 LAB_RNIC_IP6

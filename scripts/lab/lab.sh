@@ -23,6 +23,8 @@
 #   lab_addr N virtio|rnic 4|6    a VM NIC's address (no prefix length)
 #   lab_stop                      tear everything down (also run by the
 #                                 EXIT/INT/TERM/HUP traps lab_start installs)
+#   lab_leftovers [RUN]           list what a run left behind (status 1 if any)
+#   lab_check_clean SUITE         after lab_stop: a TAP line for that
 #   lab_ok / lab_not_ok / lab_elapsed   TAP output and timing helpers
 #
 # CLI: scripts/lab/lab.sh help
@@ -701,6 +703,19 @@ lab_leftovers() {
 		done < <(find "$RNIC_LAB_DIR/${run%-*}" -type s 2>/dev/null)
 	fi
 	return "$found"
+}
+
+# lab_check_clean SUITE: after lab_stop, one TAP line saying whether the
+# run left anything behind.
+lab_check_clean() {
+	local left
+	if left="$(lab_leftovers "$LAB_RUN")"; then
+		lab_ok "$1: cleanup leaves no process, namespace, shm file or socket"
+	else
+		echo "$left" >"$LAB_DIR/leftovers.txt"
+		lab_not_ok "$1: cleanup leaves no process, namespace, shm file or socket" "$LAB_DIR/leftovers.txt"
+		return 1
+	fi
 }
 
 # ---------------------------------------------------------------- CLI
