@@ -327,13 +327,16 @@ static u32 perf_layout(u32 len, u32 nsge, u32 j, u32 *moff, u32 *plen)
 	return len - end;
 }
 
-static int perf_sges(struct ib_sge *sge, struct perf_buf *b, u32 len, u32 nsge,
-		     u32 lkey)
+/*
+ * SGEs for a buffer; base is its DMA address, or for IB_SEND_INLINE its
+ * kernel virtual address (the provider copies the data at post time).
+ */
+static int perf_sges(struct ib_sge *sge, u64 base, u32 len, u32 nsge, u32 lkey)
 {
 	u32 j, moff, plen, n = perf_npieces(len, nsge);
 
 	for (j = 0; j < n; j++) {
-		sge[j].addr = b->dma + perf_layout(len, nsge, j, &moff, &plen);
+		sge[j].addr = base + perf_layout(len, nsge, j, &moff, &plen);
 		sge[j].length = plen;
 		sge[j].lkey = lkey;
 	}
@@ -565,7 +568,7 @@ static int perf_post_rx(struct perf_conn *c, struct perf_rx *r)
 	perf_buf_for_dev(c, &r->buf);
 	wr.wr_cqe = &r->cqe;
 	wr.sg_list = sge;
-	wr.num_sge = perf_sges(sge, &r->buf, c->rx_len, c->rx_nsge,
+	wr.num_sge = perf_sges(sge, r->buf.dma, c->rx_len, c->rx_nsge,
 			       c->pd->local_dma_lkey);
 	return ib_post_recv(c->id->qp, &wr, &bad);
 }
@@ -1253,14 +1256,14 @@ static int perf_post(struct perf_conn *c, u32 iter)
 	} else {
 		rwr.remote_addr = raddr;
 		rwr.rkey = c->rkey;
-		wr->num_sge = perf_sges(sge, &s->buf, c->size, c->nsge,
-					c->pd->local_dma_lkey);
+		wr->num_sge = perf_sges(sge, c->inl ? (uintptr_t)s->buf.va : s->buf.dma,
+					c->size, c->nsge, c->pd->local_dma_lkey);
 	}
 	wr->sg_list = sge;
 	wr->wr_cqe = &s->cqe;
 	wr->send_flags = IB_SEND_SIGNALED;
-	if (c->inl && (c->op == PERF_SEND || c->op == PERF_SEND_IMM ||
-		       c->op == PERF_WRITE || c->op == PERF_WRITE_IMM))
+	/* perf_command allows inline only for sends and writes */
+	if (c->inl)
 		wr->send_flags |= IB_SEND_INLINE;
 	wr->ex.imm_data = cpu_to_be32(iter);
 	s->t0 = ktime_get_ns();
