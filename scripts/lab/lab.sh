@@ -18,6 +18,7 @@
 #                                 its stdout/stderr and exit status are ours
 #   lab_bg N CMD...               start CMD in VM N, print a job id
 #   lab_wait N JOB [--timeout S]  wait for a job: its output and status
+#   lab_job_output N JOB          a job's stdout so far
 #   lab_kill N JOB                kill a job's process group
 #   lab_capture_start FILE / lab_capture_stop FILE   dumpcap on the bridge
 #   lab_addr N virtio|rnic 4|6    a VM NIC's address (no prefix length)
@@ -164,6 +165,11 @@ lab_start() {
 	owner="$(sed -n 's/^LAB_OWNER=//p' "$RNIC_LAB_DIR/$name/lab.env" 2>/dev/null)" || true
 	if [ -n "$owner" ] && [ "$owner" != $$ ] && lab__pid_alive "$owner"; then
 		lab__err "start: a lab named $name is already running (pid $owner); stop it (scripts/lab/lab.sh down $name) or set RNIC_LAB_DIR"
+		return 1
+	fi
+	# Absolute: QEMU, rnicsim and dumpcap get paths under it.
+	if ! mkdir -p "$RNIC_LAB_DIR" || ! RNIC_LAB_DIR="$(cd "$RNIC_LAB_DIR" && pwd)"; then
+		lab__err "start: cannot create RNIC_LAB_DIR=$RNIC_LAB_DIR"
 		return 1
 	fi
 	LAB_NAME="$name"
@@ -532,6 +538,14 @@ lab_bg() {
 	# The agent only picks up *.cmd, so it never sees a partial file.
 	mv "$d/ctl/$id.cmd.tmp" "$d/ctl/$id.cmd"
 	echo "$id"
+}
+
+# lab_job_output N JOB: what a running (or finished, not yet waited-for)
+# job has written to stdout so far, e.g. to see that a server is up.
+lab_job_output() {
+	local d
+	d="$(lab__vmdir "$1")" || return 1
+	cat "$d/ctl/$2.out" 2>/dev/null || true
 }
 
 # lab_kill N JOB: kill the job's whole process group in the guest.
