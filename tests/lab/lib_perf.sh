@@ -78,3 +78,68 @@ perf_summary() {
 	local l="$1"
 	echo "op=$(perf_field "$l" op) size=$(perf_field "$l" size) depth=$(perf_field "$l" depth) count=$(perf_field "$l" count) sge=$(perf_field "$l" sge) inline=$(perf_field "$l" inline): $(perf_field "$l" MBps) MB/s, $(perf_field "$l" msg_rate) msg/s, latency avg $(perf_field "$l" lat_avg_us) p50 $(perf_field "$l" lat_p50_us) p99 $(perf_field "$l" lat_p99_us) us"
 }
+
+# ---------------------------------------------------------------- devices
+
+# rnic_up N [MODPROBE_OPTIONS...]: modprobe rnic (the DKMS install) with
+# the options, bring its netdev up with the lab's addresses, wait for
+# rnic0/1 ACTIVE, load rnic_perf.
+rnic_up() {
+	local n="$1"
+	shift
+	lab_exec "$n" --timeout 120 "set -e
+		modprobe rnic $*
+		for i in \$(seq 100); do [ -e /sys/class/infiniband/rnic0/ports/1 ] && break; sleep 0.1; done
+		lab_ifup \"\$LAB_RNIC_SPEC\" >/dev/null
+		for i in \$(seq 100); do
+			rdma link show rnic0/1 | grep -q 'state ACTIVE' && break
+			sleep 0.1
+		done
+		rdma link show rnic0/1 | grep 'state ACTIVE'" && perf_load "$n"
+}
+
+# rnic_down N: unload rnic_perf's users and rnic.
+rnic_down() {
+	lab_exec "$1" --timeout 60 "echo stop > $PERF_DBG/control; rmmod rnic"
+}
+
+# rxe_up N [ADDR/PREFIX...]: rdma_rxe on the virtio-net NIC as rxe0, with
+# extra addresses on that NIC (e.g. one in the rnic subnet, so rnic VMs
+# reach it on the same bridge), rnic_perf loaded.
+rxe_up() {
+	local n="$1" a adds=""
+	shift
+	for a in "$@"; do
+		adds+="ip addr add $a dev \$LAB_VIRTIO_IF nodad; "
+	done
+	lab_exec "$n" --timeout 60 "set -e; $adds
+		modprobe rdma_rxe
+		rdma link add rxe0 type rxe netdev \$LAB_VIRTIO_IF
+		rdma link show rxe0/1" && perf_load "$n"
+}
+
+# roce_mode N IBDEV MODE: rdma_cm's default RoCE type for IBDEV port 1
+# ("IB/RoCE v1" or "RoCE v2").
+roce_mode() {
+	lab_exec "$1" --timeout 30 "set -e; modprobe rdma_cm
+		d=/sys/kernel/config/rdma_cm/$2
+		[ -d \$d ] || mkdir \$d
+		echo '$3' > \$d/ports/1/default_roce_mode
+		cat \$d/ports/1/default_roce_mode | grep -qx '$3'"
+}
+
+# hw_stats N LINK: "name value" lines of rdma statistic show link LINK.
+hw_stats() {
+	lab_exec "$1" --timeout 30 "rdma statistic show link $2" |
+		awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }'
+}
+
+# stat_of FILE NAME: a counter's value in hw_stats output (0 if absent).
+stat_of() { awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$1"; }
+
+# pcap_count PCAP FILTER [TSHARK_OPTIONS...]: frames matching FILTER.
+pcap_count() {
+	local p="$1" f="$2"
+	shift 2
+	tshark -r "$p" "$@" -Y "$f" 2>/dev/null | wc -l
+}

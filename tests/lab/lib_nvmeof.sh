@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# NVMe over Fabrics (RDMA) helpers for lab tests; source after
+# scripts/lab/lab.sh.  Not a test itself.
+#
+#   nvmet_up N ADDR MB      nvmet-rdma target in VM N on ADDR:4420, namespace
+#                           1 a MB-MiB file on the guest's tmpfs
+#   nvme_host_up N ADDR     nvme connect -t rdma from VM N; prints the
+#                           block device
+#   nvme_verify N DEV MB    fio: write MB MiB with crc32c verify headers,
+#                           read everything back and verify
+#   nvme_host_down N        nvme disconnect
+#   nvmet_down N            remove the target's configfs objects
+
+NVME_NQN=nqn.2026-11.org.rnic:lab
+NVME_PORT=4420
+
+nvmet_up() {
+	local n="$1" addr="$2" mb="$3" fam=ipv4
+	case "$addr" in *:*) fam=ipv6 ;; esac
+	lab_exec "$n" --timeout 90 "set -e
+		modprobe nvmet-rdma
+		truncate -s ${mb}M /dev/shm/nvmet.img
+		c=/sys/kernel/config/nvmet
+		s=\$c/subsystems/$NVME_NQN
+		mkdir \$s
+		echo 1 > \$s/attr_allow_any_host
+		mkdir \$s/namespaces/1
+		echo -n /dev/shm/nvmet.img > \$s/namespaces/1/device_path
+		echo 1 > \$s/namespaces/1/buffered_io
+		echo 1 > \$s/namespaces/1/enable
+		mkdir \$c/ports/1
+		echo rdma > \$c/ports/1/addr_trtype
+		echo $fam > \$c/ports/1/addr_adrfam
+		echo $addr > \$c/ports/1/addr_traddr
+		echo $NVME_PORT > \$c/ports/1/addr_trsvcid
+		ln -s \$s \$c/ports/1/subsystems/$NVME_NQN
+		dmesg | grep -i 'nvmet_rdma: enabling port' | tail -1"
+}
+
+nvmet_down() {
+	lab_exec "$1" --timeout 60 "c=/sys/kernel/config/nvmet
+		rm -f \$c/ports/1/subsystems/$NVME_NQN
+		rmdir \$c/ports/1 \$c/subsystems/$NVME_NQN/namespaces/1 \$c/subsystems/$NVME_NQN
+		rm -f /dev/shm/nvmet.img"
+}
+
+nvme_host_up() {
+	lab_exec "$1" --timeout 120 "set -e
+		modprobe nvme-rdma
+		nvme connect -t rdma -a $2 -s $NVME_PORT -n $NVME_NQN >&2
+		for i in \$(seq 200); do
+			d=\$(ls /sys/block | grep -m1 '^nvme[0-9]*n1\$' || true)
+			[ -n \"\$d\" ] && [ -b /dev/\$d ] && break
+			sleep 0.1
+		done
+		[ -n \"\$d\" ] && echo /dev/\$d"
+}
+
+nvme_host_down() {
+	lab_exec "$1" --timeout 60 "nvme disconnect -n $NVME_NQN"
+}
+
+# nvme_verify N DEV MB [TIMEOUT]: prints fio's write and read bandwidth.
+nvme_verify() {
+	lab_exec "$1" --timeout "${4:-600}" "fio --name=nvmeof --filename=$2 --rw=write \
+		--bs=128k --size=${3}M --direct=1 --ioengine=libaio --iodepth=8 \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_dump=1 \
+		--group_reporting 2>&1 | tee /tmp/fio.out | grep -E '^ *(WRITE|READ):|err=|verify'
+		grep -q 'err= 0' /tmp/fio.out && ! grep -qi 'verify.*fail\|bad magic\|crc32c: verify failed' /tmp/fio.out"
+}

@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2317 # functions are called through check
+#
+# PENDING (not run by CI; tests/lab/pending/): interop with the kernel's
+# rdma_rxe over RoCE v2.  vm1 has an rnic NIC (10.20.0.1), vm2 a virtio-net
+# NIC with rdma_rxe, given 10.20.0.2 on the same bridge.
+#  - rnic_perf rnic -> rxe and rxe -> rnic: SEND, WRITE, READ verified (rxe
+#    is the independent implementation and the ICRC oracle);
+#  - NVMe-oF: target on rnic, host on rxe; then target on rxe, host on rnic;
+#    fio writes INTEROP_MB MiB (default 256) and reads it back verified.
+set -euo pipefail
+# shellcheck source=scripts/lab/lab.sh
+. "$(dirname "$0")/../../../scripts/lab/lab.sh"
+# shellcheck source=tests/lab/lib_perf.sh
+. "$(dirname "$0")/../lib_perf.sh"
+# shellcheck source=tests/lab/lib_nvmeof.sh
+. "$(dirname "$0")/../lib_nvmeof.sh"
+
+SUITE="interop rnic rxe"
+MB="${INTEROP_MB:-256}"
+T0="$(lab__now_us)"
+KVER="$(cat "$RNIC_CACHE/kver" 2>/dev/null || true)"
+lab_start interop || {
+	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/interop"
+	exit 1
+}
+OUT="$LAB_DIR/checks"
+mkdir -p "$OUT"
+fail=0
+nchk=0
+check() {
+	local what="$1" f
+	shift
+	nchk=$((nchk + 1))
+	f="$OUT/$nchk.log"
+	if "$@" >"$f" 2>&1; then
+		lab_ok "$SUITE: $what"
+	else
+		lab_not_ok "$SUITE: $what" "$f"
+		fail=1
+		return 1
+	fi
+}
+
+if ! modinfo -k "$KVER" -n rnic_perf 2>/dev/null | grep -q "/updates/dkms/"; then
+	lab_not_ok "$SUITE: rnic and rnic_perf are DKMS-installed for $KVER (run scripts/dkms-install.sh)" \
+		"$RNIC_LAB_DIR"
+	exit 1
+fi
+if [ ! -x "$LAB_RNICSIM" ] &&
+	! make -C "$LAB_REPO/tools/rnicsim" >"$LAB_DIR/rnicsim-build.log" 2>&1; then
+	lab_not_ok "$SUITE: rnicsim builds" "$LAB_DIR/rnicsim-build.log"
+	exit 1
+fi
+
+lab_vm 1 --rnic --mem 1G
+lab_vm 2 --virtio --mem 1G
+for n in 1 2; do
+	if lab_wait_ready "$n"; then
+		lab_ok "$SUITE: vm$n boots to the agent"
+	else
+		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
+		exit 1
+	fi
+done
+A1="$(lab_addr 1 rnic 4)"
+A2="$(lab_addr 2 rnic 4)"
+up1() { rnic_up 1 && roce_mode 1 rnic0 "RoCE v2"; }
+check "vm1: rnic0 ACTIVE, RoCE v2 default, rnic_perf loaded" up1 || exit 1
+check "vm2: rxe0 on virtio-net with $A2, rnic_perf loaded" rxe_up 2 "$A2/24" || exit 1
+servers() { perf_server 1 "$A1" && perf_server 2 "$A2"; }
+check "rnic_perf servers on $A1 (rnic) and $A2 (rxe)" servers || true
+
+declare -A nconn=([1]=0 [2]=0)
+run_one() {
+	local c="$1" s="$2" line
+	shift 2
+	line="$(perf_run "$c" "$(lab_addr "$s" rnic 4)" --timeout 150 "$@")" || {
+		echo "$line"
+		return 1
+	}
+	echo "$line"
+	perf_server_ok "$s" "${nconn[$s]}"
+}
+# run WHAT CLIENT_VM SERVER_VM ARGS...
+run() {
+	local what="$1" line
+	nconn[$3]=$((${nconn[$3]} + 1))
+	shift
+	check "$what" run_one "$@" || true
+	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
+	[ -z "$line" ] || echo "# $(perf_summary "$line")"
+}
+for dir in "1 2" "2 1"; do
+	# shellcheck disable=SC2086 # two VM numbers
+	set -- $dir
+	if [ "$1" = 1 ]; then name="rnic -> rxe"; else name="rxe -> rnic"; fi
+	run "$name: SEND 4 KiB, 2 SGEs, 100 verified" "$1" "$2" op=send size=4096 sge=2 count=100
+	run "$name: RDMA WRITE 64 KiB, depth 8, 32 verified" "$1" "$2" op=write size=65536 depth=8 count=32
+	run "$name: RDMA READ 64 KiB, depth 8, 32 verified" "$1" "$2" op=read size=65536 depth=8 count=32
+	run "$name: FETCH_ADD, 200 verified" "$1" "$2" op=fetch_add count=200
+done
+
+# nvmeof TARGET_VM HOST_VM NAME
+nvmeof() {
+	local tgt="$1" host="$2" name="$3" taddr t
+	taddr="$(lab_addr "$tgt" rnic 4)"
+	check "$name: nvmet-rdma target in vm$tgt on $taddr, ${MB} MiB" nvmet_up "$tgt" "$taddr" "$MB" || return 0
+	DEV=""
+	connect() { DEV="$(nvme_host_up "$host" "$taddr")" && echo "$DEV"; }
+	if check "$name: nvme connect -t rdma from vm$host" connect; then
+		t="$(lab__now_us)"
+		check "$name: fio writes ${MB} MiB and reads it back verified" \
+			nvme_verify "$host" "$DEV" "$MB" 900 || true
+		echo "# $name fio ${MB} MiB: $(lab_elapsed "$t") s"
+		grep -E 'WRITE:|READ:' "$OUT/$nchk.log" | sed 's/^ */# /' || true
+		check "$name: nvme disconnect" nvme_host_down "$host" || true
+	fi
+	check "$name: target removed" nvmet_down "$tgt" || true
+}
+nvmeof 1 2 "NVMe-oF target rnic, host rxe"
+nvmeof 2 1 "NVMe-oF target rxe, host rnic"
+
+lab_stop
+echo "# test_nvmeof_interop: $(lab_elapsed "$T0") s"
+exit "$fail"

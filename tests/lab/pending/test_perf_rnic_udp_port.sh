@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2317 # functions are called through check
+#
+# PENDING (not run by CI; tests/lab/pending/): a non-default RoCE v2 UDP
+# port, rnic <-> rnic: both VMs load rnic with roce_udp_port=5791 (modprobe
+# option), rdma_cm's default_roce_mode "RoCE v2"; rnic_perf SEND, WRITE
+# and READ verified; on the bridge the RoCE frames go to UDP 5791 (tshark
+# decodes them as InfiniBand when told the port), none to 4791, no
+# malformed frame or expert error.
+set -euo pipefail
+# shellcheck source=scripts/lab/lab.sh
+. "$(dirname "$0")/../../../scripts/lab/lab.sh"
+# shellcheck source=tests/lab/lib_perf.sh
+. "$(dirname "$0")/../lib_perf.sh"
+
+SUITE="perf rnic udp port"
+T0="$(lab__now_us)"
+KVER="$(cat "$RNIC_CACHE/kver" 2>/dev/null || true)"
+lab_start perf_rnic_udp || {
+	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/perf_rnic_udp"
+	exit 1
+}
+OUT="$LAB_DIR/checks"
+mkdir -p "$OUT"
+fail=0
+nchk=0
+check() {
+	local what="$1" f
+	shift
+	nchk=$((nchk + 1))
+	f="$OUT/$nchk.log"
+	if "$@" >"$f" 2>&1; then
+		lab_ok "$SUITE: $what"
+	else
+		lab_not_ok "$SUITE: $what" "$f"
+		fail=1
+		return 1
+	fi
+}
+
+if ! modinfo -k "$KVER" -n rnic_perf 2>/dev/null | grep -q "/updates/dkms/"; then
+	lab_not_ok "$SUITE: rnic and rnic_perf are DKMS-installed for $KVER (run scripts/dkms-install.sh)" \
+		"$RNIC_LAB_DIR"
+	exit 1
+fi
+if [ ! -x "$LAB_RNICSIM" ] &&
+	! make -C "$LAB_REPO/tools/rnicsim" >"$LAB_DIR/rnicsim-build.log" 2>&1; then
+	lab_not_ok "$SUITE: rnicsim builds" "$LAB_DIR/rnicsim-build.log"
+	exit 1
+fi
+
+UDP_PORT=5791
+lab_vm 1 --rnic
+lab_vm 2 --rnic
+for n in 1 2; do
+	if lab_wait_ready "$n"; then
+		lab_ok "$SUITE: vm$n boots to the agent"
+	else
+		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
+		exit 1
+	fi
+done
+port_set() {
+	rnic_up "$1" "roce_udp_port=$UDP_PORT" &&
+		lab_exec "$1" --timeout 30 "grep -x $UDP_PORT /sys/module/rnic/parameters/roce_udp_port" &&
+		roce_mode "$1" rnic0 "RoCE v2"
+}
+for n in 1 2; do
+	check "vm$n: modprobe rnic roce_udp_port=$UDP_PORT, RoCE v2 default, rnic_perf loaded" \
+		port_set "$n" || exit 1
+done
+SRV="$(lab_addr 2 rnic 4)"
+check "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV" || exit 1
+
+nconn=0
+run_one() {
+	local line
+	line="$(perf_run 1 "$SRV" --timeout 150 "$@")" || {
+		echo "$line"
+		return 1
+	}
+	echo "$line"
+	perf_server_ok 2 "$nconn"
+}
+run() {
+	local what="$1" line
+	shift
+	nconn=$((nconn + 1))
+	check "$what" run_one "$@" || true
+	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
+	[ -z "$line" ] || echo "# $(perf_summary "$line")"
+}
+
+PCAP="$LAB_DIR/udp-$UDP_PORT.pcap"
+lab_capture_start "$PCAP"
+run "UDP $UDP_PORT: SEND 4 KiB, 2 SGEs, 100 verified" op=send size=4096 sge=2 count=100
+run "UDP $UDP_PORT: RDMA WRITE 64 KiB, depth 8, 32 verified" op=write size=65536 depth=8 count=32
+run "UDP $UDP_PORT: RDMA READ 16 KiB, depth 8, 64 verified" op=read size=16384 depth=8 count=64
+lab_capture_stop "$PCAP"
+
+on_wire() {
+	local p d ib bad
+	p="$(pcap_count "$PCAP" "udp.dstport == $UDP_PORT")"
+	d="$(pcap_count "$PCAP" 'udp.dstport == 4791 || eth.type == 0x8915')"
+	ib="$(pcap_count "$PCAP" "udp.dstport == $UDP_PORT && infiniband" -o "infiniband.rroce.port:$UDP_PORT")"
+	bad="$(pcap_count "$PCAP" '_ws.malformed || _ws.expert.severity >= 0x00800000' -o "infiniband.rroce.port:$UDP_PORT")"
+	echo "UDP $UDP_PORT: $p (InfiniBand: $ib), UDP 4791 or 0x8915: $d, malformed/expert errors: $bad"
+	[ "$p" -gt 0 ] && [ "$ib" = "$p" ] && [ "$d" = 0 ] && [ "$bad" = 0 ]
+}
+check "frames go to UDP $UDP_PORT, decoded as InfiniBand; none to 4791; no malformed/expert errors" on_wire || true
+
+lab_stop
+echo "# test_perf_rnic_udp_port: $(lab_elapsed "$T0") s"
+exit "$fail"
