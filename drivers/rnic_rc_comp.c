@@ -134,7 +134,7 @@ static void rnic_comp_done(struct rnic_qp *qp, struct rnic_send_wqe *wqe)
  * @qp: the QP
  * @psn: last PSN the responder acknowledged
  *
- * A READ or atomic the acknowledgment reaches without its response
+ * An acknowledgment beyond a READ or atomic whose response is missing
  * means the response was lost (IBA 9.7.5.1.3: an implied NAK): the
  * requester goes back to it.
  *
@@ -149,6 +149,9 @@ static bool rnic_comp_ack_through(struct rnic_qp *qp, u32 psn)
 		if (rnic_psn_diff(psn, wqe->first_psn) < 0)
 			break;
 		if (rnic_wqe_is_rd_atomic(wqe)) {
+			/* its own responses are placed by the caller */
+			if (rnic_psn_diff(psn, wqe->last_psn) <= 0)
+				break;
 			rnic_rc_req_rewind(qp, qp->comp.psn);
 			return false;
 		}
@@ -178,8 +181,13 @@ static bool rnic_comp_read_resp(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	    !rnic_psn_in_window(pkt->psn, wqe->first_psn, wqe->npkts))
 		return false;
 	if (pkt->psn != qp->comp.psn) {
-		/* responses were lost: ask again from the first missing */
-		rnic_rc_req_rewind(qp, qp->comp.psn);
+		/*
+		 * Responses were lost. Asking again at once would repeat for
+		 * every later response still in flight and make the responder
+		 * replay the rest each time: let the local ACK timer (brought
+		 * forward) ask once instead.
+		 */
+		rnic_rc_timer_soon(qp);
 		return false;
 	}
 	off = (u32)rnic_psn_diff(pkt->psn, wqe->first_psn) * mtu;

@@ -59,6 +59,16 @@ void rnic_rc_timer_update(struct rnic_qp *qp)
 	mod_timer(&qp->retrans_timer, jiffies + j);
 }
 
+/**
+ * rnic_rc_timer_soon() - retry soon: a loss was detected without a NAK
+ * @qp: the QP, with sq_lock held
+ */
+void rnic_rc_timer_soon(struct rnic_qp *qp)
+{
+	timer_reduce(&qp->retrans_timer,
+		     jiffies + RNIC_MIN_RETRANS_JIFFIES);
+}
+
 static void rnic_rc_timer_arm(struct rnic_qp *qp)
 {
 	if (!timer_pending(&qp->retrans_timer))

@@ -246,11 +246,16 @@ static bool rnic_resp_write(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		return false;
 	}
 	/* WRITE with immediate consumes a receive WQE: check before writing */
-	if ((flags & RNIC_OPF_IMMDT) && !rnic_resp_get_wqe(qp)) {
-		if (flags & RNIC_OPF_FIRST)
-			qp->resp.write_left = 0;
-		rnic_resp_rnr(qp, pkt);
-		return false;
+	if (flags & RNIC_OPF_IMMDT) {
+		u32 total = qp->resp.offset;
+
+		if (!rnic_resp_get_wqe(qp)) {
+			if (flags & RNIC_OPF_FIRST)
+				qp->resp.write_left = 0;
+			rnic_resp_rnr(qp, pkt);
+			return false;
+		}
+		qp->resp.offset = total;
 	}
 	if (pkt->payload_len) {
 		mr = rnic_mr_get(qp->rdev, qp->ibqp.pd, qp->resp.write_rkey,

@@ -33,7 +33,7 @@
 #include "rnic_roce.h"
 #include "rnic_verbs.h"
 
-#define RNIC_ROCE_RING_LOG2	9
+#define RNIC_ROCE_RING_LOG2	10
 /* a 4096-byte path MTU plus every header rnic parses, tag and ICRC */
 #define RNIC_ROCE_RX_BUF	(4096 + 256)
 #define RNIC_TX_HDR_ROOM	128

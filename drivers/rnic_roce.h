@@ -134,6 +134,7 @@ void rnic_rc_req_rewind(struct rnic_qp *qp, u32 psn);
 void rnic_rc_retrans_timer(struct timer_list *t);
 void rnic_rc_rnr_timer(struct timer_list *t);
 void rnic_rc_timer_update(struct rnic_qp *qp);
+void rnic_rc_timer_soon(struct rnic_qp *qp);
 
 /* rnic_rc_comp.c */
 void rnic_rc_comp_recv(struct rnic_qp *qp, const struct rnic_pkt *pkt,
