@@ -267,45 +267,45 @@ lab__cleanup_dir() {
 	# Status-checked by hand; must not die half-way under the caller's set -e.
 	local -
 	set +e
-	local dir="$1" pid label i left ns run
+	local dir="$1" pid label i ns run
 	ns="$(sed -n 's/^LAB_NS=//p' "$dir/lab.env" 2>/dev/null)"
 	run="$(sed -n 's/^LAB_RUN=//p' "$dir/lab.env" 2>/dev/null)"
-	# Polite first: QEMU and dumpcap exit cleanly on SIGTERM (dumpcap
-	# flushes its file).
-	if [ -f "$dir/pids" ]; then
-		while read -r pid label; do
-			lab__pid_alive "$pid" && kill -TERM "$pid" 2>/dev/null
-		done <"$dir/pids"
+	if [ -n "$ns" ] && [ -e "/run/netns/$ns" ]; then
+		# Every process we start (QEMU, rnicsim, dumpcap) runs inside our
+		# namespace, so the namespace is the authoritative list: no risk
+		# of killing a stranger that reused a pid from the pids file of a
+		# run that died long ago.  Polite first: QEMU and rnicsim exit
+		# cleanly on SIGTERM, dumpcap also flushes its file.
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -TERM "$pid" 2>/dev/null
+		done
 		for i in $(seq 30); do
-			left=0
-			while read -r pid label; do
-				lab__pid_alive "$pid" && left=1
-			done <"$dir/pids"
-			[ "$left" = 0 ] && break
+			[ -z "$(ip netns pids "$ns" 2>/dev/null)" ] && break
 			sleep 0.1
 		done
-		while read -r pid label; do
-			if lab__pid_alive "$pid"; then
-				echo "lab: $label (pid $pid) ignored SIGTERM, killing" >&2
-				kill -KILL "$pid" 2>/dev/null
-			fi
-		done <"$dir/pids"
-	fi
-	if [ -n "$ns" ] && [ -e "/run/netns/$ns" ]; then
-		# Anything else still running inside our namespace is ours too.
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			label="$(awk -v p="$pid" '$1 == p { $1 = ""; print substr($0, 2) }' "$dir/pids" 2>/dev/null)"
+			echo "lab: ${label:-process} (pid $pid) ignored SIGTERM, killing" >&2
 			kill -KILL "$pid" 2>/dev/null
 		done
 		for i in $(seq 30); do
 			[ -z "$(ip netns pids "$ns" 2>/dev/null)" ] && break
 			sleep 0.1
 		done
+		# Deleting the namespace would take the bridge and taps with it;
+		# deleting them first makes sure, and reports nothing when gone.
 		ip -n "$ns" link del "$LAB_BRIDGE" 2>/dev/null
 		for i in $(ip -n "$ns" -o link show type tun 2>/dev/null | awk -F': ' '{print $2}'); do
 			ip -n "$ns" link del "${i%@*}" 2>/dev/null
 		done
 		ip netns del "$ns" 2>/dev/null ||
 			echo "lab: cleanup: could not delete namespace $ns" >&2
+	fi
+	# Our children reaped, so no zombie counts as alive for the caller.
+	if [ -f "$dir/pids" ]; then
+		while read -r pid label; do
+			wait "$pid" 2>/dev/null
+		done <"$dir/pids"
 	fi
 	if [ -n "$run" ]; then
 		rm -f "/dev/shm/rnic-lab-$run-"*
