@@ -1011,6 +1011,7 @@ int rnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = rnic_qp_transport_init(qp);
 	if (err)
 		goto err_qpn;
+	/* the slot is reserved: this allocates nothing and cannot fail */
 	xa_store_irq(&rib->qp_xa, qp->qpn, qp, GFP_KERNEL);
 
 	init->cap.max_send_wr = qp->sq.size;
