@@ -12,7 +12,8 @@
 #
 # Library (source it from a bash script running as root):
 #   lab_start [NAME]              namespace + bridge; logs in $RNIC_LAB_DIR/NAME
-#   lab_vm N [--virtio] [--rnic] [--mem SIZE]   boot VM N in the background
+#   lab_vm N [--virtio] [--rnic] [--mem SIZE] [--rnicsim-arg ARG]...
+#                                 boot VM N in the background
 #   lab_wait_ready N [--timeout S]             wait for VM N's agent
 #   lab_exec N [--timeout S] CMD...  run CMD (joined like ssh does) in VM N;
 #                                 its stdout/stderr and exit status are ours
@@ -333,13 +334,18 @@ lab_stop() {
 # lab_vm N [--virtio] [--rnic] [--mem SIZE]: boot VM N in the background.
 lab_vm() {
 	lab__need_started lab_vm || return 1
-	local n="$1" d virtio=0 rnic=0 mem=512M bytes
+	local n="$1" d virtio=0 rnic=0 mem=512M bytes simargs=()
 	d="$(lab__vmdir "$n")" || return 1
 	shift
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--virtio) virtio=1 ;;
 		--rnic) rnic=1 ;;
+		--rnicsim-arg)
+			# Passed through to rnicsim, e.g. --fault drop=1% or --pcap F.
+			simargs+=("$2")
+			shift
+			;;
 		--mem)
 			mem="$2"
 			shift
@@ -415,7 +421,7 @@ lab_vm() {
 		ip netns exec "$LAB_NS" "$LAB_RNICSIM" --socket "$d/ivshmem.sock" --guest-mem "$shm" \
 			--guest-mem-size "$bytes" --tap "$tap" --mac "$mac" \
 			--vectors "$LAB_VECTORS" --shm-size "$LAB_SHM_SIZE" \
-			--ctl "$d/rnicsim.ctl" --log "$d/rnicsim.log" \
+			--ctl "$d/rnicsim.ctl" --log "$d/rnicsim.log" "${simargs[@]}" \
 			</dev/null >"$d/rnicsim.out" 2>&1 &
 		pid=$!
 		lab__track "$pid" "vm$n rnicsim"
