@@ -691,25 +691,28 @@ lab_leftovers() {
 	local -
 	set +e
 	local run="${1:-}" found=0 pat pid f
+	local -A seen=()
 	pat="rnic-lab-${run}"
 	for pid in $(pgrep -f -- "$pat" 2>/dev/null); do
 		[ "$pid" = "$$" ] && continue
 		case "$(cat "/proc/$pid/comm" 2>/dev/null)" in
 		qemu-system-*|rnicsim|dumpcap|tshark)
-			echo "process $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" | head -c 150)"
-			found=1
+			seen[$pid]=1
 			;;
 		esac
 	done
 	if [ -n "$run" ]; then
-		# rnicsim's and dumpcap's command lines may not name the run.
+		# dumpcap's command line names its file, not the run.
 		for pid in $(pgrep -x rnicsim) $(pgrep -x dumpcap) $(pgrep -f qemu-system); do
 			if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$RNIC_LAB_DIR/${run%-*}/"; then
-				echo "process $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" | head -c 150)"
-				found=1
+				seen[$pid]=1
 			fi
 		done
 	fi
+	for pid in "${!seen[@]}"; do
+		echo "process $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | head -c 150)"
+		found=1
+	done
 	for f in /run/netns/"$pat"*; do
 		[ -e "$f" ] && { echo "namespace ${f##*/}"; found=1; }
 	done
