@@ -365,7 +365,9 @@ lab_vm() {
 		lab__err "vm$n: bad --mem '$mem' (e.g. 512M, 1G)"
 		return 1
 	fi
-	mkdir -p "$d/ctl"
+	# ctl/files is the guest's $LAB_FILES: a directory both sides read
+	# and write (uncached 9p), for files a test hands to a VM or back.
+	mkdir -p "$d/ctl/files"
 
 	local append=(
 		console=ttyS0 panic=-1
