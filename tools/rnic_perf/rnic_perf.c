@@ -630,6 +630,26 @@ static void perf_server_bad(struct perf_conn *c, u32 errs, u32 iter, u32 off)
 	c->errors += errs;
 }
 
+static void perf_server_report(struct perf_conn *c)
+{
+	char line[PERF_LINE_LEN];
+
+	if (c->reported)
+		return;
+	c->reported = true;
+	snprintf(line, sizeof(line),
+		 "server peer=%pISpc dev=%s op=%s size=%u count=%u sge=%u verify=%u msgs=%u errors=%llu%s status=%s",
+		 &c->id->route.addr.dst_addr, dev_name(&c->dev->dev),
+		 perf_op_names[c->op], c->size, c->count, c->nsge, c->verify,
+		 c->rx_data, c->errors,
+		 c->errors ? " (first bad message below)" : "",
+		 c->errors || c->wc_err ? "fail" : "ok");
+	perf_result_add(line);
+	if (c->errors)
+		pr_err("server: first bad byte: iteration %u offset %u\n",
+		       c->first_bad_iter, c->first_bad_off);
+}
+
 static void perf_server_ctrl(struct perf_conn *c, struct perf_ctrl *m)
 {
 	struct perf_ctrl r = { .type = cpu_to_be32(PERF_CTRL_REPLY) };
@@ -667,6 +687,8 @@ static void perf_server_ctrl(struct perf_conn *c, struct perf_ctrl *m)
 				perf_server_bad(c, 8, c->count, 0);
 			}
 		}
+		/* the test is over: report now, not at the disconnect */
+		perf_server_report(c);
 		r.errors = cpu_to_be32(min_t(u64, c->errors, U32_MAX));
 		r.msgs = cpu_to_be32(c->rx_data);
 		break;
@@ -903,26 +925,6 @@ static int perf_conn_setup(struct perf_conn *c)
 	if (!c->lat)
 		return -ENOMEM;
 	return 0;
-}
-
-static void perf_server_report(struct perf_conn *c)
-{
-	char line[PERF_LINE_LEN];
-
-	if (c->reported)
-		return;
-	c->reported = true;
-	snprintf(line, sizeof(line),
-		 "server peer=%pISc dev=%s op=%s size=%u count=%u sge=%u verify=%u msgs=%u errors=%llu%s status=%s",
-		 &c->id->route.addr.dst_addr, dev_name(&c->dev->dev),
-		 perf_op_names[c->op], c->size, c->count, c->nsge, c->verify,
-		 c->rx_data, c->errors,
-		 c->errors ? " (first bad message below)" : "",
-		 c->errors || c->wc_err ? "fail" : "ok");
-	perf_result_add(line);
-	if (c->errors)
-		pr_err("server: first bad byte: iteration %u offset %u\n",
-		       c->first_bad_iter, c->first_bad_off);
 }
 
 static void perf_release_work(struct work_struct *w)
@@ -1334,12 +1336,15 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 			       u64 elapsed_ns, u64 errors, u32 srv_msgs)
 {
 	char line[PERF_LINE_LEN];
-	u64 us = max_t(u64, div_u64(elapsed_ns, 1000), 1);
+	u64 us = div_u64(elapsed_ns, 1000);
 	u32 msg = perf_op_is_atomic(a->op) ? 8 : a->size;
-	u64 bytes = (u64)msg * a->count, sum = 0, mbps, rate;
+	u64 bytes = (u64)msg * a->count, sum = 0, mbps = 0, rate = 0;
 	u32 i, p50 = 0, p99 = 0, avg = 0;
 
-	if (!ret && c->lat && a->count) {
+	/* figures only for a run that completed */
+	if (ret || !us) {
+		bytes = 0;
+	} else if (c->lat && a->count) {
 		for (i = 0; i < a->count; i++)
 			sum += c->lat[i];
 		avg = div_u64(sum, a->count);
@@ -1347,11 +1352,14 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 		p50 = c->lat[a->count / 2];
 		p99 = c->lat[min_t(u32, a->count - 1, (u64)a->count * 99 / 100)];
 	}
-	mbps = div64_u64(bytes * 100, us);
-	rate = div64_u64((u64)a->count * 1000000, us);
+	if (bytes) {
+		mbps = div64_u64(bytes * 100, us);
+		rate = div64_u64((u64)a->count * 1000000, us);
+	}
 	snprintf(line, sizeof(line),
-		 "client peer=%pISpc dev=%s op=%s size=%u depth=%u count=%u sge=%u inline=%u verify=%u status=%s error=%d errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
-		 &a->addr, c->dev ? dev_name(&c->dev->dev) : "-",
+		 "client local=%pISpc peer=%pISpc dev=%s op=%s size=%u depth=%u count=%u sge=%u inline=%u verify=%u status=%s error=%d errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
+		 &c->id->route.addr.src_addr, &a->addr,
+		 c->dev ? dev_name(&c->dev->dev) : "-",
 		 perf_op_names[a->op], a->size, a->depth, a->count, a->nsge,
 		 a->inl, a->verify, ret || errors ? "fail" : "ok", ret, errors,
 		 srv_msgs, bytes, us, mbps / 100, mbps % 100, rate,
