@@ -54,6 +54,7 @@ LAB_NS=""
 LAB_RUN=""
 LAB_KERNEL=""
 LAB_INITRD=""
+LAB_TSC_KHZ=""
 LAB_T0=""
 
 # ---------------------------------------------------------------- helpers
@@ -216,6 +217,8 @@ lab_start() {
 		return 1
 	fi
 
+	LAB_TSC_KHZ="$(lab__tsc_khz)"
+
 	# State on disk: lab_stop, the CLI and a later cleanup can find
 	# everything from it even if this shell is gone.
 	cat >"$LAB_DIR/lab.env" <<-EOF
@@ -246,6 +249,32 @@ lab_start() {
 		return 1
 	fi
 	lab__info "started $LAB_NS, logs in $LAB_DIR"
+}
+
+# The host's TSC frequency in kHz, for the guests' tsc_early_khz=.  Under
+# TCG the guest's TSC is the host's, but the guest kernel calibrates it
+# against the emulated PIT, which goes badly wrong when the host is busy
+# (seen here: 82 MHz instead of 2445 MHz).  Its clock then runs many
+# times too fast until the clocksource watchdog gives up on the TSC, and
+# guest timeouts misfire; and the later, sound calibration against the
+# HPET is thrown away when it differs from the first by over 1%.  Told the
+# frequency, the guest skips the PIT calibration and the HPET refinement
+# still corrects it.  RNIC_LAB_TSC_KHZ overrides (0: let the guest guess).
+lab__tsc_khz() {
+	local mhz=""
+	if [ -n "${RNIC_LAB_TSC_KHZ:-}" ]; then
+		[ "$RNIC_LAB_TSC_KHZ" != 0 ] && echo "$RNIC_LAB_TSC_KHZ"
+		return 0
+	fi
+	# The host kernel's own (refined) calibration is the best source;
+	# /proc/cpuinfo's "cpu MHz" is the TSC rate in VMs like this one.
+	mhz="$(dmesg 2>/dev/null | sed -n 's/.*Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' | tail -1)"
+	[ -n "$mhz" ] || mhz="$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' | tail -1)"
+	if [ -z "$mhz" ] && grep -qw constant_tsc /proc/cpuinfo; then
+		mhz="$(awk -F': *' '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)"
+	fi
+	[ -n "$mhz" ] && awk -v m="$mhz" 'BEGIN { printf "%d\n", m * 1000 }'
+	return 0
 }
 
 # Traps: clean up on any exit (set -e failures included) and on signals.
@@ -449,6 +478,7 @@ lab_vm() {
 	else
 		qemu+=(-machine q35 -m "$mem")
 	fi
+	[ -n "$LAB_TSC_KHZ" ] && append+=("tsc_early_khz=$LAB_TSC_KHZ")
 	# shellcheck disable=SC2206 # RNIC_LAB_APPEND is a list of words
 	append+=(${RNIC_LAB_APPEND:-})
 	qemu+=(-append "${append[*]}")
