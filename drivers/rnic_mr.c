@@ -58,6 +58,8 @@
  * Written so that no sum can wrap: a hostile RETH with a virtual address
  * near 2^64 must not pass by overflowing. An empty range is inside the MR
  * when its start is (the transport decides whether it checks at all).
+ *
+ * Return: true if the range is inside the MR.
  */
 VISIBLE_IF_KUNIT bool rnic_mr_range_ok(u64 mr_iova, u64 mr_len, u64 iova,
 				       u64 len)
@@ -399,6 +401,8 @@ static struct rnic_mr *rnic_mr_alloc(struct ib_pd *ibpd, enum rnic_mr_type type)
  * PD's local_dma_lkey (rnic does not claim IBK_LOCAL_DMA_LKEY: a per-PD
  * key keeps the PD check meaningful); with IB_PD_UNSAFE_GLOBAL_RKEY the
  * rkey gives peers the same reach, which is what that flag means.
+ *
+ * Return: the MR, or an ERR_PTR().
  */
 struct ib_mr *rnic_get_dma_mr(struct ib_pd *ibpd, int access)
 {
@@ -431,6 +435,8 @@ struct ib_mr *rnic_get_dma_mr(struct ib_pd *ibpd, int access)
  *
  * The MR starts in the free state: its key works only after an
  * IB_WR_REG_MR.
+ *
+ * Return: the MR, or an ERR_PTR().
  */
 struct ib_mr *rnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			    u32 max_num_sg)
@@ -501,8 +507,10 @@ int rnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * @ibmr: the MR
  * @udata: NULL (kernel ULPs only)
  *
- * Waits for transport lookups still holding the MR; they are short (one
- * packet's copy), never waiting for the wire.
+ * Waits for what still holds the MR: a transport lookup (one packet's
+ * copy) or a zero-copy frame on the TX ring, until the device sent it.
+ *
+ * Return: 0.
  */
 int rnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {

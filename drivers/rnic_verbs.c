@@ -1049,6 +1049,8 @@ err_count:
  * work) is waited for; only then is the transport torn down, so nothing
  * re-arms its timers or work behind it. The transport must therefore not
  * keep a QP reference that only rnic_qp_transport_destroy() would drop.
+ *
+ * Return: 0.
  */
 int rnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
