@@ -11,8 +11,9 @@
 #   perf_server N ADDR [PORT]      listen in VM N
 #   perf_run N ADDR ARGS...        one client run from VM N; prints the
 #                                  result line, status 0 when status=ok
-#   perf_server_ok N K             VM N's server reported K connections and
-#                                  the last one is status=ok
+#   perf_server_ok N PEER          VM N's server reported the connection from
+#                                  PEER (addr:port) with status=ok
+#   perf_check N LINE              the same for a client result line
 #   perf_field LINE KEY            a key=value field of a result line
 
 PERF_DBG=/sys/kernel/debug/rnic_perf
@@ -52,12 +53,20 @@ perf_run() {
 }
 
 perf_server_ok() {
-	lab_exec "$1" --timeout 30 "for i in \$(seq 100); do
-			[ \$(grep -c '^server' $PERF_DBG/results) -ge $2 ] && break
-			sleep 0.1
+	lab_exec "$1" --timeout 60 "for i in \$(seq 150); do
+			grep -qF 'server peer=$2 ' $PERF_DBG/results && break
+			sleep 0.2
 		done
-		l=\$(grep '^server' $PERF_DBG/results | tail -1); echo \"\$l\"
+		l=\$(grep -F 'server peer=$2 ' $PERF_DBG/results | tail -1); echo \"\$l\"
 		case \"\$l\" in *status=ok) exit 0 ;; esac; exit 1"
+}
+
+# perf_check N LINE: the server in VM N saw the connection of client
+# result LINE and found nothing wrong.
+perf_check() {
+	local local_addr
+	local_addr="$(perf_field "$2" local)" || return 1
+	perf_server_ok "$1" "$local_addr"
 }
 
 perf_field() {

@@ -76,7 +76,6 @@ check "vm2: server listens on $SRV4 and [$SRV6]" servers
 
 FIGURES="$LAB_DIR/figures"
 : >"$FIGURES"
-nconn=0
 # shellcheck disable=SC2317 # called through check
 run_one() {
 	local line
@@ -85,13 +84,12 @@ run_one() {
 		return 1
 	}
 	echo "$line"
-	perf_server_ok 2 "$nconn"
+	perf_check 2 "$line"
 }
 # run WHAT ADDR ARGS...: a client run from vm1, then the server's verdict.
 run() {
 	local what="$1" line
 	shift
-	nconn=$((nconn + 1))
 	check "$what" run_one "$@"
 	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
 	if [ -n "$line" ]; then
@@ -127,15 +125,16 @@ echo "# verified runs: $(lab_elapsed "$t") s"
 # server's line for that connection says status=fail.
 # shellcheck disable=SC2317 # called through check
 caught() {
-	local line
-	nconn=$((nconn + 1))
+	local line srv
 	if line="$(perf_run 1 "$SRV4" "$@")"; then
 		echo "run passed: $line"
 		return 1
 	fi
 	echo "$line"
 	[ "$(perf_field "$line" errors)" = 1 ] || return 1
-	! perf_server_ok 2 "$nconn"
+	srv="$(perf_check 2 "$line")" && return 1
+	echo "$srv"
+	case "$srv" in *" errors=1 "*status=fail) ;; *) return 1 ;; esac
 }
 check "self-test: a flipped bit in SEND 17 of 40 is caught" \
 	caught op=send size=4096 sge=2 count=40 corrupt=17

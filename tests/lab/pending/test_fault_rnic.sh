@@ -80,7 +80,6 @@ done
 inject() { ctl 1 fault "$SPEC" && ctl 2 fault "$SPEC" && ctl 1 fault && ctl 2 fault; }
 check "both rnicsims inject $SPEC" inject || exit 1
 
-nconn=0
 run_one() {
 	local line
 	line="$(perf_run 1 "$SRV" --timeout 300 "$@")" || {
@@ -88,12 +87,11 @@ run_one() {
 		return 1
 	}
 	echo "$line"
-	perf_server_ok 2 "$nconn"
+	perf_check 2 "$line"
 }
 run() {
 	local what="$1" line
 	shift
-	nconn=$((nconn + 1))
 	check "$what" run_one "$@" || true
 	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
 	[ -z "$line" ] || echo "# $(perf_summary "$line")"

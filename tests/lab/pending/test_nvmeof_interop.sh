@@ -72,7 +72,6 @@ check "vm2: rxe0 on virtio-net with $A2, rnic_perf loaded" rxe_up 2 "$A2/24" || 
 servers() { perf_server 1 "$A1" && perf_server 2 "$A2"; }
 check "rnic_perf servers on $A1 (rnic) and $A2 (rxe)" servers || true
 
-declare -A nconn=([1]=0 [2]=0)
 run_one() {
 	local c="$1" s="$2" line
 	shift 2
@@ -81,12 +80,11 @@ run_one() {
 		return 1
 	}
 	echo "$line"
-	perf_server_ok "$s" "${nconn[$s]}"
+	perf_check "$s" "$line"
 }
 # run WHAT CLIENT_VM SERVER_VM ARGS...
 run() {
 	local what="$1" line
-	nconn[$3]=$((${nconn[$3]} + 1))
 	shift
 	check "$what" run_one "$@" || true
 	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"

@@ -71,7 +71,6 @@ done
 SRV="$(lab_addr 2 rnic 4)"
 check "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV" || exit 1
 
-nconn=0
 run_one() {
 	local line
 	line="$(perf_run 1 "$SRV" --timeout 150 "$@")" || {
@@ -79,12 +78,11 @@ run_one() {
 		return 1
 	}
 	echo "$line"
-	perf_server_ok 2 "$nconn"
+	perf_check 2 "$line"
 }
 run() {
 	local what="$1" line
 	shift
-	nconn=$((nconn + 1))
 	check "$what" run_one "$@" || true
 	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
 	[ -z "$line" ] || echo "# $(perf_summary "$line")"

@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2317 # functions are called through check
+#
+# PENDING (not run by CI; tests/lab/pending/): rdma_cm follows configfs on
+# rnic <-> rnic.  With default_roce_mode "IB/RoCE v1", then "RoCE v2", on
+# both VMs:
+#  - rnic_perf SEND (2 SGEs), SEND inline, WRITE (multi-MTU) and
+#    WRITE_WITH_IMM, every byte verified on both sides (the operations
+#    themselves are test_perf_rnic.sh's subject);
+#  - on the bridge: v1 frames are Ethertype 0x8915, v2 frames UDP to 4791,
+#    both decoded by tshark as InfiniBand (the CM ConnectRequest among them),
+#    none of the other version, no malformed frame and no expert error;
+#  - rdma statistic show: tx/rx packets of that RoCE version went up, the
+#    other version's did not.
+set -euo pipefail
+# shellcheck source=scripts/lab/lab.sh
+. "$(dirname "$0")/../../../scripts/lab/lab.sh"
+# shellcheck source=tests/lab/lib_perf.sh
+. "$(dirname "$0")/../lib_perf.sh"
+
+SUITE="rnic roce modes"
+T0="$(lab__now_us)"
+KVER="$(cat "$RNIC_CACHE/kver" 2>/dev/null || true)"
+lab_start rnic_roce_modes || {
+	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_roce_modes"
+	exit 1
+}
+OUT="$LAB_DIR/checks"
+mkdir -p "$OUT"
+fail=0
+nchk=0
+check() {
+	local what="$1" f
+	shift
+	nchk=$((nchk + 1))
+	f="$OUT/$nchk.log"
+	if "$@" >"$f" 2>&1; then
+		lab_ok "$SUITE: $what"
+	else
+		lab_not_ok "$SUITE: $what" "$f"
+		fail=1
+		return 1
+	fi
+}
+
+if ! modinfo -k "$KVER" -n rnic_perf 2>/dev/null | grep -q "/updates/dkms/"; then
+	lab_not_ok "$SUITE: rnic and rnic_perf are DKMS-installed for $KVER (run scripts/dkms-install.sh)" \
+		"$RNIC_LAB_DIR"
+	exit 1
+fi
+if [ ! -x "$LAB_RNICSIM" ] &&
+	! make -C "$LAB_REPO/tools/rnicsim" >"$LAB_DIR/rnicsim-build.log" 2>&1; then
+	lab_not_ok "$SUITE: rnicsim builds" "$LAB_DIR/rnicsim-build.log"
+	exit 1
+fi
+
+lab_vm 1 --rnic
+lab_vm 2 --rnic
+for n in 1 2; do
+	if lab_wait_ready "$n"; then
+		lab_ok "$SUITE: vm$n boots to the agent"
+	else
+		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
+		exit 1
+	fi
+done
+for n in 1 2; do
+	check "vm$n: rnic0 ACTIVE, rnic_perf loaded" rnic_up "$n" || exit 1
+done
+SRV="$(lab_addr 2 rnic 4)"
+check "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV" || exit 1
+
+run_one() {
+	local line
+	line="$(perf_run 1 "$SRV" --timeout 150 "$@")" || {
+		echo "$line"
+		return 1
+	}
+	echo "$line"
+	perf_check 2 "$line"
+}
+run() {
+	local what="$1" line
+	shift
+	check "$what" run_one "$@" || true
+	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
+	[ -z "$line" ] || echo "# $(perf_summary "$line")"
+}
+
+for v in 1 2; do
+	if [ "$v" = 1 ]; then mode="IB/RoCE v1"; else mode="RoCE v2"; fi
+	for n in 1 2; do
+		check "RoCE v$v: vm$n: default_roce_mode \"$mode\"" roce_mode "$n" rnic0 "$mode" || true
+	done
+	hw_stats 1 rnic0/1 >"$LAB_DIR/stats-v$v-before" 2>&1 || true
+	PCAP="$LAB_DIR/roce-v$v.pcap"
+	lab_capture_start "$PCAP"
+	t="$(lab__now_us)"
+	run "RoCE v$v: SEND 4 KiB, 2 SGEs, depth 8, 100 verified" \
+		op=send size=4096 sge=2 depth=8 count=100
+	run "RoCE v$v: SEND inline 64 B, 100 verified" \
+		op=send size=64 inline=1 depth=8 count=100
+	run "RoCE v$v: RDMA WRITE 64 KiB (multi-MTU), depth 8, 32 verified" \
+		op=write size=65536 depth=8 count=32
+	run "RoCE v$v: RDMA WRITE_WITH_IMM 8 KiB, 100 verified" \
+		op=write_imm size=8192 depth=8 count=100
+	echo "# RoCE v$v runs: $(lab_elapsed "$t") s"
+	lab_capture_stop "$PCAP"
+	hw_stats 1 rnic0/1 >"$LAB_DIR/stats-v$v-after" 2>&1 || true
+
+	other=$((3 - v))
+	on_wire() {
+		local ib v2 v1 bad req
+		v1="$(pcap_count "$PCAP" 'eth.type == 0x8915')"
+		v2="$(pcap_count "$PCAP" 'udp.dstport == 4791')"
+		ib="$(pcap_count "$PCAP" infiniband)"
+		req="$(pcap_count "$PCAP" infiniband.cm.req)"
+		bad="$(pcap_count "$PCAP" '_ws.malformed || _ws.expert.severity >= 0x00800000')"
+		echo "Ethertype 0x8915: $v1, UDP 4791: $v2, InfiniBand: $ib, CM REQ: $req, malformed/expert errors: $bad"
+		if [ "$1" = 1 ]; then
+			[ "$v1" -gt 0 ] && [ "$v2" = 0 ] &&
+				[ "$(pcap_count "$PCAP" 'eth.type == 0x8915 && infiniband')" = "$v1" ]
+		else
+			[ "$v2" -gt 0 ] && [ "$v1" = 0 ] &&
+				[ "$(pcap_count "$PCAP" 'udp.dstport == 4791 && infiniband')" = "$v2" ]
+		fi && [ "$req" -gt 0 ] && [ "$bad" = 0 ]
+	}
+	if [ "$v" = 1 ]; then
+		what="RoCE v1: frames are Ethertype 0x8915, all decoded as InfiniBand, none UDP 4791, no malformed/expert errors"
+	else
+		what="RoCE v2: frames are UDP 4791, all decoded as InfiniBand, none Ethertype 0x8915, no malformed/expert errors"
+	fi
+	check "$what" on_wire "$v" || true
+	counters() {
+		local b="$LAB_DIR/stats-v$v-before" a="$LAB_DIR/stats-v$v-after" k
+		cat "$a"
+		for k in tx_roce_v${v}_packets rx_roce_v${v}_packets; do
+			echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
+			[ "$(stat_of "$a" "$k")" -gt "$(stat_of "$b" "$k")" ] || return 1
+		done
+		for k in tx_roce_v${other}_packets rx_roce_v${other}_packets; do
+			echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
+			[ "$(stat_of "$a" "$k")" = "$(stat_of "$b" "$k")" ] || return 1
+		done
+	}
+	check "RoCE v$v: rdma statistic: tx/rx_roce_v${v}_packets up, v$other unchanged" counters || true
+done
+
+lab_stop
+echo "# test_rnic_roce_modes: $(lab_elapsed "$T0") s"
+exit "$fail"
