@@ -10,14 +10,15 @@
 #   rniclab.vm=N                   VM number (hostname lab-vmN)
 #   rniclab.virtio=MAC,IP4/P,IP6/P  virtio-net NIC to configure at boot
 #   rniclab.rnic=MAC,IP4/P,IP6/P    rnic NIC (configured later, once its
-#                                  driver is loaded, with `lab_ifup rnic`)
+#                                  driver is loaded: lab_ifup "$LAB_RNIC_SPEC")
 #   rniclab.repo=PATH              the repo on the host's / (for commands)
 #
 # Command agent: the host shares $RNIC_LAB_DIR/.../vmN/ctl read-write over
 # 9p (tag "rnicctl").  The host drops ID.cmd (a bash script, created by
 # rename so it is never seen half-written); the agent claims it by renaming
-# it to ID.run, runs it in its own session with stdout/stderr in ID.out /
-# ID.err (readable live by the host), and when it ends writes its exit
+# it to ID.run, runs it in a forked subshell in its own process group with
+# stdout/stderr in ID.out / ID.err (readable live by the host), and when
+# it ends writes its exit
 # status to ID.rc, again by rename.  ID.kill from the host kills the
 # command's whole process group.  Commands run in the background, so any
 # number may run at once (a server in one, a client in another).
@@ -98,7 +99,8 @@ lab_ifup() {
 	local spec="$1" mac ip4 ip6 dev d
 	IFS=, read -r mac ip4 ip6 <<<"$spec"
 	dev=
-	for _ in $(seq 50); do
+	# Up to 30 s: a driver just loaded on a busy host may take a while.
+	for _ in $(seq 300); do
 		for d in /sys/class/net/*; do
 			if [ "$(cat "$d/address" 2>/dev/null)" = "$mac" ]; then
 				dev="${d##*/}"
