@@ -19,9 +19,9 @@
 # it to ID.run, runs it in a forked subshell in its own process group with
 # stdout/stderr in ID.out / ID.err (readable live by the host), and when
 # it ends writes its exit status to ID.rc, again by rename.  ID.kill from
-# the host kills the
-# command's whole process group.  Commands run in the background, so any
-# number may run at once (a server in one, a client in another).
+# the host kills the command's whole process group.  Commands run in the
+# background, so any number may run at once (a server in one, a client in
+# another).
 #
 # Everything interesting is echoed to the serial console, which the host
 # saves as vmN/console.log.
