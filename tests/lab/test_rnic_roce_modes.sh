@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck disable=SC2317 # functions are called through check
 #
-# PENDING (not run by CI; tests/lab/pending/): rdma_cm follows configfs on
-# rnic <-> rnic.  With default_roce_mode "IB/RoCE v1", then "RoCE v2", on
-# both VMs:
+# rdma_cm follows configfs on rnic <-> rnic (the DKMS-installed rnic and
+# rnic_perf; scripts/dkms-install.sh first).  With default_roce_mode
+# "IB/RoCE v1", then "RoCE v2", on both VMs:
 #  - rnic_perf SEND (2 SGEs), SEND inline, WRITE (multi-MTU) and
-#    WRITE_WITH_IMM, every byte verified on both sides (the operations
-#    themselves are test_perf_rnic.sh's subject);
+#    WRITE_WITH_IMM, every byte verified on both sides (all the operations
+#    are tests/lab/pending/test_perf_rnic.sh's subject);
 #  - on the bridge: v1 frames are Ethertype 0x8915, v2 frames UDP to 4791,
 #    both decoded by tshark as InfiniBand (the CM ConnectRequest among them),
 #    none of the other version, no malformed frame and no expert error;
@@ -15,9 +15,9 @@
 #    other version's did not.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
-. "$(dirname "$0")/../../../scripts/lab/lab.sh"
+. "$(dirname "$0")/../../scripts/lab/lab.sh"
 # shellcheck source=tests/lab/lib_perf.sh
-. "$(dirname "$0")/../lib_perf.sh"
+. "$(dirname "$0")/lib_perf.sh"
 
 SUITE="rnic roce modes"
 T0="$(lab__now_us)"
