@@ -262,7 +262,8 @@ static int rnic_query_device(struct ib_device *ibdev,
 	attr->max_qp_rd_atom = RNIC_IB_MAX_RD_ATOM;
 	attr->max_qp_init_rd_atom = RNIC_IB_MAX_RD_ATOM;
 	attr->max_res_rd_atom = RNIC_IB_MAX_QP * RNIC_IB_MAX_RD_ATOM;
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	/* the responder runs atomics under one device-wide lock */
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_ah = RNIC_IB_MAX_AH;
 	attr->max_srq = RNIC_IB_MAX_SRQ;
 	attr->max_srq_wr = RNIC_IB_MAX_QP_WR;
