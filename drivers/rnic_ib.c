@@ -375,6 +375,7 @@ static const struct ib_device_ops rnic_ib_ops = {
 	.query_srq = rnic_query_srq,
 	.reg_user_mr = rnic_reg_user_mr,
 	.req_notify_cq = rnic_req_notify_cq,
+	.resize_cq = rnic_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, rnic_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, rnic_ib_cq, ibcq),

@@ -107,6 +107,7 @@ int rnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct uverbs_attr_bundle *attrs);
 int rnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int rnic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int rnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int rnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int rnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		    struct ib_udata *udata);

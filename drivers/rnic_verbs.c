@@ -345,6 +345,54 @@ int rnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+/**
+ * rnic_resize_cq() - change how many completions a CQ holds
+ * @ibcq: the CQ
+ * @cqe: the new size asked for
+ * @udata: NULL
+ *
+ * The completions waiting move to the new ring in order; a size too
+ * small for them is refused.
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int rnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct rnic_ib_cq *cq = to_rcq(ibcq);
+	struct ib_wc *queue, *old;
+	unsigned long flags;
+	u32 size, n, i;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	size = rnic_cq_ring_size(cqe);
+	if (!size)
+		return -EINVAL;
+	queue = kvcalloc(size, sizeof(*queue), GFP_KERNEL);
+	if (!queue)
+		return -ENOMEM;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	n = cq->tail - cq->head;
+	if (n > size - 1) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		kvfree(queue);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		queue[i] = cq->queue[(cq->head + i) & (cq->size - 1)];
+	old = cq->queue;
+	cq->queue = queue;
+	cq->size = size;
+	cq->head = 0;
+	cq->tail = n;
+	ibcq->cqe = size - 1;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	kvfree(old);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_resize_cq);
+
 int rnic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	return rnic_cq_poll_ring(to_rcq(ibcq), num_entries, wc);

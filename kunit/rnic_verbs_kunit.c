@@ -8,6 +8,7 @@
  */
 #include <kunit/test.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
@@ -546,6 +547,53 @@ static void cq_notify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.events, 0);
 }
 
+static void cq_resize(struct kunit *test)
+{
+	struct cq_probe p = {};
+	struct rnic_ib_cq *cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	struct ib_wc wc[16];
+	struct ib_wc *queue;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	/* rnic_resize_cq() frees the old ring: it must be rnic's own kind */
+	queue = kvcalloc(4, sizeof(*queue), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, queue);
+	rnic_cq_init_ring(cq, queue, 4);
+	cq->ibcq.event_handler = cq_test_event;
+	cq->ibcq.cq_context = &p;
+	cq->head = U32_MAX - 1;
+	cq->tail = U32_MAX - 1;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, cq_post_id(cq, i, IB_WC_SUCCESS, false),
+				0);
+	/* growing keeps what waits, in order, and makes room */
+	KUNIT_EXPECT_EQ(test, rnic_resize_cq(&cq->ibcq, 10, NULL), 0);
+	KUNIT_EXPECT_EQ(test, cq->ibcq.cqe, 15);
+	for (i = 3; i < 15; i++)
+		KUNIT_EXPECT_EQ(test, cq_post_id(cq, i, IB_WC_SUCCESS, false),
+				0);
+	KUNIT_EXPECT_EQ(test, cq_post_id(cq, 15, IB_WC_SUCCESS, false),
+			-EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, p.events, 1);
+	KUNIT_EXPECT_EQ(test, rnic_cq_poll_ring(cq, 12, wc), 12);
+	for (i = 0; i < 12; i++)
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, i);
+
+	/* shrinking below what waits is refused; to just enough works */
+	KUNIT_EXPECT_EQ(test, rnic_resize_cq(&cq->ibcq, 1, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_resize_cq(&cq->ibcq, 3, NULL), 0);
+	KUNIT_EXPECT_EQ(test, cq->ibcq.cqe, 3);
+	KUNIT_EXPECT_EQ(test, rnic_cq_poll_ring(cq, ARRAY_SIZE(wc), wc), 3);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 12);
+	KUNIT_EXPECT_EQ(test, wc[2].wr_id, 14);
+	KUNIT_EXPECT_EQ(test, rnic_resize_cq(&cq->ibcq, 0, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_resize_cq(&cq->ibcq, RNIC_IB_MAX_CQE + 1,
+					     NULL), -EINVAL);
+	kvfree(cq->queue);
+}
+
 static struct kunit_case rnic_verbs_cases[] = {
 	KUNIT_CASE(qp_rc_reset_to_init),
 	KUNIT_CASE(qp_rc_init_to_rtr),
@@ -560,6 +608,7 @@ static struct kunit_case rnic_verbs_cases[] = {
 	KUNIT_CASE(cq_ring_wrap),
 	KUNIT_CASE(cq_overflow),
 	KUNIT_CASE(cq_notify),
+	KUNIT_CASE(cq_resize),
 	{}
 };
 
