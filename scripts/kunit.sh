@@ -64,6 +64,11 @@ MB="$OUT/modbuild"
 rm -rf "$MB"
 mkdir -p "$MB"
 cp -a "$REPO/Kbuild" "$REPO/drivers" "$REPO/include" "$REPO/kunit" "$MB/"
+# every module the Kbuild names must be there (tools/rnic_perf, ...)
+mkdir -p "$MB/tools"
+for d in "$REPO"/tools/*/; do
+	[ -f "$d/Kbuild" ] && cp -a "${d%/}" "$MB/tools/"
+done
 make -C "$KB" M="$MB" -j"$(nproc)" modules >"$OUT/module-build.log" 2>&1 ||
 	die "stage module build failed; see $OUT/module-build.log"
 for m in rnic.ko rnic_kunit.ko; do
