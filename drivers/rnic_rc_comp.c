@@ -156,8 +156,11 @@ static bool rnic_comp_ack_through(struct rnic_qp *qp, u32 psn)
 			return false;
 		}
 		if (rnic_psn_diff(psn, wqe->last_psn) >= 0) {
-			if (wqe->state != RNIC_WQE_SENT)
-				break;	/* not all sent: cannot be acked */
+			/*
+			 * The responder acknowledges only what it received in
+			 * order: a WQE being sent again after a rewind is done
+			 * if the first transmission got through after all.
+			 */
 			rnic_comp_done(qp, wqe);
 			continue;
 		}
@@ -288,6 +291,26 @@ static void rnic_comp_nak(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		rnic_sq_fail(qp, wqe, rnic_nak_wc_status(code));
 }
 
+/*
+ * One past the last PSN the requester ever assigned. After a rewind
+ * req.psn is behind it, and responses still in flight for PSNs between
+ * the two are valid (a READ response there is exactly what is missing).
+ */
+static u32 rnic_comp_psn_limit(struct rnic_qp *qp)
+{
+	u32 limit = qp->req.psn, i;
+
+	for (i = qp->req.wqe_idx; i != qp->sq.head; i++) {
+		struct rnic_send_wqe *wqe = rnic_sq_wqe(qp, i);
+
+		if (wqe->state == RNIC_WQE_POSTED)
+			break;
+		if (wqe->npkts)
+			limit = rnic_psn_add(wqe->last_psn, 1);
+	}
+	return limit;
+}
+
 /**
  * rnic_rc_comp_recv() - an ACK, NAK, READ response or atomic ACK arrived
  * @qp: the RC QP it is for
@@ -318,7 +341,8 @@ void rnic_rc_comp_recv(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		goto out;
 	}
 	/* for a PSN never sent: hostile or confused; ignore */
-	if (rnic_psn_diff(pkt->psn, qp->req.psn) >= 0) {
+	if (rnic_psn_diff(pkt->psn, qp->req.psn) >= 0 &&
+	    rnic_psn_diff(pkt->psn, rnic_comp_psn_limit(qp)) >= 0) {
 		rnic_roce_stat_inc(qp->rdev, RNIC_ROCE_STAT_rx_drop_bad_psn);
 		goto out;
 	}

@@ -204,6 +204,14 @@ static bool rnic_req_build(struct rnic_qp *qp, struct rnic_send_wqe *wqe,
 
 	switch (wqe->opcode) {
 	case IB_WR_RDMA_READ:
+		/* responses that arrived since a rewind need not come again */
+		if (rnic_psn_in_window(qp->comp.psn, wqe->first_psn,
+				       wqe->npkts) &&
+		    rnic_psn_diff(qp->comp.psn, psn) > 0) {
+			idx = rnic_psn_diff(qp->comp.psn, wqe->first_psn);
+			psn = qp->comp.psn;
+			wqe->sent = idx * mtu;
+		}
 		/* one request for the rest of the data, at its first PSN */
 		rnic_req_pkt_init(qp, x, IB_OPCODE_RC_RDMA_READ_REQUEST, psn);
 		x->pkt.va = wqe->rdma.remote_addr + wqe->sent;
@@ -277,6 +285,10 @@ void rnic_rc_req_run(struct rnic_qp *qp)
 			break;
 		wqe = rnic_sq_wqe(qp, qp->req.wqe_idx);
 		if (wqe->state == RNIC_WQE_SENT || wqe->state == RNIC_WQE_DONE) {
+			/* acknowledged while being sent again: skip its PSNs */
+			if (wqe->npkts &&
+			    rnic_psn_diff(wqe->last_psn, qp->req.psn) >= 0)
+				qp->req.psn = rnic_psn_add(wqe->last_psn, 1);
 			qp->req.wqe_idx++;
 			continue;
 		}

@@ -54,7 +54,7 @@ enum rnic_psn_class {
 /* Responder: ACK at the latest after this many unacknowledged packets */
 #define RNIC_ACK_COALESCE	16
 /* Requester: packets in flight before it waits for ACKs */
-#define RNIC_REQ_WINDOW		256
+#define RNIC_REQ_WINDOW		64
 /* Responder resources kept per QP (READ/atomic replay) */
 #define RNIC_RESP_RES		16
 /* Largest payload copied into the header slot instead of mapped */
