@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck disable=SC2317 # functions are called through check
 #
-# PENDING (not run by CI; tests/lab/pending/): rnic <-> rnic acceptance with
-# rnic_perf, for RoCE v1 and RoCE v2 in turn, chosen through rdma_cm's
-# configfs (default_roce_mode "IB/RoCE v1" / "RoCE v2" on both VMs):
+# rnic <-> rnic acceptance with rnic_perf (the DKMS-installed rnic and
+# rnic_perf; scripts/dkms-install.sh first), for RoCE v1 and RoCE v2 in
+# turn, chosen through rdma_cm's configfs (default_roce_mode "IB/RoCE v1" /
+# "RoCE v2" on both VMs):
 #  - every operation (SEND with SGEs and inline, SEND_WITH_IMM, WRITE,
 #    WRITE_WITH_IMM, READ, CMP_SWAP, FETCH_ADD), every byte verified on both
 #    sides, figures printed;
@@ -15,9 +16,9 @@
 #    other version's did not.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
-. "$(dirname "$0")/../../../scripts/lab/lab.sh"
+. "$(dirname "$0")/../../scripts/lab/lab.sh"
 # shellcheck source=tests/lab/lib_perf.sh
-. "$(dirname "$0")/../lib_perf.sh"
+. "$(dirname "$0")/lib_perf.sh"
 
 SUITE="perf rnic"
 T0="$(lab__now_us)"
