@@ -77,6 +77,13 @@ struct rnic_tx_slot {
 	u8 net;
 };
 
+/* A frame's pieces as the descriptor will list them */
+struct rnic_tx_pieces {
+	u64 addr[RNIC_TX_MAX_SGE];
+	u32 len[RNIC_TX_MAX_SGE];
+	unsigned int n;
+};
+
 struct rnic_rx_slot {
 	void *buf;
 	dma_addr_t dma;
@@ -97,6 +104,7 @@ struct rnic_rx_slot {
  * @tx: per-descriptor software state
  * @rx: per-descriptor RX buffers
  * @bounce: software ICRC: the frame assembled contiguously (@tx_lock)
+ * @pieces: the frame being posted (@tx_lock)
  * @atomic_lock: makes responder atomics atomic across the device's QPs
  * @wq: runs the requesters and QP error transitions
  * @irq: Linux IRQ number
@@ -117,6 +125,7 @@ struct rnic_roce {
 	struct rnic_tx_slot *tx;
 	struct rnic_rx_slot *rx;
 	u8 *bounce;
+	struct rnic_tx_pieces pieces;
 	spinlock_t atomic_lock;	/* responder atomics */
 	struct workqueue_struct *wq;
 	int irq;
@@ -268,13 +277,6 @@ static void rnic_tx_slot_release(struct rnic_roce *roce,
 		rnic_qp_put(slot->qp);
 	slot->qp = NULL;
 }
-
-/* A frame's pieces as the descriptor will list them */
-struct rnic_tx_pieces {
-	u64 addr[RNIC_TX_MAX_SGE];
-	u32 len[RNIC_TX_MAX_SGE];
-	unsigned int n;
-};
 
 static int rnic_tx_piece(struct rnic_tx_pieces *p, u64 addr, u32 len)
 {
@@ -455,14 +457,12 @@ int rnic_roce_xmit(struct rnic_dev *rdev, struct rnic_xmit *x)
 
 	if (!roce || rdev->fatal)
 		return -EIO;
-	/* the pieces list is big; keep it off the stack of softirq callers */
-	p = kmalloc(sizeof(*p), GFP_ATOMIC);
-	if (!p)
-		return -ENOMEM;
-	p->n = 0;
 	q = &roce->txq;
 
 	spin_lock_bh(&roce->tx_lock);
+	/* big: kept off the stack of softirq callers, used under the lock */
+	p = &roce->pieces;
+	p->n = 0;
 	if (!rnic_queue_free(q)) {
 		rnic_roce_stat_inc(rdev, RNIC_ROCE_STAT_tx_ring_full);
 		err = -EBUSY;
@@ -568,7 +568,6 @@ int rnic_roce_xmit(struct rnic_dev *rdev, struct rnic_xmit *x)
 	WRITE_ONCE(q->pi, q->pi + 1);
 	rnic_queue_ring(rdev, q);
 	spin_unlock_bh(&roce->tx_lock);
-	kfree(p);
 	return 0;
 
 out_release:
@@ -576,7 +575,6 @@ out_release:
 	rnic_roce_stat_inc(rdev, RNIC_ROCE_STAT_tx_errors);
 out_unlock:
 	spin_unlock_bh(&roce->tx_lock);
-	kfree(p);
 	return err;
 }
 
