@@ -9,8 +9,9 @@
 # and FETCH_ADD runs and an NVMe-oF fio write+verify of FAULT_NVME_MB MiB
 # (default 64) must still complete with every byte verified, and rdma
 # statistic show must show the recovery: retransmits (timeouts, sequence
-# NAKs, duplicates printed), and ICRC drops for the corrupted frames.  Passed 3 of 3 in 133-165 s (fio 64 MiB under faults
-# 80-93 s; about 420-450 thousand retransmits per run).
+# NAKs, duplicates printed), and ICRC drops for the corrupted frames.
+# Passed 3 of 3 in 133-165 s (fio 64 MiB under faults 80-93 s; about
+# 420-450 thousand retransmits per run).
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
