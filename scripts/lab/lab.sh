@@ -698,6 +698,21 @@ lab_capture_stop() {
 	local file="$1" pid f i
 	while read -r pid f; do
 		[ "$f" = "$file" ] || continue
+		# Frames of the last exchange may still sit in dumpcap's socket
+		# buffer, and SIGTERM ends it without reading them: wait until
+		# the file has stopped growing for a second (at most 10 s).
+		local size=-1 now stable=0
+		for i in $(seq 20); do
+			now="$(stat -c %s "$file" 2>/dev/null || echo 0)"
+			if [ "$now" = "$size" ]; then
+				stable=$((stable + 1))
+				[ "$stable" -ge 2 ] && break
+			else
+				stable=0
+			fi
+			size="$now"
+			sleep 0.5
+		done
 		# Not SIGINT: a shell starts background jobs with SIGINT ignored.
 		# dumpcap flushes and closes its file on SIGTERM as well.
 		kill -TERM "$pid" 2>/dev/null
