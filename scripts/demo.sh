@@ -69,6 +69,18 @@ run 3 "ip addr add 10.20.0.103/24 dev \$LAB_VIRTIO_IF"
 run 1 "ping -c 3 -i 0.2 10.20.0.103"
 run 1 "ethtool -S \$(ls /sys/class/infiniband/rnic0/device/net) | grep -E 'frames|bytes' | grep -v ': 0$'"
 
+say "RDMA: rnic_perf (in-kernel verbs exerciser over rdma_cm) between the two rnic VMs, every byte verified"
+P=/sys/kernel/debug/rnic_perf
+run 2 "modprobe rnic_perf && echo 'server addr=$(lab_addr 2 rnic 4) port=18515' > $P/control"
+run 1 "modprobe rnic_perf"
+for op in "op=write size=65536 depth=8 count=100 sge=2" \
+	  "op=read size=65536 depth=8 count=100" \
+	  "op=send size=4096 depth=8 count=200" \
+	  "op=fetch_add size=8 depth=4 count=200"; do
+	run 1 "echo 'client addr=$(lab_addr 2 rnic 4) port=18515 $op verify=1' > $P/control && tail -1 $P/results | tr ' ' '\n' | grep -E '^(op|size|status|errors|MBps|msg_rate|lat_p50_us)=' | paste -sd' '"
+done
+run 1 "rdma statistic show link rnic0/1 | tr ' ' '\n' | paste - - | grep -E '^(tx|rx)_roce_v2_(packets|bytes)|retrans|nak|drop' | awk '\$2 != 0' | paste -sd' '"
+
 say "rdma_cm: switch the port's default RoCE mode in configfs"
 run 1 "modprobe rdma_cm && (mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config) && mkdir -p /sys/kernel/config/rdma_cm/rnic0"
 run 1 "cat /sys/kernel/config/rdma_cm/rnic0/ports/1/default_roce_mode"
@@ -78,7 +90,7 @@ run 1 "echo 106 > /sys/kernel/config/rdma_cm/rnic0/ports/1/default_roce_tos && c
 run 1 "rmdir /sys/kernel/config/rdma_cm/rnic0"
 
 say "unload: the RDMA device and the netdev go away cleanly"
-run 1 "rmmod rnic && rdma link show | grep -c rnic0 || echo 'rnic0 gone'"
+run 1 "rmmod rnic_perf rnic && rdma link show | grep -c rnic0 || echo 'rnic0 gone'"
 
 lab_stop
 say "done"
