@@ -13,6 +13,7 @@
 # Library (source it from a bash script running as root):
 #   lab_start [NAME]              namespace + bridge; logs in $RNIC_LAB_DIR/NAME
 #   lab_vm N [--virtio] [--rnic] [--mem SIZE] [--rnicsim-arg ARG]...
+#                                 [--qemu-arg ARG]...
 #                                 boot VM N in the background
 #   lab_wait_ready N [--timeout S]             wait for VM N's agent
 #   lab_exec N [--timeout S] CMD...  run CMD (joined like ssh does) in VM N;
@@ -363,7 +364,7 @@ lab_stop() {
 # lab_vm N [--virtio] [--rnic] [--mem SIZE]: boot VM N in the background.
 lab_vm() {
 	lab__need_started lab_vm || return 1
-	local n="$1" d virtio=0 rnic=0 mem=512M bytes simargs=()
+	local n="$1" d virtio=0 rnic=0 mem=512M bytes simargs=() qargs=()
 	d="$(lab__vmdir "$n")" || return 1
 	shift
 	while [ $# -gt 0 ]; do
@@ -373,6 +374,11 @@ lab_vm() {
 		--rnicsim-arg)
 			# Passed through to rnicsim, e.g. --fault drop=1% or --pcap F.
 			simargs+=("$2")
+			shift
+			;;
+		--qemu-arg)
+			# Appended to QEMU's command line, e.g. another device.
+			qargs+=("$2")
 			shift
 			;;
 		--mem)
@@ -483,6 +489,7 @@ lab_vm() {
 	append+=(${RNIC_LAB_APPEND:-})
 	qemu+=(-append "${append[*]}")
 
+	qemu+=("${qargs[@]}")
 	printf '%q ' "${qemu[@]}" >"$d/qemu.cmdline"
 	echo >>"$d/qemu.cmdline"
 	lab__now_us >"$d/start_us"
