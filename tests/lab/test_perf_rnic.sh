@@ -13,7 +13,9 @@
 #    both decoded by tshark as InfiniBand (the CM ConnectRequest among them),
 #    none of the other version, no malformed frame and no expert error;
 #  - rdma statistic show: tx/rx packets of that RoCE version went up, the
-#    other version's did not.
+#    other version's did not; the counter set has per-version packets and
+#    bytes, retransmits, timeouts, NAKs by kind, duplicates, ICRC errors and
+#    drops by reason.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
@@ -153,6 +155,35 @@ for v in 1 2; do
 	}
 	check "RoCE v$v: rdma statistic: tx/rx_roce_v${v}_packets up, v$other unchanged" counters || true
 done
+
+# Item 8's counter set: per-version packets/bytes, retransmits, timeouts,
+# NAKs sent/received by kind, duplicates, ICRC errors, drops by reason.
+counter_set() {
+	local f="$LAB_DIR/stats-v2-after" k v missing=0
+	for v in 1 2; do
+		for k in tx_roce_v${v}_packets tx_roce_v${v}_bytes rx_roce_v${v}_packets rx_roce_v${v}_bytes; do
+			grep -q "^$k " "$f" || { echo "missing $k"; missing=1; }
+		done
+	done
+	for k in retransmits retrans_timeouts nak_seq_sent nak_seq_rcvd nak_rnr_sent \
+		nak_rnr_rcvd nak_inv_req_sent nak_inv_req_rcvd nak_rem_access_sent \
+		nak_rem_access_rcvd duplicate_requests icrc_errors; do
+		grep -q "^$k " "$f" || { echo "missing $k"; missing=1; }
+	done
+	echo "drop reasons: $(grep -c '^rx_drop_' "$f")"
+	[ "$(grep -c '^rx_drop_' "$f")" -ge 3 ] || missing=1
+	# both versions carried traffic, and the byte counters count bytes
+	local p1 p2 b1 b2
+	p1="$(stat_of "$f" tx_roce_v1_packets)"
+	p2="$(stat_of "$f" tx_roce_v2_packets)"
+	b1="$(stat_of "$f" tx_roce_v1_bytes)"
+	b2="$(stat_of "$f" tx_roce_v2_bytes)"
+	echo "tx v1 $p1 packets $b1 bytes, v2 $p2 packets $b2 bytes"
+	[ "$p1" -gt 0 ] && [ "$p2" -gt 0 ] && [ "$b1" -gt "$p1" ] && [ "$b2" -gt "$p2" ] || missing=1
+	return "$missing"
+}
+check "rdma statistic show lists per-version packets/bytes, retransmits, timeouts, NAKs by kind, duplicates, ICRC errors, drops by reason" \
+	counter_set || true
 
 lab_stop
 echo "# test_perf_rnic: $(lab_elapsed "$T0") s"
