@@ -15,6 +15,12 @@
 #                                  PEER (addr:port) with status=ok
 #   perf_check N LINE              the same for a client result line
 #   perf_field LINE KEY            a key=value field of a result line
+#   perf_checks_init               per-check logs in $LAB_DIR/checks, fail=0
+#   check WHAT CMD...              one TAP line for CMD (output in
+#                                  $OUT/N.log); a failure sets fail=1
+#   perf_preflight                 rnic and rnic_perf DKMS-installed for the
+#                                  lab kernel, rnicsim built; else one not-ok
+#                                  line and exit
 
 PERF_DBG=/sys/kernel/debug/rnic_perf
 PERF_PORT=${PERF_PORT:-18515}
@@ -151,4 +157,40 @@ pcap_count() {
 	local p="$1" f="$2"
 	shift 2
 	tshark -r "$p" "$@" -Y "$f" 2>/dev/null | wc -l
+}
+
+perf_checks_init() {
+	OUT="$LAB_DIR/checks"
+	mkdir -p "$OUT"
+	fail=0
+	nchk=0
+}
+
+check() {
+	local what="$1" f
+	shift
+	nchk=$((nchk + 1))
+	f="$OUT/$nchk.log"
+	if "$@" >"$f" 2>&1; then
+		lab_ok "$SUITE: $what"
+	else
+		lab_not_ok "$SUITE: $what" "$f"
+		fail=1
+		return 1
+	fi
+}
+
+perf_preflight() {
+	local kver
+	kver="$(cat "$RNIC_CACHE/kver" 2>/dev/null || true)"
+	if ! modinfo -k "$kver" -n rnic_perf 2>/dev/null | grep -q "/updates/dkms/"; then
+		lab_not_ok "$SUITE: rnic and rnic_perf are DKMS-installed for $kver (run scripts/dkms-install.sh)" \
+			"$RNIC_LAB_DIR"
+		exit 1
+	fi
+	if [ ! -x "$LAB_RNICSIM" ] &&
+		! make -C "$LAB_REPO/tools/rnicsim" >"$LAB_DIR/rnicsim-build.log" 2>&1; then
+		lab_not_ok "$SUITE: rnicsim builds" "$LAB_DIR/rnicsim-build.log"
+		exit 1
+	fi
 }

@@ -24,39 +24,12 @@ SUITE="fault rnic"
 SPEC="${FAULT_SPEC:-drop=1%,reorder=0.5%,corrupt=0.1%}"
 MB="${FAULT_NVME_MB:-64}"
 T0="$(lab__now_us)"
-KVER="$(cat "$RNIC_CACHE/kver" 2>/dev/null || true)"
 lab_start fault_rnic || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/fault_rnic"
 	exit 1
 }
-OUT="$LAB_DIR/checks"
-mkdir -p "$OUT"
-fail=0
-nchk=0
-check() {
-	local what="$1" f
-	shift
-	nchk=$((nchk + 1))
-	f="$OUT/$nchk.log"
-	if "$@" >"$f" 2>&1; then
-		lab_ok "$SUITE: $what"
-	else
-		lab_not_ok "$SUITE: $what" "$f"
-		fail=1
-		return 1
-	fi
-}
-
-if ! modinfo -k "$KVER" -n rnic_perf 2>/dev/null | grep -q "/updates/dkms/"; then
-	lab_not_ok "$SUITE: rnic and rnic_perf are DKMS-installed for $KVER (run scripts/dkms-install.sh)" \
-		"$RNIC_LAB_DIR"
-	exit 1
-fi
-if [ ! -x "$LAB_RNICSIM" ] &&
-	! make -C "$LAB_REPO/tools/rnicsim" >"$LAB_DIR/rnicsim-build.log" 2>&1; then
-	lab_not_ok "$SUITE: rnicsim builds" "$LAB_DIR/rnicsim-build.log"
-	exit 1
-fi
+perf_checks_init
+perf_preflight
 
 lab_vm 1 --rnic
 lab_vm 2 --rnic --mem 1G
