@@ -132,11 +132,12 @@ int rnic_hdr_len(const struct rnic_pkt *pkt)
 }
 EXPORT_SYMBOL_IF_KUNIT(rnic_hdr_len);
 
-static u8 *rnic_put_bth(const struct rnic_pkt *pkt, u8 *p)
+/* @pad is the frame's own, derived from its payload, not pkt->pad. */
+static u8 *rnic_put_bth(const struct rnic_pkt *pkt, u8 pad, u8 *p)
 {
 	p[0] = pkt->opcode;
 	/* SE, M, PadCnt, TVer (0) */
-	p[1] = (pkt->se ? 0x80 : 0) | (pkt->mig ? 0x40 : 0) | (pkt->pad << 4);
+	p[1] = (pkt->se ? 0x80 : 0) | (pkt->mig ? 0x40 : 0) | (pad << 4);
 	put_unaligned_be16(pkt->pkey, p + 2);
 	put_unaligned_be32((pkt->fecn ? BIT(31) : 0) |
 			   (pkt->becn ? BIT(30) : 0) |
@@ -281,12 +282,7 @@ udp:
 		break;
 	}
 
-	{
-		struct rnic_pkt tmp = *pkt;
-
-		tmp.pad = pad;
-		p = rnic_put_bth(&tmp, p);
-	}
+	p = rnic_put_bth(pkt, pad, p);
 	p = rnic_put_ext(pkt, info->flags, p);
 	return p - buf;
 }
