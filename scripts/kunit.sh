@@ -128,34 +128,35 @@ sed -n '/RNIC-KUNIT-BEGIN/,/RNIC-KUNIT-END/p' "$OUT/console.log" |
 
 # kunit.py strips the dmesg timestamps itself; --raw_output is not wanted,
 # we want its verdict.
-python3 "$SRC/tools/testing/kunit/kunit.py" parse "$OUT/ktap.log" \
-	>"$OUT/parse.log" 2>&1 && prc=0 || prc=$?
+rm -f "$OUT/results.json"
+python3 "$SRC/tools/testing/kunit/kunit.py" parse --json="$OUT/results.json" \
+	"$OUT/ktap.log" >"$OUT/parse.log" 2>&1 && prc=0 || prc=$?
 cat "$OUT/parse.log" >&2
 
-# One TAP line per test case, from the parser's own view of the KTAP.
-python3 - "$OUT/ktap.log" <<'PY'
-import re, sys
-suite = None
-n_ok = n_fail = 0
-for raw in open(sys.argv[1], errors="replace"):
-    line = re.sub(r"^\[[^\]]*\]\s?", "", raw.rstrip())
-    m = re.match(r"^\s*# Subtest: (\S+)", line)
-    if m:
-        suite = m.group(1)
-        continue
-    m = re.match(r"^(\s+)(not ok|ok) \d+ (\S+)(.*)$", line)
-    if m and suite and len(m.group(1)) >= 4 and len(m.group(1)) < 8:
-        verdict, name, rest = m.group(2), m.group(3), m.group(4)
-        if "# SKIP" in rest:
-            print(f"not ok - kunit: {suite}.{name} SKIPPED:{rest.split('# SKIP',1)[1]}")
-            n_fail += 1
-        elif verdict == "ok":
-            print(f"ok - kunit: {suite}.{name}")
-            n_ok += 1
+# One TAP line per test case, from kunit.py's own verdicts (its JSON): a
+# skipped case is not a pass.
+python3 - "$OUT/results.json" <<'PY'
+import json, sys
+try:
+    root = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    root = {"sub_groups": [], "test_cases": []}
+n = 0
+def walk(group, prefix):
+    global n
+    for case in group.get("test_cases", []):
+        name = prefix + case["name"]
+        n += 1
+        if case["status"] == "PASS":
+            print(f"ok - kunit: {name}")
+        elif case["status"] == "SKIP":
+            print(f"not ok - kunit: {name} SKIPPED (see /tmp/rnic-kunit/ktap.log)")
         else:
-            print(f"not ok - kunit: {suite}.{name} (see /tmp/rnic-kunit/ktap.log)")
-            n_fail += 1
-if n_ok + n_fail == 0:
+            print(f"not ok - kunit: {name} {case['status']} (see /tmp/rnic-kunit/ktap.log)")
+    for sub in group.get("sub_groups", []):
+        walk(sub, prefix + sub["name"] + ".")
+walk(root, "")
+if n == 0:
     print("not ok - kunit: no test cases found in KTAP (see /tmp/rnic-kunit/ktap.log)")
     sys.exit(1)
 PY
