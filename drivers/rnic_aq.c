@@ -43,17 +43,24 @@ static const char *rnic_fatal_reason(u32 reason)
  */
 int rnic_dev_reset(struct rnic_dev *rdev)
 {
-	u32 status;
+	u32 ctrl, status;
 	int err;
 
 	rnic_reg_write(rdev, RNIC_REG_CTRL, RNIC_CTRL_RESET);
 	rnic_kick(rdev, RNIC_DB_VEC_CTRL);
-	err = readl_poll_timeout(rdev->shm + RNIC_REG_STATUS, status,
-				 status & RNIC_STATUS_RESET_DONE, 1000,
+	/*
+	 * Wait for the device to clear the self-clearing RESET bit, not for
+	 * STATUS.RESET_DONE: that may still be set by the reset of the last
+	 * unload, and registers programmed before the device acts on this
+	 * kick would be wiped by it.
+	 */
+	err = readl_poll_timeout(rdev->shm + RNIC_REG_CTRL, ctrl,
+				 !(ctrl & RNIC_CTRL_RESET), 1000,
 				 RNIC_RESET_TIMEOUT_MS * USEC_PER_MSEC);
-	if (err) {
-		rnic_err(rdev, "device did not finish reset within %u ms (status %#x); is rnicsim running?\n",
-			 RNIC_RESET_TIMEOUT_MS, status);
+	status = rnic_reg_read(rdev, RNIC_REG_STATUS);
+	if (err || !(status & RNIC_STATUS_RESET_DONE)) {
+		rnic_err(rdev, "device did not finish reset within %u ms (ctrl %#x status %#x); is rnicsim running?\n",
+			 RNIC_RESET_TIMEOUT_MS, ctrl, status);
 		return -ETIMEDOUT;
 	}
 	rdev->fatal = false;

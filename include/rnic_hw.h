@@ -145,8 +145,11 @@ static_assert(sizeof(struct rnic_sig) == 96);
 /*
  * CTRL. RESET returns the device to its reset state (all queues gone,
  * registers and doorbell page zeroed, counters cleared); the device then
- * writes CTRL = 0 and STATUS = RESET_DONE. ENABLE (after RESET_DONE) starts
- * the admin queue and event queue; clearing it while enabled resets.
+ * writes STATUS = RESET_DONE and, last, CTRL = 0: RESET is self-clearing,
+ * and the driver waits for it to read 0. STATUS.RESET_DONE may be left
+ * over from an earlier reset, so it does not tell that this one is done.
+ * ENABLE (after RESET_DONE) starts the admin queue and event queue;
+ * clearing it while enabled resets.
  */
 #define RNIC_CTRL_RESET			BIT(0)
 #define RNIC_CTRL_ENABLE		BIT(1)

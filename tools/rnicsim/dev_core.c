@@ -88,10 +88,18 @@ static void do_reset(struct rdev *d, u32 status)
 	memset(d->ctr, 0, sizeof(d->ctr));
 	rdev_port_defaults(d);
 
-	memset(d->bar2 + RNIC_REGS_OFF, 0, RNIC_DB_OFF + RNIC_DB_SIZE -
-					   RNIC_REGS_OFF);
+	/*
+	 * CTRL is cleared last: a driver that sees RESET read 0 must find
+	 * every other register already in its reset state, or its writes
+	 * could land before this memset and be wiped (hardware.rst, "Reset
+	 * and initialisation").
+	 */
+	static_assert(RNIC_REG_CTRL == RNIC_REGS_OFF, "CTRL is the first register");
+	memset(d->bar2 + RNIC_REG_CTRL + 4, 0, RNIC_DB_OFF + RNIC_DB_SIZE -
+					       (RNIC_REG_CTRL + 4));
 	write_signature(d);
 	rdev_bar_write(d, RNIC_REG_STATUS, status);
+	rdev_bar_write(d, RNIC_REG_CTRL, 0);
 }
 
 struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
@@ -214,7 +222,6 @@ static void ctrl_doorbell(struct rdev *d)
 
 	if (ctrl & RNIC_CTRL_RESET) {
 		do_reset(d, RNIC_STATUS_RESET_DONE);
-		rdev_bar_write(d, RNIC_REG_CTRL, 0);
 		return;
 	}
 	if (d->fatal)

@@ -107,6 +107,33 @@ static u32 enable_with(struct tdev *t, unsigned int reg, u32 val)
 	return tbar_r32(t, RNIC_REG_STATUS);
 }
 
+/*
+ * A reload: the unload's reset leaves STATUS = RESET_DONE, so only the
+ * self-clearing CTRL.RESET tells the next driver that its own reset kick
+ * has been acted on (registers it wrote before that would be wiped).
+ */
+TEST(dev_reset_is_self_clearing)
+{
+	struct tdev *t = tdev_new(0);
+
+	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_RESET);
+	tring(t, RNIC_DB_VEC_CTRL);
+	CHECK_EQ(tbar_r32(t, RNIC_REG_STATUS), RNIC_STATUS_RESET_DONE);
+
+	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_RESET);
+	tbar_w32(t, RNIC_REG_EQ_CFG, 6);
+	/* Not acted on yet: STATUS looks done, CTRL does not. */
+	CHECK_EQ(tbar_r32(t, RNIC_REG_STATUS), RNIC_STATUS_RESET_DONE);
+	CHECK_EQ(tbar_r32(t, RNIC_REG_CTRL), RNIC_CTRL_RESET);
+	tring(t, RNIC_DB_VEC_CTRL);
+	CHECK_EQ(tbar_r32(t, RNIC_REG_CTRL), 0);
+	CHECK_EQ(tbar_r32(t, RNIC_REG_EQ_CFG), 0);	/* wiped by that reset */
+	/* Programmed after CTRL read 0, the queues come up. */
+	CHECK_EQ(tdev_init(t), RNIC_STATUS_ENABLED);
+	CHECK_EQ(tbar_r32(t, RNIC_REG_FATAL_REASON), 0);
+	tdev_free(t);
+}
+
 TEST(dev_enable_checks_every_register)
 {
 	static const struct {
