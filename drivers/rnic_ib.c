@@ -323,9 +323,9 @@ static int rnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct rnic_pd *pd = to_rpd(ibpd);
 	int err;
 
-	err = xa_alloc_cyclic(&rib->pd_xa, &pd->pdn, pd,
-			      XA_LIMIT(1, RNIC_IB_MAX_PD), &rib->next_pdn,
-			      GFP_KERNEL);
+	err = xa_alloc_cyclic_irq(&rib->pd_xa, &pd->pdn, pd,
+				  XA_LIMIT(1, RNIC_IB_MAX_PD), &rib->next_pdn,
+				  GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 	return 0;
@@ -335,7 +335,7 @@ static int rnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct rnic_pd *pd = to_rpd(ibpd);
 
-	xa_erase(&to_ribdev(ibpd->device)->pd_xa, pd->pdn);
+	xa_erase_irq(&to_ribdev(ibpd->device)->pd_xa, pd->pdn);
 	return 0;
 }
 
@@ -454,8 +454,13 @@ int rnic_ib_register(struct rnic_dev *rdev)
 	if (!rib)
 		return -ENOMEM;
 	rib->rdev = rdev;
-	xa_init_flags(&rib->pd_xa, XA_FLAGS_ALLOC1);
-	/* looked up from NAPI and timers: the irq-safe lock variants */
+	/*
+	 * QPs and MRs are looked up from NAPI and timers: the irq-safe lock
+	 * variants. The PD table is not, but xarrays initialised in one file
+	 * share one lockdep class, and a softirq-unsafe use of one of them
+	 * reads to lockdep as an inversion against the others.
+	 */
+	xa_init_flags(&rib->pd_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&rib->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&rib->mr_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 
