@@ -1,29 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install this tree's rnic module with DKMS for the lab kernel (the newest
-# Debian 6.12 kernel, not the machine's running kernel), exactly as a user
-# would: dkms add, build, install. Idempotent: an unchanged tree that is
-# already installed is left alone.
+# Install this tree's rnic module with DKMS for the lab kernels (the
+# newest Debian 6.12 kernel, not the machine's running kernel, and the
+# debug kernel when scripts/debug-kernel.sh has built it), exactly as a
+# user would: dkms add, build, install. Idempotent: an unchanged tree that
+# is already installed for every kernel asked for is left alone.
 #
-# Usage: scripts/dkms-install.sh [KVER]
+# Usage: scripts/dkms-install.sh [KVER...]
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
-KVER="${1:-$(cat /var/cache/rnic/kver 2>/dev/null || true)}"
+CACHE=${RNIC_CACHE:-/var/cache/rnic}
 LOG=${RNIC_DKMS_LOG:-/tmp/rnic-dkms.log}
 
 die() { echo "dkms-install: $*" >&2; exit 1; }
 
-[ -n "$KVER" ] || die "no kernel version; run scripts/install-deps.sh first"
-[ -d "/lib/modules/$KVER/build" ] ||
-	die "no headers for $KVER (/lib/modules/$KVER/build); run scripts/install-deps.sh"
+KVERS=("$@")
+if [ ${#KVERS[@]} = 0 ]; then
+	KVERS=("$(cat "$CACHE/kver" 2>/dev/null || true)")
+	[ -r "$CACHE/debug-kver" ] && KVERS+=("$(cat "$CACHE/debug-kver")")
+fi
+for KVER in "${KVERS[@]}"; do
+	[ -n "$KVER" ] || die "no kernel version; run scripts/install-deps.sh first"
+	[ -d "/lib/modules/$KVER/build" ] ||
+		die "no headers for $KVER (/lib/modules/$KVER/build); run scripts/install-deps.sh (or scripts/debug-kernel.sh)"
+done
 command -v dkms >/dev/null || die "dkms missing; run scripts/install-deps.sh"
 
 # One install at a time: dkms keeps per-module state in /var/lib/dkms and
 # two concurrent add/build/install runs fail spuriously.
-mkdir -p /var/cache/rnic
-exec 9>/var/cache/rnic/dkms.lock
+mkdir -p "$CACHE"
+exec 9>"$CACHE/dkms.lock"
 flock 9
 
 NAME=$(sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' "$REPO/dkms.conf")
@@ -36,10 +44,15 @@ hash="$(cd "$REPO" && find "${FILES[@]}" -type f \
 	! -name '*.o' ! -name '*.ko' ! -name '*.cmd' ! -name '*.mod*' \
 	! -name modules.order ! -name Module.symvers -print0 | sort -z |
 	xargs -0 sha1sum | sha1sum | cut -c1-16)"
-ko="/lib/modules/$KVER/updates/dkms/$NAME.ko"
-if [ -f "$DEST/.rnic-hash" ] && [ "$(cat "$DEST/.rnic-hash")" = "$hash" ] &&
-   { [ -f "$ko" ] || [ -f "$ko.xz" ] || [ -f "$ko.zst" ]; }; then
-	echo "dkms-install: $NAME/$VER for $KVER up to date"
+installed() { # every kernel has the module
+	local k ko
+	for k in "${KVERS[@]}"; do
+		ko="/lib/modules/$k/updates/dkms/$NAME.ko"
+		[ -f "$ko" ] || [ -f "$ko.xz" ] || [ -f "$ko.zst" ] || return 1
+	done
+}
+if [ -f "$DEST/.rnic-hash" ] && [ "$(cat "$DEST/.rnic-hash")" = "$hash" ] && installed; then
+	echo "dkms-install: $NAME/$VER for ${KVERS[*]} up to date"
 	exit 0
 fi
 
@@ -55,10 +68,12 @@ mkdir -p "$DEST"
 	--exclude=Module.symvers "${FILES[@]}") | tar -xf - -C "$DEST"
 
 dkms add -m "$NAME" -v "$VER" >>"$LOG" 2>&1 || die "stage dkms add failed; see $LOG"
-dkms build -m "$NAME" -v "$VER" -k "$KVER" >>"$LOG" 2>&1 ||
-	die "stage dkms build failed; see $LOG and /var/lib/dkms/$NAME/$VER/build/make.log"
-dkms install -m "$NAME" -v "$VER" -k "$KVER" --force >>"$LOG" 2>&1 ||
-	die "stage dkms install failed; see $LOG"
+for KVER in "${KVERS[@]}"; do
+	dkms build -m "$NAME" -v "$VER" -k "$KVER" >>"$LOG" 2>&1 ||
+		die "stage dkms build for $KVER failed; see $LOG and /var/lib/dkms/$NAME/$VER/build/make.log"
+	dkms install -m "$NAME" -v "$VER" -k "$KVER" --force >>"$LOG" 2>&1 ||
+		die "stage dkms install for $KVER failed; see $LOG"
+done
 echo "$hash" >"$DEST/.rnic-hash"
-echo "dkms-install: $NAME/$VER installed for $KVER:"
+echo "dkms-install: $NAME/$VER installed for ${KVERS[*]}:"
 dkms status -m "$NAME" -v "$VER"

@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build (cached) a KUnit-enabled kernel from Debian's linux-source-6.12,
-# build rnic.ko and rnic_kunit.ko against it, boot it under QEMU with a
-# busybox initramfs that loads both, and parse the module's KTAP with the
-# kernel's own kunit.py. Prints TAP-style ok/not ok lines per test case
-# (see Documentation/CONVENTIONS.md) and exits non-zero on any failure or
-# on missing KTAP.
+# Run the KUnit suites in the lab's debug kernel (scripts/debug-kernel.sh:
+# KUnit, KASAN, lockdep, kmemleak, ...): build rnic.ko and rnic_kunit.ko
+# against it, boot it under QEMU with a busybox initramfs that loads
+# them, and parse the module's KTAP with the kernel's own kunit.py.
+# Everything the kernel printed from insmod to rmmod, and a kmemleak scan
+# after rmmod, are swept like a lab VM's console (scripts/lab/lab.sh).
+# Prints TAP-style ok/not ok lines per test case and exits non-zero on
+# any failure or on missing KTAP.
 #
 # Usage: scripts/kunit.sh [--build-only]
 set -euo pipefail
@@ -14,47 +16,22 @@ set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 CACHE=${RNIC_CACHE:-/var/cache/rnic}
 OUT=${RNIC_KUNIT_OUT:-/tmp/rnic-kunit}
-FRAG="$REPO/kunit/kernel.config"
 
 die() { echo "kunit: $*" >&2; exit 1; }
 
 mkdir -p "$CACHE"
-# One run at a time: the kernel build, the module build dir, the initramfs
-# and the console log are shared; a second run waits for the first.
+# One run at a time: the module build dir, the initramfs and the console
+# log are shared; a second run waits for the first.
 exec 9>"$CACHE/kunit.lock"
 flock 9
 
 SRC="$("$REPO/scripts/linux-source.sh")" || die "stage linux-source failed"
-
-# The cache key covers the fragment and the extracted source, so a config
-# change or a new linux-source rebuilds, and nothing else does.
-key="$( (cat "$FRAG" "$SRC/.rnic-stamp") | sha1sum | cut -c1-12)"
-KB="$CACHE/kunit-$key"
+read -r _ KB < <("$REPO/scripts/debug-kernel.sh") ||
+	die "stage debug kernel failed; see $CACHE/debug-kernel-build.log"
+[ -n "$KB" ] || die "stage debug kernel: no build directory"
 mkdir -p "$OUT"
-
-if [ ! -f "$KB/.rnic-built" ]; then
-	echo "kunit: building KUnit kernel in $KB (log $OUT/kernel-build.log)" >&2
-	rm -rf "$KB"
-	mkdir -p "$KB"
-	t0=$SECONDS
-	{
-		make -C "$SRC" O="$KB" KCONFIG_ALLCONFIG="$FRAG" allnoconfig &&
-		make -C "$SRC" O="$KB" olddefconfig
-	} >"$OUT/kernel-build.log" 2>&1 ||
-		die "stage kernel config failed; see $OUT/kernel-build.log"
-	# allnoconfig silently drops symbols whose dependencies are unmet:
-	# insist that every line of the fragment survived.
-	while read -r line; do
-		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
-		grep -qx "$line" "$KB/.config" ||
-			die "stage kernel config: '$line' not in $KB/.config"
-	done <"$FRAG"
-	make -C "$SRC" O="$KB" -j"$(nproc)" bzImage modules \
-		>>"$OUT/kernel-build.log" 2>&1 ||
-		die "stage kernel build failed; see $OUT/kernel-build.log"
-	touch "$KB/.rnic-built"
-	echo "kunit: kernel built in $((SECONDS - t0)) s" >&2
-fi
+# shellcheck source=scripts/lab/lab.sh
+. "$REPO/scripts/lab/lab.sh"
 
 [ "${1:-}" = "--build-only" ] && exit 0
 
@@ -76,9 +53,10 @@ for m in rnic.ko rnic_kunit.ko; do
 done
 
 # The initramfs: static busybox plus the two modules. The init script
-# prints markers around the module's KTAP so the host can cut out exactly
-# that document (the boot itself prints an empty "1..0" document first,
-# and kunit.py parses only the first document it sees).
+# dumps the kernel log between markers after rmmod, with a marker of its
+# own in the log before rnic_kunit loads, so the host can cut out exactly
+# the module's KTAP (the boot itself prints an empty "1..0" document
+# first, and kunit.py parses only the first document it sees).
 IR="$OUT/initramfs"
 rm -rf "$IR"
 mkdir -p "$IR"/{bin,proc,sys,dev}
@@ -91,15 +69,25 @@ cat >"$IR/init" <<'INIT'
 #!/bin/sh
 mount -t proc proc /proc
 mount -t sysfs sys /sys
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# Quiet console (it is slow under TCG); the whole log is dumped below.
 dmesg -n 1
 insmod /rnic.ko || echo "RNIC-KUNIT-ERROR insmod rnic.ko failed"
-dmesg -c >/dev/null
+echo "RNIC-KUNIT-MARK" >/dev/kmsg
 insmod /rnic_kunit.ko || echo "RNIC-KUNIT-ERROR insmod rnic_kunit.ko failed"
+rmmod rnic_kunit || echo "RNIC-KUNIT-ERROR rmmod rnic_kunit failed"
+rmmod rnic || echo "RNIC-KUNIT-ERROR rmmod rnic failed"
 echo "RNIC-KUNIT-BEGIN"
 dmesg
 echo "RNIC-KUNIT-END"
-rmmod rnic_kunit
-rmmod rnic || echo "RNIC-KUNIT-ERROR rmmod rnic failed"
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan >/sys/kernel/debug/kmemleak
+	echo "RNIC-KMEMLEAK-BEGIN"
+	cat /sys/kernel/debug/kmemleak
+	echo "RNIC-KMEMLEAK-END"
+fi
 reboot -f
 INIT
 chmod +x "$IR/init"
@@ -114,16 +102,27 @@ timeout 600 qemu-system-x86_64 -accel tcg -m 1024 -nographic -no-user-config \
 	die "stage boot failed or timed out; see $OUT/console.log"
 echo "kunit: VM ran in $((SECONDS - t0)) s" >&2
 
-# A test that passes while the kernel reports a bug is not a pass: KASAN
-# (out-of-bounds, use-after-free), BUG, WARNING and oopses fail the run.
-if grep -qE "BUG: KASAN|BUG:|WARNING:|Oops|Call Trace:|kmemleak" "$OUT/console.log"; then
-	echo "not ok - kunit: kernel reported a problem during the tests: $(grep -m1 -E 'BUG|WARNING:|Oops' "$OUT/console.log" | tr -d '\r') (see $OUT/console.log)"
+sed -n '/RNIC-KUNIT-BEGIN/,/RNIC-KUNIT-END/p' "$OUT/console.log" |
+	sed '1d;$d' | tr -d '\r' >"$OUT/dmesg.log"
+sed -n '/RNIC-KMEMLEAK-BEGIN/,/RNIC-KMEMLEAK-END/p' "$OUT/console.log" |
+	sed '1d;$d' | tr -d '\r' >"$OUT/kmemleak.txt"
+# A test that passes while the kernel reports a bug is not a pass: any
+# finding from boot to rmmod (KASAN, lockdep, WARNING, ...) fails the run.
+if hit="$(cat "$OUT/console.log" "$OUT/dmesg.log" | grep -a -m1 -E "$LAB_SWEEP_RE")"; then
+	echo "not ok - kunit: kernel log clean from boot to rmmod: $(echo "$hit" | tr -d '\r' | cut -c1-160) (see $OUT/dmesg.log)"
 	kernel_bad=1
+else
+	echo "ok - kunit: kernel log clean from boot to rmmod (no WARNING/BUG/KASAN/UBSAN/lockdep/... report)"
+fi
+if grep -q '^unreferenced object' "$OUT/kmemleak.txt"; then
+	echo "not ok - kunit: kmemleak after rmmod: $(grep -c '^unreferenced object' "$OUT/kmemleak.txt") unreferenced objects (see $OUT/kmemleak.txt)"
+	kernel_bad=1
+else
+	echo "ok - kunit: kmemleak after rmmod reports nothing"
 fi
 grep -q "RNIC-KUNIT-ERROR" "$OUT/console.log" &&
 	die "stage module load: $(grep -m1 RNIC-KUNIT-ERROR "$OUT/console.log"); see $OUT/console.log"
-sed -n '/RNIC-KUNIT-BEGIN/,/RNIC-KUNIT-END/p' "$OUT/console.log" |
-	sed '1d;$d' | tr -d '\r' >"$OUT/ktap.log"
+sed -n '/RNIC-KUNIT-MARK/,$p' "$OUT/dmesg.log" | sed '1d' >"$OUT/ktap.log"
 [ -s "$OUT/ktap.log" ] || die "stage ktap: no KTAP output; see $OUT/console.log"
 
 # kunit.py strips the dmesg timestamps itself; --raw_output is not wanted,

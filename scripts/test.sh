@@ -6,10 +6,12 @@
 #   bash scripts/test.sh
 #
 # Stages: dependencies (apt), module build and static checks, rnicsim unit
-# tests, KUnit (in a KUnit kernel under QEMU), DKMS install for the Debian
-# 6.12 lab kernel, lab tests (VMs under QEMU). Every check prints one
-# "ok - ..." or "not ok - ..." line; the run ends with "N passed, N failed"
-# and exits non-zero if anything failed. Full logs: $RNIC_TEST_DIR.
+# tests (under ASan and UBSan), the debug kernel (KASAN, lockdep, kmemleak,
+# KUnit; cached), KUnit in it under QEMU, DKMS install for the Debian 6.12
+# lab kernel and the debug kernel, lab tests (VMs under QEMU) on the
+# kernels each test names in its "# lab-kernels:" line. Every check prints
+# one "ok - ..." or "not ok - ..." line; the run ends with "N passed, N
+# failed" and exits non-zero if anything failed. Full logs: $RNIC_TEST_DIR.
 set -uo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -72,20 +74,62 @@ stage_build() {
 	one_check "build: rnicsim" make -C tools/rnicsim
 }
 
-stage_rnicsim() { make -C tools/rnicsim test; }
+# Under ASan and UBSan: the random-corruption and malformed-input tests
+# find over-reads only there.
+stage_rnicsim() { make -C tools/rnicsim test-asan; }
+
+stage_debugkernel() {
+	one_check "debug kernel: built and installed (scripts/debug-kernel.config)" \
+		bash scripts/debug-kernel.sh
+}
 
 stage_kunit() { bash scripts/kunit.sh; }
 
-stage_dkms() { one_check "dkms: add/build/install for the lab kernel" bash scripts/dkms-install.sh; }
+stage_dkms() {
+	one_check "dkms: add/build/install for the lab kernel and the debug kernel" \
+		bash scripts/dkms-install.sh "$(cat /var/cache/rnic/kver)" \
+		"$(cat /var/cache/rnic/debug-kver)"
+}
+
+# lab_test FILE LABEL KVER: run one lab test on one kernel; its TAP lines
+# gain the label ("lab(debug): ...").  A test must print its plan
+# ("1..N") and N ok/not ok lines: one that stopped early (set -e, a VM
+# that died) fails here even if every line it printed was ok.
+lab_test() {
+	local t="$1" label="$2" kver="$3" name log rc plan n
+	name="$(basename "$t" .sh)"
+	log="$RNIC_TEST_DIR/lab/$name-$label.log"
+	echo "-- $t on $label ($kver)" >&2
+	RNIC_LAB_KVER="$kver" bash "$t" >"$log" 2>&1
+	rc=$?
+	sed -nE "s/^(not )?ok - lab: /\1ok - lab($label): /p" "$log"
+	grep '^# ' "$log" >&2
+	plan="$(sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$log" | head -1)"
+	n="$(grep -cE '^(not )?ok - ' "$log")"
+	if [ -z "$plan" ]; then
+		echo "not ok - lab($label): $name: prints its TAP plan (see $log)"
+	elif [ "$n" != "$plan" ]; then
+		echo "not ok - lab($label): $name: planned $plan checks, printed $n (see $log)"
+	elif [ "$rc" != 0 ] && ! grep -q '^not ok - ' "$log"; then
+		echo "not ok - lab($label): $name: exit $rc with every check ok (see $log)"
+	fi
+}
 
 stage_lab() {
-	local t rc=0
+	local t k kernels
+	mkdir -p "$RNIC_TEST_DIR/lab"
 	for t in tests/lab/test_*.sh; do
 		[ -e "$t" ] || continue
-		echo "-- $t" >&2
-		bash "$t" || rc=1
+		kernels="$(sed -n 's/^# lab-kernels: *//p' "$t" | head -1)"
+		[ -n "$kernels" ] || kernels=stock
+		for k in $kernels; do
+			case "$k" in
+			stock) lab_test "$t" stock "$(cat /var/cache/rnic/kver)" ;;
+			debug) lab_test "$t" debug "$(cat /var/cache/rnic/debug-kver)" ;;
+			*) echo "not ok - lab: $t: unknown kernel '$k' in its lab-kernels line" ;;
+			esac
+		done
 	done
-	return $rc
 }
 
 if [ "${1:-}" = --stage ]; then
@@ -100,8 +144,9 @@ run_stage deps 1800 || echo "deps failed: nothing else can run"
 if [ "$FAIL" = 0 ]; then
 	run_stage build 900
 	run_stage rnicsim 600
-	run_stage kunit 2400
-	run_stage dkms 600 && run_stage lab 2400
+	run_stage debugkernel 3000
+	run_stage kunit 900
+	run_stage dkms 600 && run_stage lab 3000
 fi
 
 echo

@@ -28,6 +28,15 @@ fi
 	exit 1
 }
 
+# has_pvh FILE: an ELF with the Xen PVH entry note (type 0x12).
+has_pvh() { LC_ALL=C readelf -n "$1" 2>/dev/null | grep -q 'Unknown note type: (0x00000012)\|XEN_ELFNOTE_PHYS32_ENTRY'; }
+
+# Already a PVH vmlinux (the debug kernel's build tree): boot it as it is.
+if has_pvh "$VMLINUZ"; then
+	echo "$VMLINUZ"
+	exit 0
+fi
+
 key="$(stat -c '%s-%Y' "$VMLINUZ")"
 OUT="$CACHE/lab-vmlinux-$(basename "$VMLINUZ")-$key"
 mkdir -p "$CACHE"
@@ -37,9 +46,6 @@ if [ -s "$OUT" ]; then
 	echo "$OUT"
 	exit 0
 fi
-
-# has_pvh FILE: an ELF with the Xen PVH entry note (type 0x12).
-has_pvh() { LC_ALL=C readelf -n "$1" 2>/dev/null | grep -q 'Unknown note type: (0x00000012)\|XEN_ELFNOTE_PHYS32_ENTRY'; }
 
 # The compressed payload starts at its format's magic; decompressors stop
 # at the end of their stream and complain about the bytes after it, so

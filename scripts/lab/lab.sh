@@ -28,12 +28,24 @@
 #                                 EXIT/INT/TERM/HUP traps lab_start installs)
 #   lab_leftovers [RUN]           list what a run left behind (status 1 if any)
 #   lab_check_clean SUITE         after lab_stop: a TAP line for that
+#   lab_plan CHECKS VMS           the TAP plan line: the test's own CHECKS,
+#                                 plus the sweep's line per VM and the
+#                                 cleanup line that lab_stop prints
+#   lab_vm_gone N                 VM N was stopped on purpose (no "died")
 #   lab_ok / lab_not_ok / lab_elapsed   TAP output and timing helpers
+#
+# lab_stop sweeps every VM before it stops it: a kmemleak scan (on a
+# kernel with kmemleak) and the console searched for WARNING, BUG, Oops,
+# KASAN, UBSAN, lockdep, hung-task, soft-lockup and refcount reports.  One
+# TAP line per VM ("not ok" on any finding, a VM that died or stopped
+# answering), then lab_check_clean's line.
 #
 # CLI: scripts/lab/lab.sh help
 #
 # Environment: RNIC_LAB_DIR (default /tmp/rnic-lab), RNIC_LAB_QEMU,
-# RNIC_LAB_KERNEL, RNIC_LAB_RNICSIM, RNIC_LAB_BOOT_TIMEOUT (s, default 240),
+# RNIC_LAB_KVER (the kernel release the VMs boot: default the Debian lab
+# kernel in $RNIC_CACHE/kver; the debug kernel's is in
+# $RNIC_CACHE/debug-kver), RNIC_LAB_KERNEL (its image), RNIC_LAB_RNICSIM, RNIC_LAB_BOOT_TIMEOUT (s, default 240),
 # RNIC_LAB_SHM_SIZE (rnicsim BAR2 size, default 1 MiB), RNIC_LAB_APPEND
 # (extra kernel command line).
 
@@ -145,6 +157,16 @@ lab_addr() {
 	if [ "$v" = 4 ]; then echo "10.$net.0.$n"; else echo "fd00:$net::$n"; fi
 }
 
+# The kernel release the lab's VMs boot (RNIC_LAB_KVER, or the Debian lab
+# kernel); modules for it are under /lib/modules/RELEASE on the host's /.
+lab_kver() {
+	if [ -n "${RNIC_LAB_KVER:-}" ]; then
+		echo "$RNIC_LAB_KVER"
+	else
+		cat "$RNIC_CACHE/kver"
+	fi
+}
+
 lab__mac() { printf '52:54:00:%s:00:%02x' "$([ "$2" = virtio ] && echo 10 || echo 20)" "$1"; }
 
 # ---------------------------------------------------------------- start/stop
@@ -193,10 +215,16 @@ lab_start() {
 		lab__err "start: missing dependency: $RNIC_CACHE/kver, the lab kernel version (run scripts/install-deps.sh)"
 		return 1
 	fi
-	kver="$(cat "$RNIC_CACHE/kver")"
+	kver="$(lab_kver)"
+	# A distribution kernel in /boot, or the debug kernel's build tree
+	# (scripts/debug-kernel.sh links it as /lib/modules/KVER/build).
 	LAB_KERNEL="${RNIC_LAB_KERNEL:-/boot/vmlinuz-$kver}"
+	if [ -z "${RNIC_LAB_KERNEL:-}" ] && [ ! -r "$LAB_KERNEL" ] &&
+		[ -r "/lib/modules/$kver/build/vmlinux" ]; then
+		LAB_KERNEL="/lib/modules/$kver/build/vmlinux"
+	fi
 	if [ ! -r "$LAB_KERNEL" ]; then
-		lab__err "start: missing dependency: kernel $LAB_KERNEL (linux-image-$kver; run scripts/install-deps.sh)"
+		lab__err "start: missing dependency: kernel $LAB_KERNEL (linux-image-$kver; run scripts/install-deps.sh, or scripts/debug-kernel.sh for the debug kernel)"
 		return 1
 	fi
 
@@ -213,7 +241,7 @@ lab_start() {
 		lab__err "start: kernel preparation failed: $(tail -1 "$LAB_DIR/kernel.log") (see $LAB_DIR/kernel.log)"
 		return 1
 	fi
-	if ! LAB_INITRD="$("$LAB_SRC/initramfs.sh" 2>"$LAB_DIR/initramfs.log")"; then
+	if ! LAB_INITRD="$("$LAB_SRC/initramfs.sh" --kver "$kver" 2>"$LAB_DIR/initramfs.log")"; then
 		lab__err "start: initramfs build failed: $(tail -1 "$LAB_DIR/initramfs.log") (see $LAB_DIR/initramfs.log)"
 		return 1
 	fi
@@ -228,6 +256,7 @@ lab_start() {
 		LAB_NS=$LAB_NS
 		LAB_OWNER=$$
 		LAB_KERNEL=$LAB_KERNEL
+		LAB_KVER=$kver
 		LAB_INITRD=$LAB_INITRD
 	EOF
 	trap 'lab__on_exit' EXIT
@@ -287,7 +316,7 @@ lab__on_exit() {
 lab__on_signal() {
 	trap - EXIT INT TERM HUP
 	lab__err "interrupted by SIG$1, cleaning up"
-	lab_stop
+	lab_stop --signal
 	exit "$2"
 }
 
@@ -347,17 +376,80 @@ lab__cleanup_dir() {
 	return 0
 }
 
+# lab_stop [--signal]: sweep every VM (unless interrupted by a signal:
+# then only the consoles), stop everything, and print the cleanup line.
 lab_stop() {
 	# Status-checked by hand; must not die half-way under the caller's set -e.
 	local -
 	set +e
 	[ -n "$LAB_DIR" ] && [ -f "$LAB_DIR/lab.env" ] || return 0
-	local n=0
+	local n=0 d
+	for d in "$LAB_DIR"/vm*; do
+		[ -f "$d/qemu.pid" ] && lab__sweep "${d##*/vm}" "${1:-}"
+	done
 	[ -f "$LAB_DIR/pids" ] && n="$(wc -l <"$LAB_DIR/pids")"
 	lab__cleanup_dir "$LAB_DIR"
 	lab__info "stopped $LAB_NS ($n processes, namespace, shm files removed) after $(lab_elapsed "$LAB_T0") s"
 	trap - EXIT INT TERM HUP
+	[ "${1:-}" = --signal ] || lab_check_clean "${SUITE:-$LAB_NAME}"
+	return 0
 }
+
+# What the kernel prints when something is wrong.  Matched on the serial
+# console, which gets every message up to KERN_INFO.
+LAB_SWEEP_RE='WARNING:|BUG:|Oops|KASAN|UBSAN|kernel BUG|general protection fault'
+LAB_SWEEP_RE+='|possible circular locking|inconsistent lock state|possible recursive locking'
+LAB_SWEEP_RE+='|lock inversion|suspicious RCU usage|lockdep|sleeping function called from invalid context'
+LAB_SWEEP_RE+='|blocked for more than|soft lockup|hard LOCKUP|rcu_sched self-detected stall|rcu: INFO'
+LAB_SWEEP_RE+='|refcount_t:|new suspected memory leaks|Kernel panic|list_add corruption|list_del corruption'
+LAB_SWEEP_RE+='|ODEBUG:|KFENCE:'
+
+# lab_vm_gone N: VM N was powered off or crashed on purpose.
+lab_vm_gone() { : >"$LAB_DIR/vm$1/gone"; }
+
+# lab__sweep N [--signal]: one TAP line for VM N's kernel.
+lab__sweep() {
+	local n="$1" d="$LAB_DIR/vm$1" what hit leaks
+	local suite="${SUITE:-$LAB_NAME}"
+	what="$suite: vm$n: kernel log clean (no WARNING/BUG/Oops/KASAN/UBSAN/KFENCE/lockdep/hung task/soft lockup/refcount/kmemleak report)"
+	if [ "${2:-}" != --signal ] && lab__qemu_alive "$n" && [ -f "$d/ctl/ready" ]; then
+		# kmemleak reports objects unreferenced for 5 s, found by the
+		# second of two scans; only leaks with rnic code (or an
+		# unloaded module's address: rnic after rmmod) on the allocating
+		# stack are rnic's.
+		if ! lab_exec "$n" --timeout 300 'k=/sys/kernel/debug/kmemleak
+			[ -w $k ] || { echo "kmemleak: not in this kernel"; exit 0; }
+			echo scan > $k; sleep 1; echo scan > $k; cat $k' 			>"$d/kmemleak.txt" 2>&1; then
+			lab_not_ok "$what: the VM does not answer at the end of the test (hung?)" "$d/console.log"
+			return 1
+		fi
+		leaks="$(awk '/^unreferenced object/ { n += mine; bt = 0; mine = 0 }
+			/^  backtrace/ { bt = 1; next }
+			bt && /(\[rnic[a-z_]*\]|^ +0xffffffffc[0-9a-f]+$)/ { mine = 1 }
+			END { print n + mine }' "$d/kmemleak.txt")"
+		if [ "$leaks" != 0 ]; then
+			lab_not_ok "$what: kmemleak: $leaks unreferenced objects allocated by rnic" "$d/kmemleak.txt"
+			return 1
+		fi
+		local others
+		others="$(grep -c '^unreferenced object' "$d/kmemleak.txt")"
+		[ "$others" = 0 ] ||
+			echo "# $suite: vm$n: kmemleak: $others unreferenced objects, none allocated by rnic (see $d/kmemleak.txt)"
+	elif [ "${2:-}" != --signal ] && [ ! -e "$d/gone" ]; then
+		lab_not_ok "$what: the VM died during the test (at $(lab__boot_stage "$d/console.log"))" "$d/console.log"
+		return 1
+	fi
+	hit="$(grep -a -m1 -E "$LAB_SWEEP_RE" "$d/console.log" 2>/dev/null | tr -d '\r')"
+	if [ -n "$hit" ]; then
+		lab_not_ok "$what: ${hit:0:160}" "$d/console.log"
+		return 1
+	fi
+	lab_ok "$what"
+}
+
+# lab_plan CHECKS VMS: the TAP plan of a test with CHECKS checks of its
+# own and VMS VMs (lab_stop adds a line per VM and the cleanup line).
+lab_plan() { echo "1..$(($1 + $2 + 1))"; }
 
 # ---------------------------------------------------------------- VMs
 
