@@ -436,7 +436,11 @@ lab__sweep() {
 		[ "$others" = 0 ] ||
 			echo "# $suite: vm$n: kmemleak: $others unreferenced objects, none allocated by rnic (see $d/kmemleak.txt)"
 	elif [ "${2:-}" != --signal ] && [ ! -e "$d/gone" ]; then
-		lab_not_ok "$what: the VM died during the test (at $(lab__boot_stage "$d/console.log"))" "$d/console.log"
+		if lab__qemu_alive "$n"; then
+			lab_not_ok "$what: the VM never became ready (at $(lab__boot_stage "$d/console.log"))" "$d/console.log"
+		else
+			lab_not_ok "$what: the VM died (at $(lab__boot_stage "$d/console.log"))" "$d/console.log"
+		fi
 		return 1
 	fi
 	hit="$(grep -a -m1 -E "$LAB_SWEEP_RE" "$d/console.log" 2>/dev/null | tr -d '\r')"
