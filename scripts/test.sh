@@ -120,6 +120,11 @@ stage_lab() {
 	mkdir -p "$RNIC_TEST_DIR/lab"
 	for t in tests/lab/test_*.sh; do
 		[ -e "$t" ] || continue
+		# RNIC_LAB_TESTS="test_a test_b": only those (a developer's run).
+		case " ${RNIC_LAB_TESTS:-$(basename "$t" .sh)} " in
+		*" $(basename "$t" .sh) "*) ;;
+		*) continue ;;
+		esac
 		kernels="$(sed -n 's/^# lab-kernels: *//p' "$t" | head -1)"
 		[ -n "$kernels" ] || kernels=stock
 		for k in $kernels; do
