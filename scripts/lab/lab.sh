@@ -399,7 +399,7 @@ lab_stop() {
 # console, which gets every message up to KERN_INFO.
 LAB_SWEEP_RE='WARNING:|BUG:|Oops|KASAN|UBSAN|kernel BUG|general protection fault'
 LAB_SWEEP_RE+='|possible circular locking|inconsistent lock state|possible recursive locking'
-LAB_SWEEP_RE+='|lock inversion|suspicious RCU usage|lockdep|sleeping function called from invalid context'
+LAB_SWEEP_RE+='|lock inversion|suspicious RCU usage|sleeping function called from invalid context'
 LAB_SWEEP_RE+='|blocked for more than|soft lockup|hard LOCKUP|rcu_sched self-detected stall|rcu: INFO'
 LAB_SWEEP_RE+='|refcount_t:|new suspected memory leaks|Kernel panic|list_add corruption|list_del corruption'
 LAB_SWEEP_RE+='|ODEBUG:|KFENCE:'
