@@ -384,6 +384,13 @@ lab_stop() {
 	set +e
 	[ -n "$LAB_DIR" ] && [ -f "$LAB_DIR/lab.env" ] || return 0
 	local n=0 d
+	# The kmemleak scans (~10 s each under TCG) run in every VM at once.
+	if [ "${1:-}" != --signal ]; then
+		for d in "$LAB_DIR"/vm*; do
+			[ -f "$d/qemu.pid" ] && lab__qemu_alive "${d##*/vm}" && [ -f "$d/ctl/ready" ] &&
+				lab_bg "${d##*/vm}" "$LAB_KMEMLEAK_SCAN" >"$d/kmemleak.job"
+		done
+	fi
 	for d in "$LAB_DIR"/vm*; do
 		[ -f "$d/qemu.pid" ] && lab__sweep "${d##*/vm}" "${1:-}"
 	done
@@ -404,6 +411,12 @@ LAB_SWEEP_RE+='|blocked for more than|soft lockup|hard LOCKUP|rcu_sched self-det
 LAB_SWEEP_RE+='|refcount_t:|new suspected memory leaks|Kernel panic|list_add corruption|list_del corruption'
 LAB_SWEEP_RE+='|ODEBUG:|KFENCE:'
 
+# kmemleak reports objects unreferenced for 5 s, found by the second of
+# two scans.
+LAB_KMEMLEAK_SCAN='k=/sys/kernel/debug/kmemleak
+	[ -w $k ] || { echo "kmemleak: not in this kernel"; exit 0; }
+	echo scan > $k; sleep 1; echo scan > $k; cat $k'
+
 # lab_vm_gone N: VM N was powered off or crashed on purpose.
 lab_vm_gone() { : >"$LAB_DIR/vm$1/gone"; }
 
@@ -412,14 +425,11 @@ lab__sweep() {
 	local n="$1" d="$LAB_DIR/vm$1" what hit leaks
 	local suite="${SUITE:-$LAB_NAME}"
 	what="$suite: vm$n: kernel log clean (no WARNING/BUG/Oops/KASAN/UBSAN/KFENCE/lockdep/hung task/soft lockup/refcount/kmemleak report)"
-	if [ "${2:-}" != --signal ] && lab__qemu_alive "$n" && [ -f "$d/ctl/ready" ]; then
-		# kmemleak reports objects unreferenced for 5 s, found by the
-		# second of two scans; only leaks with rnic code (or an
-		# unloaded module's address: rnic after rmmod) on the allocating
-		# stack are rnic's.
-		if ! lab_exec "$n" --timeout 300 'k=/sys/kernel/debug/kmemleak
-			[ -w $k ] || { echo "kmemleak: not in this kernel"; exit 0; }
-			echo scan > $k; sleep 1; echo scan > $k; cat $k' 			>"$d/kmemleak.txt" 2>&1; then
+	if [ -s "$d/kmemleak.job" ]; then
+		# Only leaks with rnic code (or an unloaded module's address:
+		# rnic after rmmod) on the allocating stack are rnic's.
+		if ! lab_wait "$n" "$(cat "$d/kmemleak.job")" --timeout 300 \
+			>"$d/kmemleak.txt" 2>&1; then
 			lab_not_ok "$what: the VM does not answer at the end of the test (hung?)" "$d/console.log"
 			return 1
 		fi
