@@ -68,21 +68,37 @@ rm -f "$CSV" "$PNG" "$OUT"/{rnic,rxe}.{results,lines,info,log}
 T0="$(lab__now_us)"
 KVER="$(lab_kver)"
 
+# A signal to us (Ctrl-C, timeout) stops the running pair: SIGTERM, which
+# its lab traps to clean up (a background job ignores SIGINT), and we wait
+# for that before leaving.
+PAIR=""
+# shellcheck disable=SC2317 # called from the traps
+on_signal() {
+	trap - INT TERM HUP
+	if [ -n "$PAIR" ]; then
+		kill -TERM "$PAIR" 2>/dev/null || true
+		wait "$PAIR" 2>/dev/null || true
+	fi
+	echo "bench: interrupted by SIG$1" >&2
+	exit "$2"
+}
+trap 'on_signal INT 130' INT
+trap 'on_signal TERM 143' TERM
+trap 'on_signal HUP 129' HUP
+
 # One pair after the other.  A pair that could not produce every figure
-# still leaves the ones it has; an interrupted one ends the benchmark
-# (pair.sh cleans up its lab and exits 128+signal).
+# still leaves the ones it has.
 missing=0
 for kind in rnic rxe; do
 	echo "bench: $kind pair: booting ($KVER), log $OUT/$kind.log" >&2
 	rc=0
 	bash "$REPO/scripts/bench/pair.sh" "$kind" "$OUT" ${SMOKE:+"$SMOKE"} 3>&2 \
-		>"$OUT/$kind.log" 2>&1 || rc=$?
+		>"$OUT/$kind.log" 2>&1 &
+	PAIR=$!
+	wait "$PAIR" || rc=$?
+	PAIR=""
 	case "$rc" in
 	0) ;;
-	129 | 130 | 143)
-		echo "bench: interrupted" >&2
-		exit "$rc"
-		;;
 	*)
 		missing=1
 		echo "bench: $kind pair: exit $rc, some figures are missing (see $OUT/$kind.log)" >&2
@@ -125,12 +141,15 @@ awk -F, 'NR == 1 { printf "%-32s %-6s %12s %12s %9s\n", "row", "unit", "rnic", "
 echo "(rnic/rxe above 1: rnic is faster, except latency rows, where it is slower)"
 echo "CSV: $CSV"
 
-if command -v gnuplot >/dev/null &&
-	gnuplot -e "csv='$CSV'; png='$PNG'; heading='$title'" \
-		"$REPO/scripts/bench/chart.gp" 2>"$OUT/gnuplot.log"; then
+if ! command -v gnuplot >/dev/null; then
+	echo "PNG: not drawn: no gnuplot (run scripts/install-deps.sh)"
+	missing=1
+elif gnuplot -e "csv='$CSV'; png='$PNG'; heading='$title'" \
+	"$REPO/scripts/bench/chart.gp" 2>"$OUT/gnuplot.log"; then
 	echo "PNG: $PNG"
 else
-	echo "PNG: not drawn (gnuplot: run scripts/install-deps.sh; see $OUT/gnuplot.log)"
+	# e.g. a panel with no figure at all
+	echo "PNG: not drawn: gnuplot failed (see $OUT/gnuplot.log)"
 	missing=1
 fi
 echo "bench: $(lab_elapsed "$T0") s" >&2

@@ -165,10 +165,17 @@ fio_mbps() {
 		if (kb > 0 && ms > 0) { printf "%.2f\n", kb * 1024 / (ms * 1000); ok = 1 }
 	} END { exit !ok }' <<<"$line"
 }
+# Setup and teardown output goes to nvme.log, fio's figures stay here (a
+# redirection of the whole function would also catch the lab's own lines
+# if a signal's trap ran inside it).
+NLOG="$LAB_DIR/nvme.log"
 nvme_rows() {
 	local dev rw id v t
-	nvmet_up 2 "$SRV" "$MB" || return 1
-	dev="$(nvme_host_up 1 "$SRV")" || return 1
+	if ! nvmet_up 2 "$SRV" "$MB" >>"$NLOG" 2>&1 ||
+		! dev="$(nvme_host_up 1 "$SRV" 2>>"$NLOG")"; then
+		say "NVMe-oF: target or host did not come up (see $NLOG)"
+		return 1
+	fi
 	for rw in write read; do
 		id="nvme_$rw"
 		t="$(lab__now_us)"
@@ -179,9 +186,10 @@ nvme_rows() {
 			say "NVMe-oF fio $rw failed (see $LAB_DIR/vm1/commands.log)"
 		fi
 	done
-	nvme_host_down 1 && nvmet_down 2
+	{ nvme_host_down 1 && nvmet_down 2; } >>"$NLOG" 2>&1 ||
+		say "NVMe-oF: disconnect or target removal failed (see $NLOG)"
 }
-nvme_rows >>"$LAB_DIR/nvme.log" 2>&1 || say "NVMe-oF setup or teardown failed (see $LAB_DIR/nvme.log)"
+nvme_rows || true
 
 for entry in "${BENCH_ROWS[@]}"; do
 	bench_row "$entry"
