@@ -15,9 +15,9 @@
 # operations).  For fio rows it is "read" or "write".
 #
 # Counts: a row should take a few seconds under TCG, where the guests move
-# roughly 10-70 MB/s (a full run with the counts before the last change:
-# rnic rows 1.2-3.9 s, rxe rows 2.4-8.4 s; the slower transport sets the
-# length, so rxe's rows are the long ones).  Bandwidth runs keep 16 operations in flight, 4 at
+# roughly 10-70 MB/s; in a full run with these counts rnic's rows took
+# 2-6 s, rxe's 4-13 s (the slower transport runs longer: same counts on
+# both sides, so each side does the same work).  Bandwidth runs keep 16 operations in flight, 4 at
 # 1 MiB: the server's buffers are kmalloc'ed 1 MiB chunks (2 * depth for
 # SEND), and its registered region holds at most 1024 pages, 4 slots of
 # 1 MiB; 4 in flight already keep the wire busy at that size.  Latency
