@@ -422,43 +422,41 @@ lab_vm_gone() { : >"$LAB_DIR/vm$1/gone"; }
 
 # lab__sweep N [--signal]: one TAP line for VM N's kernel.
 lab__sweep() {
-	local n="$1" d="$LAB_DIR/vm$1" what hit leaks
+	local n="$1" d="$LAB_DIR/vm$1" what hit leaks others found=()
 	local suite="${SUITE:-$LAB_NAME}"
 	what="$suite: vm$n: kernel log clean (no WARNING/BUG/Oops/KASAN/UBSAN/KFENCE/lockdep/hung task/soft lockup/refcount/kmemleak report)"
 	if [ -s "$d/kmemleak.job" ]; then
-		# Only leaks with rnic code (or an unloaded module's address:
-		# rnic after rmmod) on the allocating stack are rnic's.
 		if ! lab_wait "$n" "$(cat "$d/kmemleak.job")" --timeout 300 \
 			>"$d/kmemleak.txt" 2>&1; then
-			lab_not_ok "$what: the VM does not answer at the end of the test (hung?)" "$d/console.log"
-			return 1
+			found+=("the VM does not answer at the end of the test (hung or died)")
 		fi
+		# Only leaks with rnic code (or an unloaded module's address:
+		# rnic after rmmod) on the allocating stack are rnic's.
 		leaks="$(awk '/^unreferenced object/ { n += mine; bt = 0; mine = 0 }
 			/^  backtrace/ { bt = 1; next }
 			bt && /(\[rnic[a-z_]*\]|^ +0xffffffffc[0-9a-f]+$)/ { mine = 1 }
 			END { print n + mine }' "$d/kmemleak.txt")"
-		if [ "$leaks" != 0 ]; then
-			lab_not_ok "$what: kmemleak: $leaks unreferenced objects allocated by rnic" "$d/kmemleak.txt"
-			return 1
-		fi
-		local others
+		[ "$leaks" = 0 ] ||
+			found+=("kmemleak: $leaks unreferenced objects allocated by rnic (see $d/kmemleak.txt)")
 		others="$(grep -c '^unreferenced object' "$d/kmemleak.txt")"
-		[ "$others" = 0 ] ||
-			echo "# $suite: vm$n: kmemleak: $others unreferenced objects, none allocated by rnic (see $d/kmemleak.txt)"
+		[ "$others" = "$leaks" ] ||
+			echo "# $suite: vm$n: kmemleak: $((others - leaks)) unreferenced objects not allocated by rnic (see $d/kmemleak.txt)"
 	elif [ "${2:-}" != --signal ] && [ ! -e "$d/gone" ]; then
 		if lab__qemu_alive "$n"; then
-			lab_not_ok "$what: the VM never became ready (at $(lab__boot_stage "$d/console.log"))" "$d/console.log"
+			found+=("the VM never became ready (at $(lab__boot_stage "$d/console.log"))")
 		else
-			lab_not_ok "$what: the VM died (at $(lab__boot_stage "$d/console.log"))" "$d/console.log"
+			found+=("the VM died (at $(lab__boot_stage "$d/console.log"))")
 		fi
-		return 1
 	fi
 	hit="$(grep -a -m1 -E "$LAB_SWEEP_RE" "$d/console.log" 2>/dev/null | tr -d '\r')"
-	if [ -n "$hit" ]; then
-		lab_not_ok "$what: ${hit:0:160}" "$d/console.log"
-		return 1
+	[ -z "$hit" ] || found+=("console: ${hit:0:160}")
+	if [ ${#found[@]} = 0 ]; then
+		lab_ok "$what"
+		return 0
 	fi
-	lab_ok "$what"
+	local IFS=';'
+	lab_not_ok "$what: ${found[*]}" "$d/console.log"
+	return 1
 }
 
 # lab_plan CHECKS VMS: the TAP plan of a test with CHECKS checks of its
