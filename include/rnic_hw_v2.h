@@ -686,9 +686,16 @@ struct rnic_aq_resp_db_page {
 	__le32 kick;
 };
 
-/* CREATE_RDMA_CQ, CREATE_SRQ: the object and its slot's byte offset in the page */
+/* CREATE_RDMA_CQ: the CQN and its slot's byte offset in the page */
 struct rnic_aq_resp_create_cq {
-	__le32 id;
+	__le32 cqn;
+	__le16 db_off;
+	__le16 reserved;
+};
+
+/* CREATE_SRQ: the SRQN and its slot's byte offset in the page */
+struct rnic_aq_resp_create_srq {
+	__le32 srqn;
 	__le16 db_off;
 	__le16 reserved;
 };
@@ -728,6 +735,7 @@ union rnic_aq_resp {
 	struct rnic_aq_resp_id id;
 	struct rnic_aq_resp_db_page db_page;
 	struct rnic_aq_resp_create_cq create_cq;
+	struct rnic_aq_resp_create_srq create_srq;
 	struct rnic_aq_resp_create_qp create_qp;
 	struct rnic_aq_resp_modify_qp modify_qp;
 	struct rnic_aq_resp_query_srq query_srq;
@@ -1025,7 +1033,7 @@ struct rnic_rdma_cqe {
 	__le16 wqe_idx;
 	/* receive: P_Key index the packet matched */
 	__le16 pkey_index;
-	/* receive: bytes placed (WRITE_IMM: bytes written); send: 0 */
+	/* receive: bytes placed (WRITE_IMM: bytes written); send: message length */
 	__le32 byte_len;
 	union {
 		/* RNIC_RCQE_F_IMM: as it came on the wire */
