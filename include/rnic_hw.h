@@ -581,7 +581,7 @@ enum rnic_err_reason {
 	RNIC_ERR_INV_KEY	= 33,	/* remote invalidation refused */
 	RNIC_ERR_CQ_ERROR	= 34,	/* the QP's CQ is in error */
 	RNIC_ERR_SRQ_ERROR	= 35,	/* the QP's SRQ is in error */
-	RNIC_ERR_RESP_RES	= 36,	/* READ/atomic beyond resources */
+	RNIC_ERR_RESP_RES	= 36,	/* READ/atomic with no resources */
 };
 
 /* QUEUE_ERROR: what data names (rnic_eqe.obj) */

@@ -64,6 +64,7 @@
 #define RNIC_RDMA_CAP_USER_DB		BIT(8)	/* doorbell pages for users */
 #define RNIC_RDMA_CAP_ALL		GENMASK(8, 0)
 
+/* QUERY_RDMA_CAPS result: written by the device */
 struct rnic_rdma_caps {
 	/* RNIC_RDMA_CAP_* */
 	__le32 flags;
@@ -129,7 +130,9 @@ static_assert(sizeof(struct rnic_rdma_caps) == 128);
 
 /* ------------------------------------------------------------------------
  * Admin commands (2.0): opcodes, request structs (64-byte SQ entries) and
- * responses (bytes 8..15 of the admin completion, struct rnic_acqe2)
+ * responses (bytes 8..15 of the admin completion, struct rnic_acqe2).
+ * Requests and the buffers they point to are written by the driver;
+ * completions, responses and query results by the device.
  */
 
 enum rnic_aq_opcode_v2 {
@@ -262,6 +265,7 @@ enum rnic_gid_type {
 
 #define RNIC_GID_LEN			16
 
+/* Written by the driver (MODIFY_GID) or the device (QUERY_GID result) */
 struct rnic_gid_entry {
 	__le16 index;
 	/* enum rnic_gid_type; 0 when not valid */
@@ -374,7 +378,7 @@ struct rnic_aq_create_mr {
 
 static_assert(sizeof(struct rnic_aq_create_mr) == RNIC_AQ_ENTRY_SIZE);
 
-/* QUERY_MR result */
+/* QUERY_MR result: written by the device */
 struct rnic_mr_query {
 	__le32 key;
 	__le32 pdn;
@@ -629,7 +633,7 @@ static_assert(sizeof(struct rnic_aq_modify_qp) == RNIC_AQ_ENTRY_SIZE);
 #define RNIC_QPQ_F_SQD_NOTIFY		BIT(1)
 #define RNIC_QPQ_F_PATH			BIT(2)	/* a path has been set */
 
-/* QUERY_QP result */
+/* QUERY_QP result: written by the device */
 struct rnic_qp_query {
 	/* enum rnic_qp_state_hw, enum rnic_pmtu, RNIC_ACCESS_*, RNIC_QPQ_F_* */
 	u8 state;
@@ -745,6 +749,7 @@ union rnic_aq_resp {
 
 static_assert(sizeof(union rnic_aq_resp) == 8);
 
+/* Written by the device, first word (with the phase bit) last */
 struct rnic_acqe2 {
 	/* enum rnic_aq_status */
 	u8 status;
@@ -765,6 +770,7 @@ static_assert(offsetof(struct rnic_acqe2, resp) == offsetof(struct rnic_acqe, re
  * sends hdr[0 .. hdr_len) verbatim, fills in the per-packet fields (GRH or
  * IPv6 payload length, IPv4 total length and header checksum, UDP length,
  * UDP checksum 0) and appends BTH, extension headers, payload and ICRC.
+ * Written by the driver only; the device reads it (and never trusts it).
  */
 
 #define RNIC_TMPL_SIZE			128
@@ -842,7 +848,8 @@ static_assert(sizeof(struct rnic_db_page) == RNIC_DBP_SIZE);
  * control segment, a 32-byte opcode segment and a data segment (SGEs or
  * inline bytes) to the end of the WQE; a receive WQE is a 16-byte header
  * and SGEs. SGE addresses are MR-space addresses under the SGE's lkey,
- * never DMA addresses.
+ * never DMA addresses. WQEs are written by the driver (later also by a
+ * user context); the device only reads work queue rings.
  */
 
 struct rnic_data_sge {
@@ -974,7 +981,7 @@ struct rnic_rqe {
 static_assert(sizeof(struct rnic_rqe) == RNIC_RQE_HDR_SIZE);
 
 /* ------------------------------------------------------------------------
- * Completion queue entry (2.0 RDMA CQs)
+ * Completion queue entry (2.0 RDMA CQs): written by the device only
  */
 
 /* Work completion status: the IB statuses the device reports */
