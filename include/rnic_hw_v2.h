@@ -1105,8 +1105,8 @@ enum rnic_rdma_stats_scope {
 	op(rx_drop_qp_type)			\
 	op(rx_drop_qp_state)			\
 	op(rx_drop_bad_pkey)			\
-	op(rx_drop_bad_qkey)			\
 	op(rx_drop_bad_src)			\
+	op(rx_drop_bad_qkey)			\
 	op(rx_drop_bad_length)			\
 	op(rx_drop_no_recv_wqe)			\
 	op(rx_drop_too_long)			\
