@@ -1123,7 +1123,8 @@ enum rnic_rdma_stats_scope {
 	op(srq_limit_events)			\
 	op(kicks)				\
 	op(kick_overflows)			\
-	op(bad_kicks)
+	op(bad_kicks)				\
+	op(loopback_packets)
 
 #define RNIC_QP_STATS(op)			\
 	op(tx_packets)				\
