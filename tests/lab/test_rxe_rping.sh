@@ -30,7 +30,7 @@ PCAP="$LAB_DIR/bridge.pcap"
 lab_vm 1 --virtio
 lab_vm 2 --virtio
 # From the first frame on, so the capture also holds ARP/ND and the CM.
-lab_capture_start "$PCAP"
+lab_capture_start "$PCAP" || true
 boot_vms 1 2
 
 # $LAB_VIRTIO_IF is expanded in the guest: the agent sets it.
