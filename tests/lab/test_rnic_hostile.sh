@@ -25,7 +25,7 @@ lab_start rnic_hostile || {
 	exit 1
 }
 # the boot, the NIC up, 9 cases, 2 health checks.
-lab_plan 12 1
+lab_plan 13 1
 check_init
 preflight rnic rnicsim
 
