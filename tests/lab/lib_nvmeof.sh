@@ -78,7 +78,7 @@ nvme_verify() {
 		--group_reporting >/tmp/fio.out 2>&1; rc=\$?
 		grep -E '^ *(WRITE|READ):|err=|verify' /tmp/fio.out
 		[ \$rc = 0 ] && grep -q 'err= 0' /tmp/fio.out &&
-			grep -Eq '^ *WRITE: .* io=${3}MiB ' /tmp/fio.out &&
-			grep -Eq '^ *READ: .* io=${3}MiB ' /tmp/fio.out &&
+			grep -Eq '^ *WRITE: .* io=${3}(\.0)?MiB ' /tmp/fio.out &&
+			grep -Eq '^ *READ: .* io=${3}(\.0)?MiB ' /tmp/fio.out &&
 			! grep -qi 'verify.*fail\|bad magic\|crc32c: verify failed' /tmp/fio.out"
 }
