@@ -60,15 +60,18 @@ expect_one_line() {
 	sed -n 's/^exit/# '"$1"': exit/p' "$OUT/$nchk.log"
 }
 
-# nothing_left [RUN]: nothing of the scenario's run is left.
+# nothing_left: nothing of the scenario's run is left.  Its run id is
+# needed: without it the search would take in other labs on this host.
 nothing_left() {
 	local run
 	run="$(sed -n 's/^RUN=//p' "$S_OUT" | tail -1)"
-	# Failed before lab_start made anything: check the whole lab dir.
-	[ -n "$run" ] || run="${1:-}"
+	[ -n "$run" ] || {
+		echo "the scenario printed no RUN= line (see $S_OUT)"
+		return 1
+	}
 	lab_leftovers "$run"
 }
-expect_clean() { check "$1: nothing left behind" nothing_left "${2:-}" || true; }
+expect_clean() { check "$1: nothing left behind" nothing_left || true; }
 
 # ---- missing dependencies: no VM starts, one line says what to install.
 RNIC_LAB_QEMU=/nonexistent/qemu-system-x86_64 scenario no-qemu <<<'lab_start f_noqemu'
