@@ -167,13 +167,16 @@ S
 # signal the whole group (a terminal's Ctrl-C does the same) once it is
 # READY, and wait for it to finish.  Job control (set -m) rather than
 # "setsid cmd &": a non-interactive shell starts background jobs with
-# SIGINT ignored, and a shell cannot trap a signal ignored on entry.
+# SIGINT ignored, and a shell cannot trap a signal ignored on entry.  For
+# the same reason the signals lab.sh traps are reset to their defaults:
+# this test may itself run with them ignored (started in the background,
+# or under nohup), where a terminal's Ctrl-C would not be.
 interrupt() {
 	local sig="$1" when="$2" pid i
 	S_OUT="$WORK/interrupt-$sig.out"
 	S_ERR="$WORK/interrupt-$sig.err"
 	set -m
-	bash "$WORK/interrupt.sh" "f_int_$sig" "$when" >"$S_OUT" 2>"$S_ERR" &
+	env --default-signal=HUP,INT,TERM bash "$WORK/interrupt.sh" "f_int_$sig" "$when" >"$S_OUT" 2>"$S_ERR" &
 	pid=$!
 	set +m
 	for i in $(seq 600); do
