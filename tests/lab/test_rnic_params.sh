@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# lab-kernels: debug
+# lab-kernels: debug stock
 # shellcheck disable=SC2317 # functions are called through check
 #
 # rnic's module parameters, with the DKMS-installed module and modprobe in
