@@ -18,6 +18,8 @@ REPO="$(cd "$(dirname "$0")/.." && pwd)"
 export RNIC_TEST_DIR=${RNIC_TEST_DIR:-/tmp/rnic-test}
 cd "$REPO" || exit 1
 
+# The machine's lab lock (scripts/lab/README.md).
+LAB_LOCK=${RNIC_LAB_LOCK:-/tmp/rnic-lab-cpu.lock}
 PASS=0
 FAIL=0
 TIMES=()
@@ -89,7 +91,7 @@ stage_kunit() { bash scripts/kunit.sh; }
 # the modules DKMS is about to replace.
 stage_dkms() {
 	one_check "dkms: add/build/install for the lab kernel and the debug kernel" \
-		flock /tmp/rnic-lab-cpu.lock bash scripts/dkms-install.sh "$(cat /var/cache/rnic/kver)" \
+		flock "$LAB_LOCK" bash scripts/dkms-install.sh "$(cat /var/cache/rnic/kver)" \
 		"$(cat /var/cache/rnic/debug-kver)"
 }
 
@@ -123,7 +125,7 @@ stage_lab() {
 	# The lab runs alone on this machine (2 cores: another lab at once
 	# would make both time out): other runs of the suite and developers'
 	# lab tests take the same lock.
-	exec 8>/tmp/rnic-lab-cpu.lock
+	exec 8>"$LAB_LOCK"
 	flock 8
 	for t in tests/lab/test_*.sh; do
 		[ -e "$t" ] || continue
