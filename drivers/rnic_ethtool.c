@@ -13,6 +13,7 @@
 #include <linux/pci.h>
 #include <linux/stringify.h>
 
+#include "rnic_compat.h"
 #include "rnic.h"
 #include "rnic_param.h"
 

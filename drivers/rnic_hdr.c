@@ -15,11 +15,11 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
-#include <linux/unaligned.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <rdma/ib_pack.h>
 
+#include "rnic_compat.h"
 #include "rnic_hdr.h"
 
 #define OPI(op, fl, len)						\

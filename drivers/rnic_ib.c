@@ -20,6 +20,7 @@
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
+#include "rnic_compat.h"
 #include "rnic.h"
 #include "rnic_ib.h"
 #include "rnic_param.h"
@@ -79,7 +80,9 @@ static const struct {
 	{ 100000, IB_SPEED_EDR, IB_WIDTH_4X },
 	{ 200000, IB_SPEED_HDR, IB_WIDTH_4X },
 	{ 400000, IB_SPEED_NDR, IB_WIDTH_4X },
+#ifdef RNIC_HAVE_IB_SPEED_XDR
 	{ 800000, IB_SPEED_XDR, IB_WIDTH_4X },
+#endif
 };
 
 /**
@@ -339,6 +342,21 @@ static int rnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
+#ifndef RNIC_HAVE_CREATE_CQ_ATTRS
+/*
+ * Before 6.11 create_cq gets the caller's udata instead of its attribute
+ * bundle: non-NULL for a userspace CQ, which rnic refuses either way.
+ */
+static int rnic_create_cq_udata(struct ib_cq *ibcq,
+				const struct ib_cq_init_attr *attr,
+				struct ib_udata *udata)
+{
+	if (udata)
+		return -EOPNOTSUPP;
+	return rnic_create_cq(ibcq, attr, NULL);
+}
+#endif
+
 static const struct ib_device_ops rnic_ib_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -347,7 +365,11 @@ static const struct ib_device_ops rnic_ib_ops = {
 	.alloc_mr = rnic_alloc_mr,
 	.alloc_pd = rnic_alloc_pd,
 	.create_ah = rnic_create_ah,
+#ifdef RNIC_HAVE_CREATE_CQ_ATTRS
 	.create_cq = rnic_create_cq,
+#else
+	.create_cq = rnic_create_cq_udata,
+#endif
 	.create_qp = rnic_create_qp,
 	.create_srq = rnic_create_srq,
 	.dealloc_pd = rnic_dealloc_pd,

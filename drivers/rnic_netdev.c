@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 #include <net/netdev_queues.h>
 
+#include "rnic_compat.h"
 #include "rnic.h"
 #include "rnic_param.h"
 

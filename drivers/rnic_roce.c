@@ -24,10 +24,10 @@
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
-#include <linux/unaligned.h>
 #include <rdma/ib_pack.h>
 #include <rdma/ib_cache.h>
 
+#include "rnic_compat.h"
 #include "rnic.h"
 #include "rnic_param.h"
 #include "rnic_roce.h"
@@ -916,7 +916,7 @@ int rnic_roce_init(struct rnic_dev *rdev)
 		err = -ENOMEM;
 		goto err_free;
 	}
-	roce->ndev = alloc_netdev_dummy(sizeof(*priv));
+	roce->ndev = rnic_alloc_netdev_dummy(sizeof(*priv));
 	if (!roce->ndev) {
 		err = -ENOMEM;
 		goto err_destroy_wq;
@@ -972,7 +972,7 @@ err_destroy_cq:
 err_free_bufs:
 	rnic_roce_free_bufs(roce);
 	netif_napi_del(&roce->napi);
-	free_netdev(roce->ndev);
+	rnic_free_netdev_dummy(roce->ndev);
 err_destroy_wq:
 	destroy_workqueue(roce->wq);
 err_free:
@@ -998,7 +998,7 @@ void rnic_roce_destroy(struct rnic_dev *rdev)
 	rnic_cq_destroy(rdev, &roce->cq);
 	rdev->roce = NULL;
 	netif_napi_del(&roce->napi);
-	free_netdev(roce->ndev);
+	rnic_free_netdev_dummy(roce->ndev);
 	destroy_workqueue(roce->wq);
 	if (roce->txq.va || roce->rxq.va || roce->cq.va) {
 		rnic_err(rdev, "device kept the RoCE rings; leaking their buffers\n");

@@ -11,11 +11,11 @@
 #include <kunit/test.h>
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
-#include <linux/unaligned.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <rdma/ib_pack.h>
 
+#include "rnic_compat.h"
 #include "rnic_hdr.h"
 #include "rnic_rxe_vectors.h"
 

@@ -28,13 +28,14 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include <linux/unaligned.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+
+#include "rnic_compat.h"
 
 #define PERF_MAGIC		0x72706631	/* "rpf1" */
 #define PERF_DEF_PORT		18515
