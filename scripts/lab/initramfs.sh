@@ -123,7 +123,8 @@ install -m 0755 "$LAB_SRC/initramfs-init.sh" "$root/init"
 (cd "$root" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --quiet) >"$work/img.cpio"
 mv "$work/img.cpio" "$OUT"
-# Old images of other inputs are useless now.
-find "$CACHE" -maxdepth 1 -name 'lab-initramfs-*.cpio' ! -path "$OUT" -delete
+# Older images of this kernel are useless now; other kernels' are not (a
+# lab may boot several, lab_vm --kver, and each keeps its own image).
+find "$CACHE" -maxdepth 1 -name "lab-initramfs-$KVER-????????????????.cpio" ! -path "$OUT" -delete
 echo "lab: initramfs: built $OUT (modules: ${order[*]##*/})" >&2
 echo "$OUT"

@@ -64,8 +64,10 @@ if extract '\x28\xb5\x2f\xfd' zstd -dcq ||
 	extract '\xfd\x37\x7a\x58\x5a\x00' xz -dcq ||
 	extract '\x1f\x8b\x08' gzip -dcq; then
 	mv "$tmp" "$OUT"
-	# Old extractions of other kernels are useless now.
-	find "$CACHE" -maxdepth 1 -name 'lab-vmlinux-*' ! -name '*.lock' ! -path "$OUT" -delete
+	# Older extractions of this image are useless now; other kernels'
+	# are not (a lab may boot several, lab_vm --kver).
+	find "$CACHE" -maxdepth 1 -name "lab-vmlinux-$(basename "$VMLINUZ")-[0-9]*-[0-9]*" \
+		! -path "$OUT" -delete
 	echo "lab: kernel: extracted $OUT from $VMLINUZ" >&2
 	echo "$OUT"
 else
