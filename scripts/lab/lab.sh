@@ -13,8 +13,9 @@
 # Library (source it from a bash script running as root):
 #   lab_start [NAME]              namespace + bridge; logs in $RNIC_LAB_DIR/NAME
 #   lab_vm N [--virtio] [--rnic] [--mem SIZE] [--rnicsim-arg ARG]...
-#                                 [--qemu-arg ARG]...
-#                                 boot VM N in the background
+#                                 [--qemu-arg ARG]... [--kver RELEASE]
+#                                 boot VM N in the background (--kver:
+#                                 another kernel than the lab's)
 #   lab_wait_ready N [--timeout S]             wait for VM N's agent
 #   lab_exec N [--timeout S] CMD...  run CMD (joined like ssh does) in VM N;
 #                                 its stdout/stderr and exit status are ours
@@ -468,10 +469,33 @@ lab_plan() { echo "1..$(($1 + $2 + 1))"; }
 
 # ---------------------------------------------------------------- VMs
 
-# lab_vm N [--virtio] [--rnic] [--mem SIZE]: boot VM N in the background.
+# lab__vm_kernel N RELEASE: the image and initramfs VM N boots for
+# lab_vm --kver, found as lab_start finds the lab's own; sets the caller's
+# kernel and initrd.
+lab__vm_kernel() {
+	local n="$1" kver="$2" d="$LAB_DIR/vm$1" img="/boot/vmlinuz-$2"
+	[ -r "$img" ] || [ ! -r "/lib/modules/$kver/build/vmlinux" ] ||
+		img="/lib/modules/$kver/build/vmlinux"
+	if [ ! -r "$img" ]; then
+		lab__err "vm$n: missing dependency: kernel $img (linux-image-$kver; run scripts/install-deps.sh)"
+		return 1
+	fi
+	if ! kernel="$("$LAB_SRC/kernel.sh" "$img" 2>"$d/kernel.log")"; then
+		lab__err "vm$n: kernel preparation failed: $(tail -1 "$d/kernel.log") (see $d/kernel.log)"
+		return 1
+	fi
+	if ! initrd="$("$LAB_SRC/initramfs.sh" --kver "$kver" 2>"$d/initramfs.log")"; then
+		lab__err "vm$n: initramfs build failed: $(tail -1 "$d/initramfs.log") (see $d/initramfs.log)"
+		return 1
+	fi
+}
+
+# lab_vm N [--virtio] [--rnic] [--mem SIZE] [--kver RELEASE]: boot VM N in
+# the background.
 lab_vm() {
 	lab__need_started lab_vm || return 1
 	local n="$1" d virtio=0 rnic=0 mem=512M bytes simargs=() qargs=()
+	local kver="" kernel="$LAB_KERNEL" initrd="$LAB_INITRD"
 	d="$(lab__vmdir "$n")" || return 1
 	shift
 	while [ $# -gt 0 ]; do
@@ -492,6 +516,12 @@ lab_vm() {
 			mem="$2"
 			shift
 			;;
+		--kver)
+			# Its own kernel (modules from /lib/modules/RELEASE),
+			# e.g. rnic on 6.1 talking to rnic on 6.12.
+			kver="$2"
+			shift
+			;;
 		*)
 			lab__err "vm$n: unknown option $1"
 			return 1
@@ -510,6 +540,9 @@ lab_vm() {
 	# ctl/files is the guest's $LAB_FILES: a directory both sides read
 	# and write (uncached 9p), for files a test hands to a VM or back.
 	mkdir -p "$d/ctl/files"
+	if [ -n "$kver" ]; then
+		lab__vm_kernel "$n" "$kver" || return 1
+	fi
 
 	local append=(
 		console=ttyS0 panic=-1
@@ -527,7 +560,7 @@ lab_vm() {
 	local qemu=(
 		"$LAB_QEMU" -accel tcg -smp 1 -nodefaults -no-user-config
 		-display none -no-reboot -name "rnic-lab-$LAB_RUN-vm$n"
-		-kernel "$LAB_KERNEL" -initrd "$LAB_INITRD"
+		-kernel "$kernel" -initrd "$initrd"
 		-serial "file:$d/console.log" -monitor none
 		-pidfile "$d/qemu.pidfile"
 		-virtfs "local,path=/,mount_tag=hostroot,readonly=on,multidevs=remap,security_model=none"
@@ -605,7 +638,7 @@ lab_vm() {
 	local qpid=$!
 	lab__track "$qpid" "vm$n qemu"
 	echo "$qpid" >"$d/qemu.pid"
-	lab__info "vm$n: booting (virtio=$virtio rnic=$rnic mem=$mem), console $d/console.log"
+	lab__info "vm$n: booting ${kver:+$kver }(virtio=$virtio rnic=$rnic mem=$mem), console $d/console.log"
 }
 
 lab__mktap() {
@@ -907,7 +940,7 @@ lab_check_clean() {
 lab__usage() {
 	cat <<-EOF
 		usage: scripts/lab/lab.sh COMMAND ...
-		  up NAME VM...        start lab NAME with VMs given as N[:virtio][:rnic][:mem=SIZE]
+		  up NAME VM...        start lab NAME with VMs given as N[:virtio][:rnic][:mem=SIZE][:kver=REL]
 		                       (e.g. 1:virtio 2:virtio:rnic), wait until they are ready,
 		                       then keep them running until Ctrl-C or 'down NAME'
 		  exec NAME N CMD...   run CMD in VM N of the running lab NAME
@@ -950,6 +983,7 @@ lab__main() {
 				"") ;;
 				virtio | rnic) opts+=("--$opt") ;;
 				mem=*) opts+=(--mem "${opt#mem=}") ;;
+				kver=*) opts+=(--kver "${opt#kver=}") ;;
 				*)
 					lab__err "up: bad VM option '$opt'"
 					return 1
