@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install this tree's rnic module with DKMS for the lab kernels (the
-# newest Debian 6.12 kernel, not the machine's running kernel, and the
-# debug kernel when scripts/debug-kernel.sh has built it), exactly as a
+# newest Debian 6.12 kernel, not the machine's running kernel, the debug
+# kernel when scripts/debug-kernel.sh has built it, and Debian 12's default
+# 6.1 kernel when scripts/install-deps.sh has installed it), exactly as a
 # user would: dkms add, build, install. Idempotent: an unchanged tree that
 # is already installed for every kernel asked for is left alone.
 #
@@ -20,6 +21,7 @@ KVERS=("$@")
 if [ ${#KVERS[@]} = 0 ]; then
 	KVERS=("$(cat "$CACHE/kver" 2>/dev/null || true)")
 	[ -r "$CACHE/debug-kver" ] && KVERS+=("$(cat "$CACHE/debug-kver")")
+	[ -r "$CACHE/kver61" ] && KVERS+=("$(cat "$CACHE/kver61")")
 fi
 for KVER in "${KVERS[@]}"; do
 	[ -n "$KVER" ] || die "no kernel version; run scripts/install-deps.sh first"

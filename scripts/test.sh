@@ -8,10 +8,11 @@
 # Stages: dependencies (apt), module build and static checks, rnicsim unit
 # tests (under ASan and UBSan), the debug kernel (KASAN, lockdep, kmemleak,
 # KUnit; cached), KUnit in it under QEMU, DKMS install for the Debian 6.12
-# lab kernel and the debug kernel, lab tests (VMs under QEMU) on the
-# kernels each test names in its "# lab-kernels:" line. Every check prints
-# one "ok - ..." or "not ok - ..." line; the run ends with "N passed, N
-# failed" and exits non-zero if anything failed. Full logs: $RNIC_TEST_DIR.
+# lab kernel, the debug kernel and Debian 12's default 6.1 kernel, lab
+# tests (VMs under QEMU) on the kernels each test names in its
+# "# lab-kernels:" line. Every check prints one "ok - ..." or "not ok - ..."
+# line; the run ends with "N passed, N failed" and exits non-zero if
+# anything failed. Full logs: $RNIC_TEST_DIR.
 set -uo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -73,6 +74,12 @@ stage_build() {
 	one_check "build: make check (W=1, sparse, checkpatch --strict)" make KDIR="$kdir" check
 	one_check "build: modinfo documents every parameter" scripts/check-modinfo.sh rnic.ko
 	make KDIR="$kdir" clean >/dev/null 2>&1
+	# Debian 12's default kernel (drivers/rnic_compat.h) stays clean too.
+	# Before rnicsim: "make clean" cleans rnicsim as well.
+	kver=$(cat /var/cache/rnic/kver61) || return 1
+	one_check "build: make check against Debian 12's $kver headers" \
+		make KDIR="/lib/modules/$kver/build" check
+	make KDIR="/lib/modules/$kver/build" clean >/dev/null 2>&1
 	one_check "build: rnicsim" make -C tools/rnicsim
 }
 
@@ -90,9 +97,9 @@ stage_kunit() { bash scripts/kunit.sh; }
 # Under the lab lock: a lab test running elsewhere on this machine loads
 # the modules DKMS is about to replace.
 stage_dkms() {
-	one_check "dkms: add/build/install for the lab kernel and the debug kernel" \
+	one_check "dkms: add/build/install for the lab kernel, the debug kernel and Debian 12's 6.1" \
 		flock "$LAB_LOCK" bash scripts/dkms-install.sh "$(cat /var/cache/rnic/kver)" \
-		"$(cat /var/cache/rnic/debug-kver)"
+		"$(cat /var/cache/rnic/debug-kver)" "$(cat /var/cache/rnic/kver61)"
 }
 
 # lab_test FILE LABEL KVER: run one lab test on one kernel; its TAP lines
