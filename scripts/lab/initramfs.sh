@@ -19,8 +19,9 @@ BUSYBOX="${RNIC_LAB_BUSYBOX:-/bin/busybox}"
 # The modules the guest needs before it can reach the host's /, plus
 # configfs and virtio_net: loading them here with insmod is instant, while
 # modprobe from the host's / first reads kmod, its libraries and indexes
-# over 9p (seconds under TCG).
-WANT=(netfs 9pnet 9pnet_virtio 9p overlay configfs virtio_net)
+# over 9p (seconds under TCG). virtio_pci is built into Debian's 6.12 but
+# a module in its 6.1, which has no 9p transport without it.
+WANT=(virtio_pci netfs 9pnet 9pnet_virtio 9p overlay configfs virtio_net)
 
 fail() {
 	echo "lab: initramfs: $*" >&2
