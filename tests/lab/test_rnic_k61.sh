@@ -28,7 +28,7 @@ set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
 # shellcheck source=tests/lab/lib_perf.sh
-. "$(dirname "$0")/lib_perf.sh"
+. "$(dirname "$0")/lib_perf.sh"  # and lib_check.sh
 # shellcheck source=tests/lab/lib_nvmeof.sh
 . "$(dirname "$0")/lib_nvmeof.sh"
 
@@ -57,6 +57,8 @@ lab_start rnic_k61 || {
 lab_plan $((2 + 3 + 3 + 2 + 1 + 3 + 2 * (3 + 5 + 1 + 2) + 6 + 1 + 2)) 3
 perf_checks_init
 perf_preflight
+# vm3's kernel too.
+RNIC_LAB_KVER="$K612" preflight rnic rnic_perf
 
 # ---------------------------------------------------------------- host
 
@@ -97,12 +99,15 @@ check "dkms.conf builds for 6.1 and later, skips older kernels" dkms_exclusive |
 lab_vm 1 --rnic --mem 1G
 lab_vm 2 --rnic --mem 1G
 lab_vm 3 --rnic --mem 1G --kver "$K612"
+# boot_vms's check, and the kernel each VM runs.
 booted() { lab_wait_ready "$1" && lab_exec "$1" uname -r | grep -qx "$2"; }
+bad=0
 for n in 1 2 3; do
 	k="$K61"
 	[ "$n" = 3 ] && k="$K612"
-	check "vm$n boots $k to the agent" booted "$n" "$k" || exit 1
+	check "vm$n boots $k to the agent" booted "$n" "$k" || bad=1
 done
+[ "$bad" = 0 ] || exit 1
 
 # modprobe rnic with its options from /etc/modprobe.d (in the guest's
 # overlay): the DKMS module, the options in force, rnic0 ACTIVE.
@@ -118,10 +123,10 @@ conf_up() {
 				tee /dev/stderr | grep -qx '$CONF'"
 }
 for n in 1 2; do
-	check "vm$n: modprobe rnic with '$CONF' from /etc/modprobe.d, rnic0 ACTIVE" \
-		conf_up "$n" || exit 1
+	need "vm$n: modprobe rnic with '$CONF' from /etc/modprobe.d, rnic0 ACTIVE" \
+		conf_up "$n"
 done
-check "vm3: modprobe rnic, rnic0 ACTIVE" rnic_up 3 || exit 1
+need "vm3: modprobe rnic, rnic0 ACTIVE" rnic_up 3
 
 # RoCE v1 and v2 GIDs of the NIC's IPv4 (mapped) and IPv6 addresses;
 # ib_core adds them from its netdev notifier work, so wait a little.
@@ -186,8 +191,8 @@ echo "# vm1 TX ring:$(grep -E '^ +tx0_(stopped|woken):' "$LAB_DIR/vm1-ethtool-S"
 # ---------------------------------------------------------------- RDMA
 
 for n in 1 2 3; do
-	check "vm$n: rnic_perf server on $(lab_addr "$n" rnic 4)" \
-		perf_server "$n" "$(lab_addr "$n" rnic 4)" || exit 1
+	need "vm$n: rnic_perf server on $(lab_addr "$n" rnic 4)" \
+		perf_server "$n" "$(lab_addr "$n" rnic 4)"
 done
 
 # run FROM TO WHAT ARGS...: one verified rnic_perf run, client in VM FROM,
