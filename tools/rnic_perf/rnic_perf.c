@@ -49,7 +49,7 @@
 #define PERF_TIMEOUT		(30 * HZ)
 #define PERF_CM_TIMEOUT_MS	5000
 #define PERF_NR_RESULTS		16
-#define PERF_LINE_LEN		400
+#define PERF_LINE_LEN		512
 
 enum perf_op {
 	PERF_SEND,
@@ -82,16 +82,78 @@ static bool perf_op_is_atomic(enum perf_op op)
 	return op == PERF_CMP_SWAP || op == PERF_FETCH_ADD;
 }
 
+/*
+ * Error paths on purpose (client option fault=): the run must then fail
+ * with the work completion status the test expects.
+ */
+enum perf_fault {
+	PERF_FAULT_NONE,
+	PERF_FAULT_RKEY,	/* a wrong rkey: remote access error */
+	PERF_FAULT_NORECV,	/* the server posts no receive: RNR NAKs */
+	PERF_FAULT_FLUSH,	/* the client's QP to ERR with WRs in flight */
+	PERF_NR_FAULTS,
+};
+
+static const char * const perf_fault_names[PERF_NR_FAULTS] = {
+	[PERF_FAULT_NONE] = "none",
+	[PERF_FAULT_RKEY] = "rkey",
+	[PERF_FAULT_NORECV] = "norecv",
+	[PERF_FAULT_FLUSH] = "flush",
+};
+
+/*
+ * ib_wc_status_msg() has spaces; result lines are key=value words, so the
+ * enumerator's own name is reported.
+ */
+static const char * const perf_wc_names[] = {
+	[IB_WC_SUCCESS] = "SUCCESS",
+	[IB_WC_LOC_LEN_ERR] = "LOC_LEN_ERR",
+	[IB_WC_LOC_QP_OP_ERR] = "LOC_QP_OP_ERR",
+	[IB_WC_LOC_EEC_OP_ERR] = "LOC_EEC_OP_ERR",
+	[IB_WC_LOC_PROT_ERR] = "LOC_PROT_ERR",
+	[IB_WC_WR_FLUSH_ERR] = "WR_FLUSH_ERR",
+	[IB_WC_MW_BIND_ERR] = "MW_BIND_ERR",
+	[IB_WC_BAD_RESP_ERR] = "BAD_RESP_ERR",
+	[IB_WC_LOC_ACCESS_ERR] = "LOC_ACCESS_ERR",
+	[IB_WC_REM_INV_REQ_ERR] = "REM_INV_REQ_ERR",
+	[IB_WC_REM_ACCESS_ERR] = "REM_ACCESS_ERR",
+	[IB_WC_REM_OP_ERR] = "REM_OP_ERR",
+	[IB_WC_RETRY_EXC_ERR] = "RETRY_EXC_ERR",
+	[IB_WC_RNR_RETRY_EXC_ERR] = "RNR_RETRY_EXC_ERR",
+	[IB_WC_LOC_RDD_VIOL_ERR] = "LOC_RDD_VIOL_ERR",
+	[IB_WC_REM_INV_RD_REQ_ERR] = "REM_INV_RD_REQ_ERR",
+	[IB_WC_REM_ABORT_ERR] = "REM_ABORT_ERR",
+	[IB_WC_INV_EECN_ERR] = "INV_EECN_ERR",
+	[IB_WC_INV_EEC_STATE_ERR] = "INV_EEC_STATE_ERR",
+	[IB_WC_FATAL_ERR] = "FATAL_ERR",
+	[IB_WC_RESP_TIMEOUT_ERR] = "RESP_TIMEOUT_ERR",
+	[IB_WC_GENERAL_ERR] = "GENERAL_ERR",
+};
+
+static const char *perf_wc_name(enum ib_wc_status st)
+{
+	if ((unsigned int)st < ARRAY_SIZE(perf_wc_names) && perf_wc_names[st])
+		return perf_wc_names[st];
+	return "UNKNOWN";
+}
+
 /* Connect private data: the test, client to server. */
 struct perf_req {
 	__be32 magic;
 	u8 op;
 	u8 nsge;
 	u8 verify;
-	u8 rsvd;
+	u8 fault;		/* enum perf_fault */
 	__be32 size;
 	__be32 depth;
 	__be32 count;
+	/*
+	 * The CM gives each side's QP the RNR retry count its peer chose
+	 * (the peer knows how long it may be short of receives), so the
+	 * server accepts with the client's wish for the client's QP.
+	 */
+	u8 rnr_retry;
+	u8 rsvd[3];
 };
 
 enum perf_ctrl_type {
@@ -169,6 +231,7 @@ struct perf_conn {
 	bool verify;
 	bool inl;
 	u32 corrupt;		/* self-test: spoil iteration corrupt - 1 */
+	enum perf_fault fault;
 
 	/* client: one slot per operation in flight */
 	struct perf_slot *slots;
@@ -203,6 +266,8 @@ struct perf_conn {
 	enum perf_cm_state cm_state;
 	int cm_err;
 	atomic_t done;
+	atomic_t flushed;	/* client data WRs completed with WR_FLUSH_ERR */
+	bool drained;
 	int wc_err;
 	enum ib_wc_status wc_status;
 	enum ib_wc_opcode wc_opcode;
@@ -550,6 +615,8 @@ static void perf_slot_done(struct ib_cq *cq, struct ib_wc *wc)
 	u64 d;
 
 	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status == IB_WC_WR_FLUSH_ERR)
+			atomic_inc(&c->flushed);
 		perf_wc_error(c, wc, perf_op_names[c->op]);
 		return;
 	}
@@ -776,7 +843,8 @@ static void perf_conn_free(struct perf_conn *c)
 	u32 i;
 
 	if (c->qp_created) {
-		ib_drain_qp(c->id->qp);
+		if (!c->drained)
+			ib_drain_qp(c->id->qp);
 		rdma_destroy_qp(c->id);
 		c->qp_created = false;
 	}
@@ -897,6 +965,9 @@ static int perf_conn_setup(struct perf_conn *c)
 		ret = perf_buf_alloc(c, &c->rx[i].buf, c->rx_len);
 		if (ret)
 			return ret;
+		/* fault=norecv: the client's SENDs must meet an empty RQ */
+		if (c->server && c->fault == PERF_FAULT_NORECV)
+			continue;
 		ret = perf_post_rx(c, &c->rx[i]);
 		if (ret)
 			return ret;
@@ -996,6 +1067,7 @@ static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	c->size = clamp_t(u32, be32_to_cpu(req->size), 1, PERF_MAX_SIZE);
 	c->depth = clamp_t(u32, be32_to_cpu(req->depth), 1, PERF_MAX_DEPTH);
 	c->count = be32_to_cpu(req->count);
+	c->fault = req->fault < PERF_NR_FAULTS ? req->fault : PERF_FAULT_NONE;
 	init_waitqueue_head(&c->wq);
 	INIT_WORK(&c->release_work, perf_release_work);
 	id->context = c;
@@ -1008,7 +1080,7 @@ static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	cp.initiator_depth = min_t(u32, ev->param.conn.responder_resources,
 				   c->dev->attrs.max_qp_init_rd_atom);
 	cp.retry_count = 7;
-	cp.rnr_retry_count = 7;
+	cp.rnr_retry_count = min_t(u8, req->rnr_retry, 7);
 	ret = rdma_accept(id, &cp);
 	if (ret) {
 		pr_err("server: rdma_accept: %d\n", ret);
@@ -1128,16 +1200,37 @@ static int perf_wait_cm(struct perf_conn *c, enum perf_cm_state want)
 	return t ? 0 : -ETIMEDOUT;
 }
 
+/*
+ * Once connected, a CM event other than our own disconnect ends the run:
+ * the peer disconnected, or the device is being removed (rdma_cm then
+ * waits for us to destroy the id, so waiting out PERF_TIMEOUT would hold
+ * up the removal that long).
+ */
+static bool perf_cm_broken(struct perf_conn *c)
+{
+	return c->cm_state == PERF_CM_DISCONNECTED ||
+	       c->cm_state == PERF_CM_ERROR;
+}
+
+static int perf_cm_broken_err(struct perf_conn *c)
+{
+	if (c->cm_state == PERF_CM_DISCONNECTED)
+		return -ECONNRESET;
+	return c->cm_err < 0 ? c->cm_err : -ECONNABORTED;
+}
+
 static int perf_wait_ctrl(struct perf_conn *c, struct perf_ctrl *reply)
 {
 	long t;
 
-	t = wait_event_interruptible_timeout(c->wq, c->ctrl_got || c->wc_err,
-					     PERF_TIMEOUT);
+	t = wait_event_interruptible_timeout(c->wq, c->ctrl_got || c->wc_err ||
+					     perf_cm_broken(c), PERF_TIMEOUT);
 	if (t < 0)
 		return t;
 	if (c->wc_err)
 		return c->wc_err;
+	if (!c->ctrl_got && perf_cm_broken(c))
+		return perf_cm_broken_err(c);
 	if (!t)
 		return -ETIMEDOUT;
 	*reply = c->ctrl_msg;
@@ -1181,7 +1274,12 @@ static int perf_post(struct perf_conn *c, u32 iter)
 	struct ib_send_wr *wr = &rwr.wr;
 	const struct ib_send_wr *bad;
 	u64 raddr = c->raddr + (u64)(iter % c->rslots) * c->rstride;
+	u32 rkey = c->rkey;
 	u64 cmp, swap;
+
+	/* another variant of the same key index: a key that names nothing */
+	if (c->fault == PERF_FAULT_RKEY)
+		rkey ^= 0x5a;
 
 	s->iter = iter;
 	switch (c->op) {
@@ -1248,7 +1346,7 @@ static int perf_post(struct perf_conn *c, u32 iter)
 	}
 	if (perf_op_is_atomic(c->op)) {
 		awr.remote_addr = c->raddr;
-		awr.rkey = c->rkey;
+		awr.rkey = rkey;
 		memset(s->buf.va, 0, 8);
 		perf_buf_for_dev(c, &s->buf);
 		sge[0].addr = s->buf.dma;
@@ -1257,7 +1355,7 @@ static int perf_post(struct perf_conn *c, u32 iter)
 		wr->num_sge = 1;
 	} else {
 		rwr.remote_addr = raddr;
-		rwr.rkey = c->rkey;
+		rwr.rkey = rkey;
 		wr->num_sge = perf_sges(sge, c->inl ? (uintptr_t)s->buf.va : s->buf.dma,
 					c->size, c->nsge, c->pd->local_dma_lkey);
 	}
@@ -1302,11 +1400,14 @@ static int perf_wait_done(struct perf_conn *c, u32 n)
 	long t;
 
 	t = wait_event_interruptible_timeout(c->wq, atomic_read(&c->done) >= n ||
-					     c->wc_err, PERF_TIMEOUT);
+					     c->wc_err || perf_cm_broken(c),
+					     PERF_TIMEOUT);
 	if (t < 0)
 		return t;
 	if (c->wc_err)
 		return c->wc_err;
+	if (atomic_read(&c->done) < n && perf_cm_broken(c))
+		return perf_cm_broken_err(c);
 	return t ? 0 : -ETIMEDOUT;
 }
 
@@ -1330,6 +1431,9 @@ struct perf_args {
 	u32 corrupt;
 	bool verify;
 	bool inl;
+	enum perf_fault fault;
+	u32 retry;
+	u32 rnr_retry;
 };
 
 static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret,
@@ -1357,15 +1461,26 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 		rate = div64_u64((u64)a->count * 1000000, us);
 	}
 	snprintf(line, sizeof(line),
-		 "client local=%pISpc peer=%pISpc dev=%s op=%s size=%u depth=%u count=%u sge=%u inline=%u verify=%u status=%s error=%d errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
+		 "client local=%pISpc peer=%pISpc dev=%s op=%s size=%u depth=%u count=%u sge=%u inline=%u verify=%u fault=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
 		 &c->id->route.addr.src_addr, &a->addr,
 		 c->dev ? dev_name(&c->dev->dev) : "-",
 		 perf_op_names[a->op], a->size, a->depth, a->count, a->nsge,
-		 a->inl, a->verify, ret || errors ? "fail" : "ok", ret, errors,
+		 a->inl, a->verify, perf_fault_names[a->fault],
+		 ret || errors ? "fail" : "ok", ret,
+		 perf_wc_name(c->wc_err ? c->wc_status : IB_WC_SUCCESS),
+		 atomic_read(&c->flushed), errors,
 		 srv_msgs, bytes, us, mbps / 100, mbps % 100, rate,
 		 avg / 1000, avg % 1000 / 100, p50 / 1000, p50 % 1000 / 100,
 		 p99 / 1000, p99 % 1000 / 100);
 	perf_result_add(line);
+}
+
+/* fault=flush: move the QP to ERR while the first WRs are in flight. */
+static int perf_fault_flush(struct perf_conn *c)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(c->id->qp, &attr, IB_QP_STATE);
 }
 
 static int perf_client_test(struct perf_conn *c, u64 *elapsed, u64 *errors,
@@ -1401,6 +1516,11 @@ static int perf_client_test(struct perf_conn *c, u64 *elapsed, u64 *errors,
 				if (ret)
 					return ret;
 			}
+		}
+		if (c->fault == PERF_FAULT_FLUSH && !completed) {
+			ret = perf_fault_flush(c);
+			if (ret)
+				return ret;
 		}
 		ret = perf_wait_done(c, rounds ? posted : completed + 1);
 		if (ret)
@@ -1453,6 +1573,8 @@ static int perf_client(struct perf_args *a)
 		.size = cpu_to_be32(a->size),
 		.depth = cpu_to_be32(a->depth),
 		.count = cpu_to_be32(a->count),
+		.fault = a->fault,
+		.rnr_retry = a->rnr_retry,
 	};
 	struct rdma_conn_param cp = {};
 	u64 elapsed = 0, errors = 0;
@@ -1472,6 +1594,7 @@ static int perf_client(struct perf_args *a)
 	c->verify = a->verify;
 	c->inl = a->inl;
 	c->corrupt = a->corrupt;
+	c->fault = a->fault;
 	init_waitqueue_head(&c->wq);
 
 	c->id = rdma_create_id(&init_net, perf_client_cm_handler, c, RDMA_PS_TCP,
@@ -1503,7 +1626,8 @@ static int perf_client(struct perf_args *a)
 	cp.private_data_len = sizeof(req);
 	cp.responder_resources = min_t(u32, c->dev->attrs.max_qp_rd_atom, 16);
 	cp.initiator_depth = min_t(u32, c->dev->attrs.max_qp_init_rd_atom, 16);
-	cp.retry_count = 7;
+	/* the RNR retry count is the server's to give (struct perf_req) */
+	cp.retry_count = a->retry;
 	cp.rnr_retry_count = 7;
 	ret = rdma_connect(c->id, &cp);
 	if (!ret)
@@ -1528,6 +1652,11 @@ static int perf_client(struct perf_args *a)
 	if (ret && c->wc_err && c->wc_status != IB_WC_SUCCESS)
 		pr_err("client: failed with %s\n", ib_wc_status_msg(c->wc_status));
 out_disc:
+	/* a failed run: let every WR in flight complete before the report */
+	if (ret && c->qp_created) {
+		ib_drain_qp(c->id->qp);
+		c->drained = true;
+	}
 	set_bit(0, &c->releasing);
 	rdma_disconnect(c->id);
 out:
@@ -1640,7 +1769,7 @@ static int perf_command(char *buf)
 {
 	struct perf_args a = {
 		.op = PERF_SEND, .size = 4096, .depth = 8, .count = 1000,
-		.nsge = 1, .tos = -1, .verify = true,
+		.nsge = 1, .tos = -1, .verify = true, .retry = 7, .rnr_retry = 7,
 	};
 	char *cmd, *tok, *addr = NULL, *src = NULL, *v;
 	u32 port = PERF_DEF_PORT, x;
@@ -1696,6 +1825,16 @@ static int perf_command(char *buf)
 			ret = perf_parse_u32(v, 1, PERF_MAX_COUNT, &a.corrupt);
 		} else if (!strcmp(tok, "inline")) {
 			ret = kstrtobool(v, &a.inl);
+		} else if (!strcmp(tok, "fault")) {
+			for (i = 0; i < PERF_NR_FAULTS; i++)
+				if (!strcmp(v, perf_fault_names[i]))
+					break;
+			a.fault = i;
+			ret = i < PERF_NR_FAULTS ? 0 : -EINVAL;
+		} else if (!strcmp(tok, "retry")) {
+			ret = perf_parse_u32(v, 0, 7, &a.retry);
+		} else if (!strcmp(tok, "rnr_retry")) {
+			ret = perf_parse_u32(v, 0, 7, &a.rnr_retry);
 		} else {
 			ret = -EINVAL;
 		}
@@ -1728,6 +1867,12 @@ static int perf_command(char *buf)
 		      a.size > PERF_INLINE_MAX)) {
 		pr_err("inline needs a send or write of at most %u bytes\n",
 		       PERF_INLINE_MAX);
+		return -EINVAL;
+	}
+	if ((a.fault == PERF_FAULT_RKEY && perf_op_is_send(a.op)) ||
+	    (a.fault == PERF_FAULT_NORECV && !perf_op_is_send(a.op))) {
+		pr_err("fault=%s does not apply to op=%s\n",
+		       perf_fault_names[a.fault], perf_op_names[a.op]);
 		return -EINVAL;
 	}
 	if (a.nsge > 1 && perf_op_is_atomic(a.op))
@@ -1765,6 +1910,7 @@ static int perf_control_show(struct seq_file *m, void *v)
 		 "  server addr=ADDR [port=N]\n"
 		 "  client addr=ADDR [port=N] [src=ADDR] [op=OP] [size=N] [depth=N] [count=N]\n"
 		 "         [sge=N] [inline=0|1] [verify=0|1] [tos=N] [corrupt=ITER]\n"
+		 "         [retry=0-7] [rnr_retry=0-7] [fault=none|rkey|norecv|flush]\n"
 		 "  stop\n"
 		 "ops:");
 	for (i = 0; i < PERF_NR_OPS; i++)
