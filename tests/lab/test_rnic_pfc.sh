@@ -162,15 +162,20 @@ STALL_LOG="$LAB_DIR/stall.log"
 	sim_counters 2 | grep -E '^(rx_drop_no_buf|tx_pause|rx_pause|rx_roce_v2_frames) '
 	kill -CONT "$QPID"
 	echo "vm2 resumed"
-	# the driver reposts, the NIC sends XON
-	sleep 2
+	# The driver reposts, the NIC sends XON: wait for it (10 s at most)
+	# in the NIC's capture, which rnicsim flushes frame by frame.
+	for _ in $(seq 50); do
+		[ "$(pcap_count "$NIC2_PCAP" "macc.opcode == 0x0101 && eth.src == $M2 && macc.cbfc.pause_time.c$PRIO == 0")" -gt 0 ] && break
+		sleep 0.2
+	done
+	sleep 0.5
 	sim_ctl 1 pcap stop
 	sim_ctl 2 pcap stop
 } >"$STALL_LOG" 2>&1
 # The run must still be going when the guest resumes, or it proved nothing.
 spanned=0
 [ -z "$(lab_job_output 1 "$job")" ] && spanned=1
-echo "run still going 2 s after the resume: $spanned" >>"$STALL_LOG"
+echo "run still going after the XON: $spanned" >>"$STALL_LOG"
 stall_run() {
 	local line
 	cat "$STALL_LOG"
