@@ -131,9 +131,9 @@ peer_gone() {
 	rc=$?
 	echo "the run ended $(lab_elapsed "$t") s after the link went down (status $rc)"
 	sim_ctl 2 link up
-	[ "$flowing" = 1 ] && [ "$rc" != 124 ] && fails RETRY_EXC_ERR "0-$((D - 1))" "$line"
+	[ "$flowing" = 1 ] && [ "$rc" != 124 ] && fails RETRY_EXC_ERR "1-$((D - 1))" "$line"
 }
-check "peer's link down mid-run, retry=2, depth $D: RETRY_EXC_ERR within 60 s, the rest flushed" \
+check "peer's link down mid-run, retry=2, depth $D: RETRY_EXC_ERR within 60 s, the WRs behind it flushed (1-$((D - 1)))" \
 	peer_gone || true
 
 for n in 1 2; do
