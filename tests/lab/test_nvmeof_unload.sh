@@ -8,8 +8,10 @@
 # in vm2, vm1 connected (controller-loss timeout 300 s, reconnect every
 # 1 s), fio writing with crc32c verify headers in vm1:
 #  - rmmod rnic on the host (vm1): rmmod returns within BOUND s, nvme-rdma
-#    deletes the controller, fio ends with an I/O error within BOUND s;
-#    modprobe again, reconnect, fio 16 MiB verified;
+#    deletes the controller, fio ends with an I/O error within BOUND s, and
+#    no NVMe command timed out on the way (the device kept working until
+#    ib_unregister_device() returned); modprobe again, reconnect, fio
+#    16 MiB verified;
 #  - rmmod rnic on the target (vm2) while fio writes 128 MiB: rmmod
 #    returns within BOUND s; modprobe again and the nvmet port cycled
 #    (nvmet-rdma does not re-enable a port whose device went away); the
@@ -32,9 +34,9 @@ lab_start nvmeof_unload || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/nvmeof_unload"
 	exit 1
 }
-# boots 2, devices 2, target 1, connect 1, host rmmod 4, target rmmod 4,
+# boots 2, devices 2, target 1, connect 1, host rmmod 5, target rmmod 4,
 # end 3
-lab_plan 17 2
+lab_plan 18 2
 perf_checks_init
 perf_preflight
 
@@ -119,6 +121,16 @@ fio_ended() {
 			done
 			ls -l /sys/class/nvme; exit 1"
 }
+# no_timeouts: nvme-rdma's removal shuts the controller down over the
+# wire and waits for the I/O in flight, which needs the device to keep
+# delivering what it receives until ib_unregister_device() returns; if it
+# does not, those commands end only by nvme's 30 s timeout.
+no_timeouts() {
+	local out
+	out="$(lab_exec 1 --timeout 30 "dmesg | grep -E 'nvme nvme0: .*(timeout|Property Set error)' || true")" || return 1
+	echo "${out:-no NVMe timeout in dmesg}"
+	[ -z "$out" ]
+}
 # again: fio 16 MiB verified on a fresh connection.
 again() { connect && nvme_verify 1 "$DEV" 16 300; }
 
@@ -127,9 +139,12 @@ again() { connect && nvme_verify 1 "$DEV" 16 300; }
 if check "vm1: fio with verify running on $DEV" load; then
 	check "vm1 (host): rmmod rnic under NVMe-oF load returns within $BOUND s, rnic gone" unload 1 || true
 	check "vm1: fio ends with an I/O error within $BOUND s, the controller is deleted" fio_ended || true
+	check "vm1: no NVMe command timed out while nvme-rdma let go of the device (rnic kept receiving until ib_unregister_device returned)" \
+		no_timeouts || true
 else
 	lab_not_ok "$SUITE: vm1 (host): rmmod rnic under load (no load)" "$OUT"
 	lab_not_ok "$SUITE: vm1: fio ends (no load)" "$OUT"
+	lab_not_ok "$SUITE: vm1: no NVMe command timed out (no load)" "$OUT"
 	lab_kill 1 "$JOB"
 fi
 host_again() { rnic_up 1 && again; }
