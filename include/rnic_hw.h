@@ -11,6 +11,14 @@
  * Ownership of the fields: "driver" fields are written by the driver and
  * only read by the device, "device" fields the other way round. The device
  * treats every value it reads as untrusted.
+ *
+ * Two interfaces share this header. ABI 1.0, below, is the Ethernet NIC with
+ * ICRC offload whose RoCE transport runs in the driver; it also provides the
+ * common machinery (signature, registers, admin queue, event queue, the
+ * Ethernet rings) that ABI 2.0 keeps. ABI 2.0, where the device runs the
+ * InfiniBand transport, adds its objects, commands, work queue and
+ * completion formats in rnic_hw_v2.h, included at the end. Which one a
+ * device serves is chosen by the driver at enable (CTRL.ABI).
  */
 #ifndef _RNIC_HW_H_
 #define _RNIC_HW_H_
@@ -47,7 +55,8 @@
 
 /*
  * Device-side doorbell vectors: what the driver writes to the low 16 bits
- * of the BAR0 Doorbell register, after updating BAR2.
+ * of the BAR0 Doorbell register, after updating BAR2. ABI 2.0 doorbell
+ * pages are kicked with the value ALLOC_DB_PAGE returns (rnic_hw_v2.h).
  */
 enum rnic_db_vector {
 	RNIC_DB_VEC_CTRL	= 0,	/* register file changed (CTRL) */
@@ -65,16 +74,24 @@ enum rnic_db_vector {
 #define RNIC_REGS_OFF			0x1000	/* register file, 4 KiB */
 #define RNIC_DB_OFF			0x2000	/* doorbell page, 4 KiB */
 #define RNIC_DB_SIZE			0x1000
+/* 0x3000 .. 0xffff reserved; ABI 2.0 doorbell pages follow (rnic_hw_v2.h) */
 
 /* ------------------------------------------------------------------------
  * Signature block (BAR2 + RNIC_SIG_OFF, written by the device, read-only)
  *
  * The driver reads it before writing anything to the device and declines
- * the function unless magic == RNIC_SIG_MAGIC and abi_major ==
- * RNIC_ABI_MAJOR. A higher abi_minor only adds fields and commands.
+ * the function unless magic == RNIC_SIG_MAGIC and the device serves the
+ * ABI the driver speaks: abi_major is the newest major the device serves,
+ * abi_compat the set of majors it serves (bit n: major n; 0 in a device
+ * that only serves abi_major). A higher abi_minor only adds fields,
+ * commands and capability bits.
  */
 
 #define RNIC_SIG_MAGIC			0x43494e52	/* "RNIC" in memory */
+/*
+ * The ABI this tree's driver and model implement today. It becomes
+ * RNIC_ABI2_MAJOR (rnic_hw_v2.h) when both implement 2.0.
+ */
 #define RNIC_ABI_MAJOR			1
 #define RNIC_ABI_MINOR			0
 
@@ -83,7 +100,10 @@ enum rnic_db_vector {
 #define RNIC_CAP_VLAN			BIT(1)	/* VLAN insert and strip */
 #define RNIC_CAP_IPV4_CSUM		BIT(2)	/* IPv4 header checksum */
 #define RNIC_CAP_PFC			BIT(3)	/* 802.1Qbb PFC */
+/* 1.0 capabilities; RNIC_CAP_ALL_V2 (rnic_hw_v2.h) adds the transport */
 #define RNIC_CAP_ALL			GENMASK(3, 0)
+/* 2.0: the device runs the IB transport (abi_compat has bit 2) */
+#define RNIC_CAP_TRANSPORT		BIT(4)
 
 #define RNIC_MODEL_VERSION_LEN		32
 
@@ -110,7 +130,10 @@ struct rnic_sig {
 	__le32 max_frame;
 	/* port speed in Mb/s */
 	__le32 speed_mbps;
-	__le32 reserved1[6];
+	/* majors the device serves, bit n for n; 0 means abi_major only */
+	__le16 abi_compat;
+	__le16 reserved2;
+	__le32 reserved1[5];
 	/* NUL-terminated ASCII, e.g. "rnicsim 1.0" */
 	char model_version[RNIC_MODEL_VERSION_LEN];
 };
@@ -153,12 +176,20 @@ static_assert(sizeof(struct rnic_sig) == 96);
  */
 #define RNIC_CTRL_RESET			BIT(0)
 #define RNIC_CTRL_ENABLE		BIT(1)
+/* the 1.0 bits; a 1.0-only device treats any other bit as BAD_CTRL */
 #define RNIC_CTRL_ALL			GENMASK(1, 0)
+/*
+ * 2.0: the major ABI the driver asks for with ENABLE, read by the device
+ * only then. 0 (what a 1.0 driver writes) and 1 both mean 1.0.
+ */
+#define RNIC_CTRL_ABI			GENMASK(7, 4)
 
 /* STATUS: 0 at power-on; RESET_DONE is cleared when ENABLED is set */
 #define RNIC_STATUS_RESET_DONE		BIT(0)
 #define RNIC_STATUS_ENABLED		BIT(1)
 #define RNIC_STATUS_FATAL		BIT(2)
+/* 2.0: with ENABLED, the major ABI in effect (0 for 1.0, as 1.0 reads) */
+#define RNIC_STATUS_ABI			GENMASK(7, 4)
 
 /* AQ_CFG: the admin SQ and CQ have the same depth */
 #define RNIC_AQ_CFG_LOG2_DEPTH		GENMASK(3, 0)
@@ -187,6 +218,7 @@ enum rnic_fatal_reason {
 	RNIC_FATAL_BAD_EQ_DEPTH	= 4,	/* EQ_CFG log2 depth out of range */
 	RNIC_FATAL_BAD_CTRL	= 5,	/* ENABLE without RESET_DONE etc. */
 	RNIC_FATAL_INTERNAL	= 6,
+	RNIC_FATAL_BAD_ABI	= 7,	/* CTRL.ABI names an ABI not served */
 };
 
 /* ------------------------------------------------------------------------
@@ -262,6 +294,11 @@ enum rnic_aq_status {
 	RNIC_AQ_BAD_STATE	= 5,	/* object busy or already exists */
 	RNIC_AQ_NOT_FOUND	= 6,	/* no such queue/CQ id */
 	RNIC_AQ_INTERNAL	= 7,
+	/* 2.0 */
+	RNIC_AQ_NO_DB_SLOT	= 8,	/* the doorbell page is full */
+	RNIC_AQ_BAD_TRANSITION	= 9,	/* QP state change not allowed */
+	RNIC_AQ_BAD_ATTR_MASK	= 10,	/* attribute missing or not allowed */
+	RNIC_AQ_NO_PERM		= 11,	/* needs a privileged PD or page */
 };
 
 /* Common 8-byte header of every admin command */
@@ -497,6 +534,19 @@ enum rnic_eqe_type {
 	RNIC_EQE_LINK_CHANGE	= 1,	/* data: RNIC_LINK_* */
 	RNIC_EQE_DEVICE_ERROR	= 2,	/* reason, info */
 	RNIC_EQE_QUEUE_ERROR	= 3,	/* reason, obj, data = id, info */
+	/* 2.0, completion event queues only: data = CQN */
+	RNIC_EQE_COMPLETION	= 16,
+	/* 2.0, event queue 0: data = QPN, SRQN or CQN, reason */
+	RNIC_EQE_QP_FATAL	= 17,	/* IB_EVENT_QP_FATAL */
+	RNIC_EQE_QP_REQ_ERR	= 18,	/* IB_EVENT_QP_REQ_ERR */
+	RNIC_EQE_QP_ACCESS_ERR	= 19,	/* IB_EVENT_QP_ACCESS_ERR */
+	RNIC_EQE_COMM_EST	= 20,	/* IB_EVENT_COMM_EST */
+	RNIC_EQE_SQ_DRAINED	= 21,	/* IB_EVENT_SQ_DRAINED */
+	RNIC_EQE_LAST_WQE_REACHED = 22,	/* IB_EVENT_QP_LAST_WQE_REACHED */
+	RNIC_EQE_SRQ_LIMIT	= 23,	/* IB_EVENT_SRQ_LIMIT_REACHED */
+	RNIC_EQE_SRQ_ERR	= 24,	/* IB_EVENT_SRQ_ERR */
+	RNIC_EQE_CQ_ERROR	= 25,	/* IB_EVENT_CQ_ERR */
+	RNIC_EQE_DEVICE_FATAL	= 26,	/* IB_EVENT_DEVICE_FATAL */
 };
 
 /* Error reasons (rnic_eqe.reason) */
@@ -505,8 +555,33 @@ enum rnic_err_reason {
 	RNIC_ERR_DMA_OOB	= 1,	/* DMA address outside guest RAM */
 	RNIC_ERR_BAD_DESC	= 2,	/* malformed descriptor */
 	RNIC_ERR_BAD_DOORBELL	= 3,	/* bad doorbell vector/slot/index */
-	RNIC_ERR_RING_OVERFLOW	= 4,	/* CQ full */
+	RNIC_ERR_RING_OVERFLOW	= 4,	/* CQ (2.0: or EQ) full */
 	RNIC_ERR_INTERNAL	= 5,
+	/*
+	 * 2.0: also the syndrome of an error CQE (rnic_rdma_cqe.syndrome),
+	 * the device's reason behind the IB status.
+	 */
+	RNIC_ERR_BAD_WQE	= 16,	/* opcode, flags, sizes, reserved */
+	RNIC_ERR_BAD_KEY	= 17,	/* unknown key, wrong variant */
+	RNIC_ERR_KEY_PD		= 18,	/* key of another PD */
+	RNIC_ERR_KEY_ACCESS	= 19,	/* key lacks the access right */
+	RNIC_ERR_KEY_BOUNDS	= 20,	/* range outside the MR */
+	RNIC_ERR_KEY_STATE	= 21,	/* MR invalid, or in the wrong state */
+	RNIC_ERR_BAD_AH		= 22,	/* AH entry invalid, other PD, bad */
+	RNIC_ERR_MSG_TOO_LONG	= 23,	/* > max message or UD > path MTU */
+	RNIC_ERR_RECV_TOO_SHORT	= 24,	/* message longer than the buffer */
+	RNIC_ERR_RETRY_EXC	= 25,	/* ACK timeouts / NAK-seq retries */
+	RNIC_ERR_RNR_EXC	= 26,	/* RNR NAK retries */
+	RNIC_ERR_REM_ACCESS	= 27,	/* NAK remote access error */
+	RNIC_ERR_REM_INV_REQ	= 28,	/* NAK invalid request */
+	RNIC_ERR_REM_OP		= 29,	/* NAK remote operational error */
+	RNIC_ERR_BAD_RESP	= 30,	/* unexpected or malformed response */
+	RNIC_ERR_NO_PERM	= 31,	/* privileged operation */
+	RNIC_ERR_FLUSHED	= 32,	/* the QP is in the error state */
+	RNIC_ERR_INV_KEY	= 33,	/* remote invalidation refused */
+	RNIC_ERR_CQ_ERROR	= 34,	/* the QP's CQ is in error */
+	RNIC_ERR_SRQ_ERROR	= 35,	/* the QP's SRQ is in error */
+	RNIC_ERR_RESP_RES	= 36,	/* READ/atomic with no resources */
 };
 
 /* QUEUE_ERROR: what data names (rnic_eqe.obj) */
@@ -514,6 +589,12 @@ enum rnic_eqe_obj {
 	RNIC_EQE_OBJ_NONE	= 0,
 	RNIC_EQE_OBJ_QUEUE	= 1,
 	RNIC_EQE_OBJ_CQ		= 2,
+	/* 2.0 */
+	RNIC_EQE_OBJ_QP		= 3,
+	RNIC_EQE_OBJ_SRQ	= 4,
+	RNIC_EQE_OBJ_RDMA_CQ	= 5,
+	RNIC_EQE_OBJ_EQ		= 6,
+	RNIC_EQE_OBJ_DB_PAGE	= 7,
 };
 
 #define RNIC_EQE_F_PHASE		BIT(0)
@@ -527,7 +608,10 @@ struct rnic_eqe {
 	u8 reason;
 	/* enum rnic_eqe_obj (QUEUE_ERROR), else 0 */
 	u8 obj;
-	/* LINK_CHANGE: RNIC_LINK_*; QUEUE_ERROR: queue or CQ id */
+	/*
+	 * LINK_CHANGE: RNIC_LINK_*; QUEUE_ERROR: queue or CQ id; 2.0: the
+	 * QPN, SRQN, CQN or EQN the event is about
+	 */
 	__le32 data;
 	/* errors: offending address, index or vector; else 0 */
 	__le64 info;
@@ -918,5 +1002,8 @@ static inline u64 rnic_pause_ns(u16 quanta, u32 speed_mbps)
 		return 0;
 	return (u64)quanta * 512000ULL / speed_mbps;
 }
+
+/* ABI 2.0: the transport in the device */
+#include "rnic_hw_v2.h"
 
 #endif /* _RNIC_HW_H_ */

@@ -57,9 +57,16 @@ if [ -f "$DEST/.rnic-hash" ] && [ "$(cat "$DEST/.rnic-hash")" = "$hash" ] && ins
 fi
 
 : >"$LOG"
-if dkms status -m "$NAME" -v "$VER" 2>/dev/null | grep -q .; then
-	dkms remove -m "$NAME" -v "$VER" --all >>"$LOG" 2>&1 ||
-		die "stage dkms remove failed; see $LOG"
+# DKMS's own record of the version, not 'dkms status' (whose output is
+# empty when the source link is broken, although 'dkms add' then refuses).
+if [ -e "/var/lib/dkms/$NAME/$VER" ]; then
+	if ! dkms remove -m "$NAME" -v "$VER" --all >>"$LOG" 2>&1; then
+		# A record whose source tree is gone cannot be removed by dkms;
+		# its built modules stay in /lib/modules until reinstalled.
+		[ -d "$DEST" ] && die "stage dkms remove failed; see $LOG"
+		echo "dkms-install: removing the record of $NAME/$VER, whose source $DEST is gone" >>"$LOG"
+		rm -rf "/var/lib/dkms/$NAME/$VER"
+	fi
 fi
 rm -rf "$DEST"
 mkdir -p "$DEST"

@@ -15,7 +15,7 @@ PKGS=(
 	qemu-system-x86 busybox-static
 	iproute2 ethtool pciutils iputils-ping procps psmisc
 	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers infiniband-diags
-	tshark tcpdump nvme-cli fio
+	tshark tcpdump nvme-cli fio gnuplot-nox
 	linux-source-6.12
 )
 

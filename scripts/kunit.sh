@@ -69,6 +69,7 @@ cat >"$IR/init" <<'INIT'
 #!/bin/sh
 mount -t proc proc /proc
 mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # Quiet console (it is slow under TCG); the whole log is dumped below.
 dmesg -n 1

@@ -36,14 +36,16 @@ nvmet_up() {
 		echo $addr > \$c/ports/1/addr_traddr
 		echo $NVME_PORT > \$c/ports/1/addr_trsvcid
 		ln -s \$s \$c/ports/1/subsystems/$NVME_NQN
-		dmesg | grep -i 'nvmet_rdma: enabling port' | tail -1"
+		dmesg | grep -i 'nvmet_rdma: enabling port'"
 }
 
+# Every step is tried, and every one must succeed.
 nvmet_down() {
-	lab_exec "$1" --timeout 60 "c=/sys/kernel/config/nvmet
-		rm -f \$c/ports/1/subsystems/$NVME_NQN
-		rmdir \$c/ports/1 \$c/subsystems/$NVME_NQN/namespaces/1 \$c/subsystems/$NVME_NQN
-		rm -f /dev/shm/nvmet.img"
+	lab_exec "$1" --timeout 60 "c=/sys/kernel/config/nvmet rc=0
+		rm \$c/ports/1/subsystems/$NVME_NQN || rc=1
+		rmdir \$c/ports/1 \$c/subsystems/$NVME_NQN/namespaces/1 \$c/subsystems/$NVME_NQN || rc=1
+		rm /dev/shm/nvmet.img || rc=1
+		exit \$rc"
 }
 
 nvme_host_up() {
@@ -58,15 +60,25 @@ nvme_host_up() {
 		[ -n \"\$d\" ] && echo /dev/\$d"
 }
 
+# nvme disconnect succeeds when there is nothing to disconnect: the one
+# controller must go, and its block device with it.
 nvme_host_down() {
-	lab_exec "$1" --timeout 60 "nvme disconnect -n $NVME_NQN"
+	lab_exec "$1" --timeout 60 "nvme disconnect -n $NVME_NQN | tee /tmp/disc.out
+		grep -q 'disconnected 1 controller' /tmp/disc.out &&
+			! ls /sys/block | grep -q '^nvme[0-9]*n1\$'"
 }
 
 # nvme_verify N DEV MB [TIMEOUT]: prints fio's write and read bandwidth.
+# fio must succeed, with no error or verify failure, and both its write
+# and its verify pass must have moved all MB MiB.
 nvme_verify() {
 	lab_exec "$1" --timeout "${4:-600}" "fio --name=nvmeof --filename=$2 --rw=write \
 		--bs=128k --size=${3}M --direct=1 --ioengine=libaio --iodepth=8 \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_dump=1 \
-		--group_reporting 2>&1 | tee /tmp/fio.out | grep -E '^ *(WRITE|READ):|err=|verify'
-		grep -q 'err= 0' /tmp/fio.out && ! grep -qi 'verify.*fail\|bad magic\|crc32c: verify failed' /tmp/fio.out"
+		--group_reporting >/tmp/fio.out 2>&1; rc=\$?
+		grep -E '^ *(WRITE|READ):|err=|verify' /tmp/fio.out
+		[ \$rc = 0 ] && grep -q 'err= 0' /tmp/fio.out &&
+			grep -Eq '^ *WRITE: .* io=${3}(\.0)?MiB ' /tmp/fio.out &&
+			grep -Eq '^ *READ: .* io=${3}(\.0)?MiB ' /tmp/fio.out &&
+			! grep -qi 'verify.*fail\|bad magic\|crc32c: verify failed' /tmp/fio.out"
 }

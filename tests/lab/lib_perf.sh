@@ -17,12 +17,22 @@
 #                                  PEER (addr:port) with status=ok
 #   perf_check N LINE              the same for a client result line
 #   perf_field LINE KEY            a key=value field of a result line
-#   perf_checks_init               per-check logs in $LAB_DIR/checks, fail=0
-#   check WHAT CMD...              one TAP line for CMD (output in
-#                                  $OUT/N.log); a failure sets fail=1
+#   perf_verified C S ADDR [--timeout T] ARGS...
+#                                  one run from VM C to VM S's server on
+#                                  ADDR: the client's line, then the
+#                                  server's verdict on that connection
+#   perf_case WHAT C S ADDR [--timeout T] ARGS...
+#                                  perf_verified as one check, its figures
+#                                  as a comment (and appended to $FIGURES
+#                                  if set)
 #   perf_preflight                 rnic and rnic_perf DKMS-installed for the
-#                                  lab kernel, rnicsim built; else one not-ok
-#                                  line and exit
+#                                  kernel the lab boots, rnicsim built; else
+#                                  one not-ok line and exit
+#
+# check, need and perf_checks_init come from lib_check.sh, sourced here.
+
+# shellcheck source=tests/lab/lib_check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib_check.sh"
 
 PERF_DBG=/sys/kernel/debug/rnic_perf
 PERF_PORT=${PERF_PORT:-18515}
@@ -88,6 +98,32 @@ perf_field() {
 		esac
 	done
 	return 1
+}
+
+# perf_verified C S ADDR [--timeout T] ARGS...: a client run from VM C to
+# the server of VM S on ADDR, and that server's verdict on it.
+perf_verified() {
+	local c="$1" s="$2" addr="$3" line
+	shift 3
+	line="$(perf_run "$c" "$addr" "$@")" || {
+		echo "$line"
+		return 1
+	}
+	echo "$line"
+	perf_check "$s" "$line"
+}
+
+# perf_case WHAT C S ADDR [--timeout T] ARGS...: perf_verified as one
+# check; the run's figures follow as a comment.
+perf_case() {
+	local what="$1" line
+	shift
+	check "$what" perf_verified "$@" || true
+	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
+	if [ -n "$line" ]; then
+		echo "# $(perf_summary "$line")"
+		[ -z "${FIGURES:-}" ] || echo "$line" >>"$FIGURES"
+	fi
 }
 
 # perf_summary LINE: the figures of a result line, for a "# " comment.
@@ -164,38 +200,24 @@ pcap_count() {
 	tshark -r "$p" "$@" -Y "$f" 2>/dev/null | wc -l
 }
 
-perf_checks_init() {
-	OUT="$LAB_DIR/checks"
-	mkdir -p "$OUT"
-	fail=0
-	nchk=0
-}
+perf_preflight() { preflight rnic rnic_perf rnicsim; }
 
-check() {
-	local what="$1" f
-	shift
-	nchk=$((nchk + 1))
-	f="$OUT/$nchk.log"
-	if "$@" >"$f" 2>&1; then
-		lab_ok "$SUITE: $what"
-	else
-		lab_not_ok "$SUITE: $what" "$f"
-		fail=1
+# stat_delta BEFORE AFTER NAME: how much a counter grew between two
+# hw_stats snapshots; fails, saying so, if either snapshot lacks it (a
+# missing counter must not read as an unchanged 0).
+stat_delta() {
+	local b a
+	b="$(awk -v k="$3" '$1 == k { print $2 }' "$1" 2>/dev/null)"
+	a="$(awk -v k="$3" '$1 == k { print $2 }' "$2" 2>/dev/null)"
+	if [ -z "$b" ] || [ -z "$a" ]; then
+		echo "no counter $3 in $1 or $2" >&2
 		return 1
 	fi
+	echo $((a - b))
 }
 
-perf_preflight() {
-	local kver
-	kver="$(cat "$RNIC_CACHE/kver" 2>/dev/null || true)"
-	if ! modinfo -k "$kver" -n rnic_perf 2>/dev/null | grep -q "/updates/dkms/"; then
-		lab_not_ok "$SUITE: rnic and rnic_perf are DKMS-installed for $kver (run scripts/dkms-install.sh)" \
-			"$RNIC_LAB_DIR"
-		exit 1
-	fi
-	if [ ! -x "$LAB_RNICSIM" ] &&
-		! make -C "$LAB_REPO/tools/rnicsim" >"$LAB_DIR/rnicsim-build.log" 2>&1; then
-		lab_not_ok "$SUITE: rnicsim builds" "$LAB_DIR/rnicsim-build.log"
-		exit 1
-	fi
+# pcap_sum PCAP FILTER: "FRAMES BYTES" of the frames matching FILTER.
+pcap_sum() {
+	tshark -r "$1" -Y "$2" -T fields -e frame.len 2>/dev/null |
+		awk '{ n++; b += $1 } END { print n + 0, b + 0 }'
 }

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lab-kernels: stock
+# shellcheck disable=SC2317 # functions are called through check
 #
 # The lab under bad input: a missing dependency, a VM that does not boot,
 # a boot that times out, a command that times out, a test that fails under
@@ -7,29 +9,28 @@
 # or SIGTERM.  Each must end in ONE clear "lab: ..." line naming the stage
 # and the log to read, a non-zero exit, and nothing left behind: no QEMU,
 # rnicsim or dumpcap process, namespace, tap, /dev/shm file or socket.
+# And lab_stop's sweep: a kernel WARNING on a console, or a VM that died,
+# is a "not ok" line of its own; a VM stopped on purpose is not.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=scripts/lab/lab.sh
 . "$HERE/../../scripts/lab/lab.sh"
+# shellcheck source=tests/lab/lib_check.sh
+. "$HERE/lib_check.sh"
 
 SUITE="lab failures"
 T0="$(lab__now_us)"
 WORK="$RNIC_LAB_DIR/failures"
 rm -rf "$WORK"
 mkdir -p "$WORK"
-fail=0
-ok() { lab_ok "$SUITE: $1"; }
-not_ok() {
-	lab_not_ok "$SUITE: $1" "$2"
-	fail=1
-}
-
-HAVE_RNICSIM=0
-[ -x "$LAB_RNICSIM" ] && HAVE_RNICSIM=1
+# The scenarios are labs of their own, each in a child: this script
+# starts none, so no lab_stop adds lines to these 24.
+echo "1..24"
+check_init "$WORK/checks"
 
 # scenario NAME: run $WORK/NAME.sh (a lab script, body on stdin) as its own
-# process group; sets RC, OUT and ERR (file names).  RUN is the lab run id
-# the script reports, for the leftover check.
+# process group; sets RC, S_OUT and S_ERR (file names).  RUN is the lab
+# run id the script reports, for the leftover check.
 scenario() {
 	local name="$1"
 	{
@@ -37,43 +38,40 @@ scenario() {
 		echo ". '$HERE/../../scripts/lab/lab.sh'"
 		cat
 	} >"$WORK/$name.sh"
-	OUT="$WORK/$name.out"
-	ERR="$WORK/$name.err"
+	S_OUT="$WORK/$name.out"
+	S_ERR="$WORK/$name.err"
 	RC=0
-	bash "$WORK/$name.sh" >"$OUT" 2>"$ERR" || RC=$?
+	bash "$WORK/$name.sh" >"$S_OUT" 2>"$S_ERR" || RC=$?
 }
 
 # The error lines (lab's info lines start with "# ").
-err_lines() { grep -c '^lab: ' "$ERR" || true; }
+err_lines() { grep -c '^lab: ' "$S_ERR" || true; }
 
-# expect_one_line WHAT PATTERN: non-zero exit, exactly one "lab:" line,
-# and it matches PATTERN.
+# one_line PATTERN: non-zero exit, exactly one "lab:" line, and it
+# matches PATTERN.
+one_line() {
+	local line
+	line="$(grep '^lab: ' "$S_ERR" | head -1)"
+	echo "exit $RC, $(err_lines) lab: lines, the first: $line (see $S_ERR)"
+	[ "$RC" != 0 ] && [ "$(err_lines)" = 1 ] && grep -qE -- "$1" <<<"$line"
+}
 expect_one_line() {
-	local what="$1" pat="$2" line
-	line="$(grep '^lab: ' "$ERR" | head -1)"
-	echo "# $what: exit $RC: $line"
-	if [ "$RC" != 0 ] && [ "$(err_lines)" = 1 ] && grep -qE -- "$pat" <<<"$line"; then
-		ok "$what: exit $RC and one clear line"
-	else
-		not_ok "$what: exit $RC and one clear line matching /$pat/" "$ERR"
-	fi
+	check "$1: non-zero exit and one clear line matching /$2/" one_line "$2" || true
+	sed -n 's/^exit/# '"$1"': exit/p' "$OUT/$nchk.log"
 }
 
-# expect_clean WHAT: nothing of the scenario's run is left.
-expect_clean() {
-	local what="$1" run left
-	run="$(sed -n 's/^RUN=//p' "$OUT" | tail -1)"
-	if [ -z "$run" ]; then
-		# Failed before lab_start made anything: check the whole lab dir.
-		run="${2:-}"
-	fi
-	if left="$(lab_leftovers "$run")"; then
-		ok "$what: nothing left behind"
-	else
-		echo "$left" >"$WORK/leftovers.txt"
-		not_ok "$what: nothing left behind (found: $(echo "$left" | head -3 | tr '\n' ';'))" "$WORK/leftovers.txt"
-	fi
+# nothing_left: nothing of the scenario's run is left.  Its run id is
+# needed: without it the search would take in other labs on this host.
+nothing_left() {
+	local run
+	run="$(sed -n 's/^RUN=//p' "$S_OUT" | tail -1)"
+	[ -n "$run" ] || {
+		echo "the scenario printed no RUN= line (see $S_OUT)"
+		return 1
+	}
+	lab_leftovers "$run"
 }
+expect_clean() { check "$1: nothing left behind" nothing_left || true; }
 
 # ---- missing dependencies: no VM starts, one line says what to install.
 RNIC_LAB_QEMU=/nonexistent/qemu-system-x86_64 scenario no-qemu <<<'lab_start f_noqemu'
@@ -126,23 +124,18 @@ lab_exec 1 --timeout 30 'pgrep -f "sleep 300" >/dev/null && echo LEFT || echo GO
 lab_exec 1 --timeout 30 'echo out; echo err >&2; exit 7' || echo "EXIT_RC=$?"
 exit 3
 S
-echo "# command timeout: $(grep '^lab: ' "$ERR" | head -1)"
-if grep -q '^TIMEOUT_RC=124$' "$OUT" && [ "$(err_lines)" = 1 ] &&
-	grep -qE '^lab: vm1: command timed out after 2 s: sleep 300 .*see .*commands.log' "$ERR"; then
-	ok "command timeout: status 124 and one clear line"
-else
-	not_ok "command timeout: status 124 and one clear line" "$ERR"
-fi
-if grep -q '^GONE$' "$OUT"; then
-	ok "command timeout: the command's processes are killed in the guest"
-else
-	not_ok "command timeout: the command's processes are killed in the guest" "$OUT"
-fi
-if grep -q '^out$' "$OUT" && grep -q '^err$' "$ERR" && grep -q '^EXIT_RC=7$' "$OUT"; then
-	ok "lab_exec returns stdout, stderr and the exit status"
-else
-	not_ok "lab_exec returns stdout, stderr and the exit status" "$OUT"
-fi
+echo "# command timeout: $(grep '^lab: ' "$S_ERR" | head -1)"
+timed_out() {
+	cat "$S_OUT" "$S_ERR"
+	grep -q '^TIMEOUT_RC=124$' "$S_OUT" && [ "$(err_lines)" = 1 ] &&
+		grep -qE '^lab: vm1: command timed out after 2 s: sleep 300 .*see .*commands.log' "$S_ERR"
+}
+check "command timeout: status 124 and one clear line" timed_out || true
+check "command timeout: the command's processes are killed in the guest" grep '^GONE$' "$S_OUT" || true
+exec_returns() {
+	grep -q '^out$' "$S_OUT" && grep -q '^err$' "$S_ERR" && grep -q '^EXIT_RC=7$' "$S_OUT"
+}
+check "lab_exec returns stdout, stderr and the exit status" exec_returns || true
 expect_clean "command timeout"
 
 # ---- a failing command under set -e in a test (the ERR/EXIT path).
@@ -153,19 +146,18 @@ lab_vm 1 --virtio
 lab_capture_start "$LAB_DIR/x.pcap"
 false
 S
-if [ "$RC" != 0 ]; then ok "set -e failure: non-zero exit"; else not_ok "set -e failure: non-zero exit" "$ERR"; fi
+check "set -e failure: non-zero exit (got $RC)" [ "$RC" != 0 ] || true
 expect_clean "set -e failure"
 
 # ---- SIGTERM (what CI's timeout sends) while a VM boots, and Ctrl-C with
-# it up: a VM with both NICs (its rnicsim too, if built) and a capture.
-rnic_opt=""
-[ "$HAVE_RNICSIM" = 1 ] && rnic_opt="--rnic"
+# it up: a VM with both NICs (its rnicsim too: without rnicsim, lab_vm
+# fails and so do these checks) and a capture.
 cat >"$WORK/interrupt.sh" <<S
 set -euo pipefail
 . '$HERE/../../scripts/lab/lab.sh'
 lab_start "\$1"
 echo "RUN=\$LAB_RUN"
-lab_vm 1 --virtio $rnic_opt
+lab_vm 1 --virtio --rnic
 lab_capture_start "\$LAB_DIR/bridge.pcap"
 [ "\$2" = ready ] && lab_wait_ready 1
 echo READY
@@ -175,17 +167,20 @@ S
 # signal the whole group (a terminal's Ctrl-C does the same) once it is
 # READY, and wait for it to finish.  Job control (set -m) rather than
 # "setsid cmd &": a non-interactive shell starts background jobs with
-# SIGINT ignored, and a shell cannot trap a signal ignored on entry.
+# SIGINT ignored, and a shell cannot trap a signal ignored on entry.  For
+# the same reason the signals lab.sh traps are reset to their defaults:
+# this test may itself run with them ignored (started in the background,
+# or under nohup), where a terminal's Ctrl-C would not be.
 interrupt() {
 	local sig="$1" when="$2" pid i
-	OUT="$WORK/interrupt-$sig.out"
-	ERR="$WORK/interrupt-$sig.err"
+	S_OUT="$WORK/interrupt-$sig.out"
+	S_ERR="$WORK/interrupt-$sig.err"
 	set -m
-	bash "$WORK/interrupt.sh" "f_int_$sig" "$when" >"$OUT" 2>"$ERR" &
+	env --default-signal=HUP,INT,TERM bash "$WORK/interrupt.sh" "f_int_$sig" "$when" >"$S_OUT" 2>"$S_ERR" &
 	pid=$!
 	set +m
 	for i in $(seq 600); do
-		grep -q '^READY$' "$OUT" 2>/dev/null && break
+		grep -q '^READY$' "$S_OUT" 2>/dev/null && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2
 	done
@@ -197,29 +192,69 @@ interrupt() {
 		sleep 0.2
 	done
 	if kill -0 "$pid" 2>/dev/null; then
-		echo "# interrupt.sh ignored SIG$sig for 60 s, sending SIGTERM" >>"$ERR"
+		echo "# interrupt.sh ignored SIG$sig for 60 s, sending SIGTERM" >>"$S_ERR"
 		kill -TERM "$pid"
 	fi
 	RC=0
 	wait "$pid" || RC=$?
 }
+# ended_by SIGNAL RC: the run was READY (its VM and rnicsim started), and
+# the signal ended it with RC.
+ended_by() {
+	cat "$S_OUT" "$S_ERR"
+	echo "exit $RC, want $2"
+	[ "$RC" = "$2" ] && grep -q '^READY$' "$S_OUT" &&
+		[ -f "$RNIC_LAB_DIR/f_int_$1/vm1/rnicsim.pid" ]
+}
 interrupt TERM booting
-echo "# SIGTERM during boot: exit $RC: $(grep '^lab: ' "$ERR" | head -1)"
-if [ "$RC" = 143 ] && grep -q '^READY$' "$OUT"; then
-	ok "SIGTERM during boot: exit 143"
-else
-	not_ok "SIGTERM during boot: exit 143 (got $RC)" "$ERR"
-fi
+echo "# SIGTERM during boot: exit $RC: $(grep '^lab: ' "$S_ERR" | head -1)"
+check "SIGTERM during boot (rnicsim too): exit 143" ended_by TERM 143 || true
 expect_clean "SIGTERM during boot"
 
 interrupt INT ready
-echo "# Ctrl-C with a VM up: exit $RC: $(grep '^lab: ' "$ERR" | head -1)"
-if [ "$RC" = 130 ] && grep -q '^READY$' "$OUT"; then
-	ok "Ctrl-C (SIGINT) with a VM up${rnic_opt:+ (rnicsim too)}: exit 130"
-else
-	not_ok "Ctrl-C (SIGINT) with a VM up: exit 130 (got $RC)" "$ERR"
-fi
+echo "# Ctrl-C with a VM up: exit $RC: $(grep '^lab: ' "$S_ERR" | head -1)"
+check "Ctrl-C (SIGINT) with a VM up (rnicsim too): exit 130" ended_by INT 130 || true
 expect_clean "Ctrl-C with a VM up"
+
+# ---- lab_stop's sweep: three VMs; vm1's kernel logs a WARNING, vm2's
+# QEMU is killed, vm3's is stopped and declared gone.  The scenario plans
+# no checks of its own: its lines are the sweep's and the cleanup's.
+scenario sweep <<'S'
+lab_start f_sweep
+echo "RUN=$LAB_RUN"
+lab_plan 0 3
+for n in 1 2 3; do lab_vm "$n"; done
+for n in 1 2 3; do lab_wait_ready "$n"; done
+lab_exec 1 'echo "<4>WARNING: CPU: 0 PID: 1 at lab_failures sweep test" >/dev/kmsg'
+kill -KILL "$(cat "$LAB_DIR/vm2/qemu.pid")"
+kill -TERM "$(cat "$LAB_DIR/vm3/qemu.pid")"
+lab_vm_gone 3
+for n in 2 3; do
+	while kill -0 "$(cat "$LAB_DIR/vm$n/qemu.pid")" 2>/dev/null; do sleep 0.1; done
+done
+lab_stop
+S
+sweep_line() {
+	cat "$S_OUT"
+	grep -E "$1" "$S_OUT"
+}
+check "sweep: a kernel WARNING is a not-ok line for that VM, naming it" \
+	sweep_line '^not ok - lab: f_sweep: vm1: kernel log clean .*WARNING: CPU: 0 PID: 1 at lab_failures sweep test' ||
+	true
+check "sweep: a VM that died is a not-ok line" \
+	sweep_line '^not ok - lab: f_sweep: vm2: kernel log clean .*the VM died during the test' || true
+check "sweep: a VM stopped on purpose (lab_vm_gone) is ok" \
+	sweep_line '^ok - lab: f_sweep: vm3: kernel log clean' || true
+planned() {
+	local plan n
+	cat "$S_OUT"
+	plan="$(sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$S_OUT")"
+	n="$(grep -cE '^(not )?ok - ' "$S_OUT")"
+	echo "plan $plan, lines $n"
+	[ "$plan" = 4 ] && [ "$n" = 4 ] && grep -q '^ok - lab: f_sweep: cleanup leaves' "$S_OUT"
+}
+check "sweep: lab_plan 0 3 is what lab_stop printed (3 VM lines and the cleanup line)" planned || true
+expect_clean "sweep"
 
 echo "# test_lab_failures: $(lab_elapsed "$T0") s"
 exit "$fail"

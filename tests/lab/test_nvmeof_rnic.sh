@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lab-kernels: debug
 # shellcheck disable=SC2317 # functions are called through check
 #
 # NVMe over Fabrics, rnic <-> rnic (the DKMS-installed rnic and rnic_perf;
@@ -11,8 +12,7 @@
 #
 # The same script runs other pairings for comparison:
 # NVMEOF_TARGET=rxe NVMEOF_HOST=rxe (virtio-net + rdma_rxe; 256 MiB fio
-# 118 s there).  rnic <-> rxe both ways: tests/lab/pending/
-# test_nvmeof_interop.sh.
+# 118 s there).  rnic <-> rxe both ways: tests/lab/test_nvmeof_interop.sh.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
@@ -27,34 +27,18 @@ MB="${NVMEOF_MB:-256}"
 ROCE="${NVMEOF_ROCE:-RoCE v2}"
 SUITE="nvmeof $HOST_KIND->$TGT_KIND"
 T0="$(lab__now_us)"
-KVER="$(cat "$RNIC_CACHE/kver" 2>/dev/null || true)"
 lab_start "nvmeof_${HOST_KIND}_${TGT_KIND}" || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR"
 	exit 1
 }
-OUT="$LAB_DIR/checks"
-mkdir -p "$OUT"
-fail=0
-nchk=0
-check() {
-	local what="$1" f
-	shift
-	nchk=$((nchk + 1))
-	f="$OUT/$nchk.log"
-	if "$@" >"$f" 2>&1; then
-		lab_ok "$SUITE: $what"
-	else
-		lab_not_ok "$SUITE: $what" "$f"
-		fail=1
-		return 1
-	fi
-}
-
-if ! modinfo -k "$KVER" -n rnic_perf 2>/dev/null | grep -q "/updates/dkms/"; then
-	lab_not_ok "$SUITE: rnic and rnic_perf are DKMS-installed for $KVER (run scripts/dkms-install.sh)" \
-		"$RNIC_LAB_DIR"
-	exit 1
-fi
+# 2 boots, 4 set-up steps, fio, 2 tear-down steps.
+lab_plan 9 2
+perf_checks_init
+# An rxe-only pairing needs neither rnic nor rnicsim.
+case "$TGT_KIND$HOST_KIND" in
+*rnic*) perf_preflight ;;
+*) preflight rnic_perf ;;
+esac
 
 # VM n of a kind: rnic VMs use their rnic NIC (10.20.0.n), rxe VMs their
 # virtio-net NIC, given the same 10.20.0.n so that any pairing shares one
@@ -77,23 +61,16 @@ up() {
 }
 boot 1 "$HOST_KIND"
 boot 2 "$TGT_KIND"
-for n in 1 2; do
-	if lab_wait_ready "$n"; then
-		lab_ok "$SUITE: vm$n boots to the agent"
-	else
-		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
-		exit 1
-	fi
-done
-check "vm1 ($HOST_KIND) RDMA device up" up 1 "$HOST_KIND" || exit 1
-check "vm2 ($TGT_KIND) RDMA device up" up 2 "$TGT_KIND" || exit 1
+boot_vms 1 2
+need "vm1 ($HOST_KIND) RDMA device up" up 1 "$HOST_KIND"
+need "vm2 ($TGT_KIND) RDMA device up" up 2 "$TGT_KIND"
 
 TADDR="$(lab_addr 2 rnic 4)"
-check "vm2: nvmet-rdma target on $TADDR:$NVME_PORT, ${MB} MiB namespace" \
-	nvmet_up 2 "$TADDR" "$MB" || exit 1
+need "vm2: nvmet-rdma target on $TADDR:$NVME_PORT, ${MB} MiB namespace" \
+	nvmet_up 2 "$TADDR" "$MB"
 DEV=""
 connect() { DEV="$(nvme_host_up 1 "$TADDR")" && echo "$DEV"; }
-check "vm1: nvme connect -t rdma to $TADDR" connect || exit 1
+need "vm1: nvme connect -t rdma to $TADDR" connect
 t="$(lab__now_us)"
 check "vm1: fio writes ${MB} MiB to $DEV and reads it back verified (crc32c)" \
 	nvme_verify 1 "$DEV" "$MB" 900 || true

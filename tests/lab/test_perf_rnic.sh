@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lab-kernels: debug stock
 # shellcheck disable=SC2317 # functions are called through check
 #
 # rnic <-> rnic acceptance with rnic_perf (the DKMS-installed rnic and
@@ -13,9 +14,12 @@
 #    both decoded by tshark as InfiniBand (the CM ConnectRequest among them),
 #    none of the other version, no malformed frame and no expert error;
 #  - rdma statistic show: tx/rx packets of that RoCE version went up, the
-#    other version's did not; the counter set has per-version packets and
-#    bytes, retransmits, timeouts, NAKs by kind, duplicates, ICRC errors and
-#    drops by reason.
+#    other version's did not, and they count exactly: what one VM's driver
+#    sent (packets and bytes) is what the other's received, what the
+#    device counted (hw_*), and what the bridge carried; the counter set
+#    has per-version packets and bytes, retransmits, timeouts, NAKs by
+#    kind, duplicates, ICRC errors and drops by reason (those that count
+#    faults rise in test_fault_rnic.sh).
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
@@ -28,131 +32,176 @@ lab_start perf_rnic || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/perf_rnic"
 	exit 1
 }
+# 2 boots, 3 set-up steps, 15 per RoCE version, the counter set.
+lab_plan 36 2
 perf_checks_init
 perf_preflight
 
 lab_vm 1 --rnic
 lab_vm 2 --rnic
+boot_vms 1 2
 for n in 1 2; do
-	if lab_wait_ready "$n"; then
-		lab_ok "$SUITE: vm$n boots to the agent"
-	else
-		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
-		exit 1
-	fi
-done
-for n in 1 2; do
-	check "vm$n: rnic0 ACTIVE, rnic_perf loaded" rnic_up "$n" || exit 1
+	need "vm$n: rnic0 ACTIVE, rnic_perf loaded" rnic_up "$n"
 done
 SRV="$(lab_addr 2 rnic 4)"
-check "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV" || exit 1
+need "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV"
+MAC1="$(lab__mac 1 rnic)"
+MAC2="$(lab__mac 2 rnic)"
 
-run_one() {
-	local line
-	line="$(perf_run 1 "$SRV" --timeout 150 "$@")" || {
-		echo "$line"
-		return 1
-	}
-	echo "$line"
-	perf_check 2 "$line"
+# snap WHEN: both VMs' counters, for the relations below (a failed
+# snapshot leaves a file without counters, which fails them).
+snap() {
+	local n
+	for n in 1 2; do
+		hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-v$v-vm$n-$1" 2>&1 || true
+	done
 }
-run() {
-	local what="$1" line
-	shift
-	check "$what" run_one "$@" || true
-	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
-	[ -z "$line" ] || echo "# $(perf_summary "$line")"
+# d VM NAME: a counter's growth in VM over this version's runs.
+d() { stat_delta "$LAB_DIR/stats-v$v-vm$1-before" "$LAB_DIR/stats-v$v-vm$1-after" "$2"; }
+
+on_wire() {
+	local ib v2 v1 bad req
+	v1="$(pcap_count "$PCAP" 'eth.type == 0x8915')"
+	v2="$(pcap_count "$PCAP" 'udp.dstport == 4791')"
+	ib="$(pcap_count "$PCAP" infiniband)"
+	req="$(pcap_count "$PCAP" infiniband.cm.req)"
+	bad="$(pcap_count "$PCAP" '_ws.malformed || _ws.expert.severity >= 0x00800000')"
+	echo "Ethertype 0x8915: $v1, UDP 4791: $v2, InfiniBand: $ib, CM REQ: $req, malformed/expert errors: $bad"
+	if [ "$v" = 1 ]; then
+		[ "$v1" -gt 0 ] && [ "$v2" = 0 ] &&
+			[ "$(pcap_count "$PCAP" 'eth.type == 0x8915 && infiniband')" = "$v1" ]
+	else
+		[ "$v2" -gt 0 ] && [ "$v1" = 0 ] &&
+			[ "$(pcap_count "$PCAP" 'udp.dstport == 4791 && infiniband')" = "$v2" ]
+	fi && [ "$req" -gt 0 ] && [ "$bad" = 0 ]
+}
+# This version's counters went up in vm1, the other version's did not.
+counters() {
+	local k x
+	for k in tx_roce_v${v}_packets rx_roce_v${v}_packets; do
+		x="$(d 1 "$k")" || return 1
+		echo "vm1 $k +$x"
+		[ "$x" -gt 0 ] || return 1
+	done
+	for k in tx_roce_v${other}_packets rx_roce_v${other}_packets; do
+		x="$(d 1 "$k")" || return 1
+		echo "vm1 $k +$x"
+		[ "$x" = 0 ] || return 1
+	done
+}
+# equal WHAT A B: one exact relation, printed either way.
+equal() {
+	if [ "$2" = "$3" ]; then
+		echo "$1: $2 = $3"
+	else
+		echo "$1: $2 != $3"
+		return 1
+	fi
+}
+# No loss on the lab's bridge: what each VM's driver sent, the other's
+# received, frame for frame and byte for byte.
+tx_is_rx() {
+	local a b k t r bad=0
+	for a in 1 2; do
+		b=$((3 - a))
+		for k in packets bytes; do
+			t="$(d "$a" "tx_roce_v${v}_$k")" || return 1
+			r="$(d "$b" "rx_roce_v${v}_$k")" || return 1
+			[ "$t" -gt 0 ] || bad=1
+			equal "vm$a tx_roce_v${v}_$k -> vm$b rx_roce_v${v}_$k" "$t" "$r" || bad=1
+		done
+	done
+	return "$bad"
+}
+# The driver's counters (its transport) and the device's (hw_*) count
+# the same frames and bytes.
+driver_is_device() {
+	local n dir k x y bad=0
+	for n in 1 2; do
+		for dir in tx rx; do
+			x="$(d "$n" "${dir}_roce_v${v}_packets")" || return 1
+			y="$(d "$n" "hw_${dir}_roce_v${v}_frames")" || return 1
+			equal "vm$n ${dir}_roce_v${v}_packets / hw_${dir}_roce_v${v}_frames" "$x" "$y" || bad=1
+			x="$(d "$n" "${dir}_roce_v${v}_bytes")" || return 1
+			y="$(d "$n" "hw_${dir}_roce_v${v}_bytes")" || return 1
+			equal "vm$n ${dir}_roce_v${v}_bytes / hw_${dir}_roce_v${v}_bytes" "$x" "$y" || bad=1
+		done
+	done
+	return "$bad"
+}
+# What each driver says it sent is what the bridge carried from its MAC.
+driver_is_wire() {
+	local n mac f w p b bad=0
+	if [ "$v" = 1 ]; then f='eth.type == 0x8915'; else f='udp.dstport == 4791'; fi
+	for n in 1 2; do
+		mac="$MAC1"
+		[ "$n" = 2 ] && mac="$MAC2"
+		w="$(pcap_sum "$PCAP" "eth.src == $mac && $f")" || return 1
+		p="$(d "$n" "tx_roce_v${v}_packets")" || return 1
+		b="$(d "$n" "tx_roce_v${v}_bytes")" || return 1
+		equal "vm$n tx_roce_v${v} packets bytes / frames bytes from $mac on the bridge" "$p $b" "$w" || bad=1
+	done
+	return "$bad"
 }
 
 for v in 1 2; do
 	if [ "$v" = 1 ]; then mode="IB/RoCE v1"; else mode="RoCE v2"; fi
+	other=$((3 - v))
 	for n in 1 2; do
 		check "RoCE v$v: vm$n: default_roce_mode \"$mode\"" roce_mode "$n" rnic0 "$mode" || true
 	done
-	hw_stats 1 rnic0/1 >"$LAB_DIR/stats-v$v-before" 2>&1 || true
+	snap before
 	PCAP="$LAB_DIR/roce-v$v.pcap"
-	lab_capture_start "$PCAP"
+	lab_capture_start "$PCAP" || true
 	t="$(lab__now_us)"
-	run "RoCE v$v: SEND 4 KiB, 2 SGEs, depth 8, 200 verified" \
+	perf_case "RoCE v$v: SEND 4 KiB, 2 SGEs, depth 8, 200 verified" 1 2 "$SRV" --timeout 150 \
 		op=send size=4096 sge=2 depth=8 count=200
-	run "RoCE v$v: SEND inline 64 B, 200 verified" \
+	perf_case "RoCE v$v: SEND inline 64 B, 200 verified" 1 2 "$SRV" --timeout 150 \
 		op=send size=64 inline=1 depth=8 count=200
-	run "RoCE v$v: SEND_WITH_IMM 1000 B, 3 SGEs, 200 verified" \
+	perf_case "RoCE v$v: SEND_WITH_IMM 1000 B, 3 SGEs, 200 verified" 1 2 "$SRV" --timeout 150 \
 		op=send_imm size=1000 sge=3 depth=8 count=200
-	run "RoCE v$v: RDMA WRITE 64 KiB (multi-MTU), depth 16, 64 verified" \
+	perf_case "RoCE v$v: RDMA WRITE 64 KiB (multi-MTU), depth 16, 64 verified" 1 2 "$SRV" --timeout 150 \
 		op=write size=65536 depth=16 count=64
-	run "RoCE v$v: RDMA WRITE_WITH_IMM 8 KiB, 4 SGEs, 200 verified" \
+	perf_case "RoCE v$v: RDMA WRITE_WITH_IMM 8 KiB, 4 SGEs, 200 verified" 1 2 "$SRV" --timeout 150 \
 		op=write_imm size=8192 sge=4 depth=8 count=200
-	run "RoCE v$v: RDMA READ 64 KiB, 2 SGEs, depth 16, 64 verified" \
+	perf_case "RoCE v$v: RDMA READ 64 KiB, 2 SGEs, depth 16, 64 verified" 1 2 "$SRV" --timeout 150 \
 		op=read size=65536 sge=2 depth=16 count=64
-	run "RoCE v$v: CMP_SWAP, depth 8, 300 verified" op=cmp_swap depth=8 count=300
-	run "RoCE v$v: FETCH_ADD, depth 8, 300 verified" op=fetch_add depth=8 count=300
+	perf_case "RoCE v$v: CMP_SWAP, depth 8, 300 verified" 1 2 "$SRV" --timeout 150 \
+		op=cmp_swap depth=8 count=300
+	perf_case "RoCE v$v: FETCH_ADD, depth 8, 300 verified" 1 2 "$SRV" --timeout 150 \
+		op=fetch_add depth=8 count=300
 	echo "# RoCE v$v runs: $(lab_elapsed "$t") s"
-	lab_capture_stop "$PCAP"
-	hw_stats 1 rnic0/1 >"$LAB_DIR/stats-v$v-after" 2>&1 || true
+	lab_capture_stop "$PCAP" || true
+	snap after
 
-	other=$((3 - v))
-	on_wire() {
-		local ib v2 v1 bad req
-		v1="$(pcap_count "$PCAP" 'eth.type == 0x8915')"
-		v2="$(pcap_count "$PCAP" 'udp.dstport == 4791')"
-		ib="$(pcap_count "$PCAP" infiniband)"
-		req="$(pcap_count "$PCAP" infiniband.cm.req)"
-		bad="$(pcap_count "$PCAP" '_ws.malformed || _ws.expert.severity >= 0x00800000')"
-		echo "Ethertype 0x8915: $v1, UDP 4791: $v2, InfiniBand: $ib, CM REQ: $req, malformed/expert errors: $bad"
-		if [ "$1" = 1 ]; then
-			[ "$v1" -gt 0 ] && [ "$v2" = 0 ] &&
-				[ "$(pcap_count "$PCAP" 'eth.type == 0x8915 && infiniband')" = "$v1" ]
-		else
-			[ "$v2" -gt 0 ] && [ "$v1" = 0 ] &&
-				[ "$(pcap_count "$PCAP" 'udp.dstport == 4791 && infiniband')" = "$v2" ]
-		fi && [ "$req" -gt 0 ] && [ "$bad" = 0 ]
-	}
 	if [ "$v" = 1 ]; then
 		what="RoCE v1: frames are Ethertype 0x8915, all decoded as InfiniBand, none UDP 4791, no malformed/expert errors"
 	else
 		what="RoCE v2: frames are UDP 4791, all decoded as InfiniBand, none Ethertype 0x8915, no malformed/expert errors"
 	fi
-	check "$what" on_wire "$v" || true
-	counters() {
-		local b="$LAB_DIR/stats-v$v-before" a="$LAB_DIR/stats-v$v-after" k
-		cat "$a"
-		for k in tx_roce_v${v}_packets rx_roce_v${v}_packets; do
-			echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
-			[ "$(stat_of "$a" "$k")" -gt "$(stat_of "$b" "$k")" ] || return 1
-		done
-		for k in tx_roce_v${other}_packets rx_roce_v${other}_packets; do
-			echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
-			[ "$(stat_of "$a" "$k")" = "$(stat_of "$b" "$k")" ] || return 1
-		done
-	}
+	check "$what" on_wire || true
 	check "RoCE v$v: rdma statistic: tx/rx_roce_v${v}_packets up, v$other unchanged" counters || true
+	check "RoCE v$v: packets and bytes one VM's driver sent = those the other's received, both ways" \
+		tx_is_rx || true
+	check "RoCE v$v: driver counters = device counters (hw_*), packets and bytes, TX and RX, both VMs" \
+		driver_is_device || true
+	check "RoCE v$v: each driver's TX packets and bytes = the frames and bytes from its MAC on the bridge" \
+		driver_is_wire || true
 done
 
 # Item 8's counter set: per-version packets/bytes, retransmits, timeouts,
 # NAKs sent/received by kind, duplicates, ICRC errors, drops by reason.
 counter_set() {
-	local f="$LAB_DIR/stats-v2-after" k v missing=0
-	for v in 1 2; do
-		for k in tx_roce_v${v}_packets tx_roce_v${v}_bytes rx_roce_v${v}_packets rx_roce_v${v}_bytes; do
-			grep -q "^$k " "$f" || { echo "missing $k"; missing=1; }
-		done
-	done
-	for k in retransmits retrans_timeouts nak_seq_sent nak_seq_rcvd nak_rnr_sent \
+	local f="$LAB_DIR/stats-v2-vm1-after" k missing=0
+	for k in tx_roce_v1_packets tx_roce_v1_bytes rx_roce_v1_packets rx_roce_v1_bytes \
+		tx_roce_v2_packets tx_roce_v2_bytes rx_roce_v2_packets rx_roce_v2_bytes \
+		retransmits retrans_timeouts nak_seq_sent nak_seq_rcvd nak_rnr_sent \
 		nak_rnr_rcvd nak_inv_req_sent nak_inv_req_rcvd nak_rem_access_sent \
 		nak_rem_access_rcvd duplicate_requests icrc_errors; do
 		grep -q "^$k " "$f" || { echo "missing $k"; missing=1; }
 	done
 	echo "drop reasons: $(grep -c '^rx_drop_' "$f")"
 	[ "$(grep -c '^rx_drop_' "$f")" -ge 3 ] || missing=1
-	# both versions carried traffic, and the byte counters count bytes
-	local p1 p2 b1 b2
-	p1="$(stat_of "$f" tx_roce_v1_packets)"
-	p2="$(stat_of "$f" tx_roce_v2_packets)"
-	b1="$(stat_of "$f" tx_roce_v1_bytes)"
-	b2="$(stat_of "$f" tx_roce_v2_bytes)"
-	echo "tx v1 $p1 packets $b1 bytes, v2 $p2 packets $b2 bytes"
-	[ "$p1" -gt 0 ] && [ "$p2" -gt 0 ] && [ "$b1" -gt "$p1" ] && [ "$b2" -gt "$p2" ] || missing=1
 	return "$missing"
 }
 check "rdma statistic show lists per-version packets/bytes, retransmits, timeouts, NAKs by kind, duplicates, ICRC errors, drops by reason" \

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lab-kernels: debug stock
+# shellcheck disable=SC2317 # functions are called through check
 #
 # rnic's module parameters, with the DKMS-installed module and modprobe in
 # the stock Debian kernel (scripts/dkms-install.sh first):
@@ -13,52 +15,24 @@
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
+# shellcheck source=tests/lab/lib_check.sh
+. "$(dirname "$0")/lib_check.sh"
 
 SUITE="rnic params"
 T0="$(lab__now_us)"
-KVER="$(cat "$RNIC_CACHE/kver" 2>/dev/null || true)"
 lab_start rnic_params || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_params"
 	exit 1
 }
-OUT="$LAB_DIR/checks"
-mkdir -p "$OUT"
-fail=0
-
-nchk=0
-check() {
-	local what="$1" f
-	shift
-	nchk=$((nchk + 1))
-	f="$OUT/$nchk.log"
-	if "$@" >"$f" 2>&1; then
-		lab_ok "$SUITE: $what"
-	else
-		lab_not_ok "$SUITE: $what" "$f"
-		fail=1
-	fi
-}
+# the boot, 7 refusals, modinfo, 7 for each of 3 rnic.conf rounds.
+lab_plan 30 1
+check_init
+preflight rnic rnicsim
 
 g() { lab_exec 1 --timeout "${GT:-60}" "$@"; }
 
-if ! modinfo -k "$KVER" -n rnic 2>/dev/null | grep -q "/updates/dkms/"; then
-	lab_not_ok "$SUITE: rnic is DKMS-installed for $KVER (run scripts/dkms-install.sh)" \
-		"$RNIC_LAB_DIR"
-	exit 1
-fi
-if [ ! -x "$LAB_RNICSIM" ] &&
-	! make -C "$LAB_REPO/tools/rnicsim" >"$LAB_DIR/rnicsim-build.log" 2>&1; then
-	lab_not_ok "$SUITE: rnicsim builds" "$LAB_DIR/rnicsim-build.log"
-	exit 1
-fi
-
 lab_vm 1 --rnic
-if lab_wait_ready 1; then
-	lab_ok "$SUITE: vm1 with an rnic NIC boots to the agent"
-else
-	lab_not_ok "$SUITE: vm1 with an rnic NIC boots to the agent" "$LAB_DIR/vm1/console.log"
-	exit 1
-fi
+boot_vms 1
 
 # refused OPTION RANGE_RE: modprobe fails, rnic is not loaded afterwards,
 # and the kernel log got exactly one line that names the parameter and
@@ -82,13 +56,13 @@ refused() {
 	[ "$n" = 1 ]
 }
 
-check "roce_mode=4 refused" refused roce_mode=4 '\<1\>.*\<2\>.*\<3\>'
-check "roce_mode=v2 refused" refused roce_mode=v2 '\<1\>.*\<2\>.*\<3\>'
-check "roce_udp_port=0 refused" refused roce_udp_port=0 '1-65535'
-check "roce_udp_port=70000 refused" refused roce_udp_port=70000 '1-65535'
-check "pfc_prio=8 refused" refused pfc_prio=8 '0-7'
-check "pfc_prio=on refused" refused pfc_prio=on '0-7'
-check "eth_ring_size=100 refused" refused eth_ring_size=100 '64-4096'
+check "roce_mode=4 refused" refused roce_mode=4 '\<1\>.*\<2\>.*\<3\>' || true
+check "roce_mode=v2 refused" refused roce_mode=v2 '\<1\>.*\<2\>.*\<3\>' || true
+check "roce_udp_port=0 refused" refused roce_udp_port=0 '1-65535' || true
+check "roce_udp_port=70000 refused" refused roce_udp_port=70000 '1-65535' || true
+check "pfc_prio=8 refused" refused pfc_prio=8 '0-7' || true
+check "pfc_prio=on refused" refused pfc_prio=on '0-7' || true
+check "eth_ring_size=100 refused" refused eth_ring_size=100 '64-4096' || true
 
 # modinfo: every parameter the loaded module has is described.
 modinfo_describes_all() {
@@ -105,9 +79,9 @@ modinfo_describes_all() {
 			ok=1
 		fi
 	done
-	return $ok
+	return "$ok"
 }
-check "modinfo rnic describes every parameter" modinfo_describes_all
+check "modinfo rnic describes every parameter" modinfo_describes_all || true
 
 # conf OPTIONS: write /etc/modprobe.d/rnic.conf, modprobe rnic, read back
 # the parameters, bring the netdev up and list the GID types.
@@ -147,23 +121,27 @@ types_are() {
 	echo "GID types: $have (want $want)"
 	[ "$have" = "$want" ]
 }
-unload_conf() { g "rmmod rnic; rm -f /etc/modprobe.d/rnic.conf"; }
+# unload_conf: rmmod must succeed and leave no rnic; rnic.conf goes
+# either way, so that a failed round does not leak into the next one.
+unload_conf() {
+	g "rc=0
+	   rmmod rnic || rc=1
+	   rm /etc/modprobe.d/rnic.conf || rc=1
+	   ! grep -qw ^rnic /proc/modules || rc=1
+	   exit \$rc"
+}
 
 conf_round() {
 	local options="$1" mode="$2" port="$3" prio="$4" ring="$5" types="$6"
-	if ! conf_load "$options" >"$OUT/conf-$mode.log" 2>&1; then
-		lab_not_ok "$SUITE: rnic.conf '$options': modprobe rnic loads" "$OUT/conf-$mode.log"
-		fail=1
-		g "rm -f /etc/modprobe.d/rnic.conf" >/dev/null 2>&1 || true
-		return
-	fi
-	lab_ok "$SUITE: rnic.conf '$options': modprobe rnic loads"
-	check "rnic.conf: roce_mode reads back $mode" param_is roce_mode "$mode"
-	check "rnic.conf: roce_udp_port reads back $port" param_is roce_udp_port "$port"
-	check "rnic.conf: pfc_prio reads back $prio" param_is pfc_prio "$prio"
-	check "rnic.conf: eth_ring_size reads back $ring" param_is eth_ring_size "$ring"
-	check "rnic.conf roce_mode=$mode: GID types are $types" types_are "$types"
-	check "rnic.conf: rmmod rnic" unload_conf
+	# A failed load leaves CONF_OUT without the values: what follows fails.
+	CONF_OUT=""
+	check "rnic.conf '$options': modprobe rnic loads" conf_load "$options" || true
+	check "rnic.conf: roce_mode reads back $mode" param_is roce_mode "$mode" || true
+	check "rnic.conf: roce_udp_port reads back $port" param_is roce_udp_port "$port" || true
+	check "rnic.conf: pfc_prio reads back $prio" param_is pfc_prio "$prio" || true
+	check "rnic.conf: eth_ring_size reads back $ring" param_is eth_ring_size "$ring" || true
+	check "rnic.conf roce_mode=$mode: GID types are $types" types_are "$types" || true
+	check "rnic.conf: rmmod rnic" unload_conf || true
 }
 
 conf_round "roce_mode=2 roce_udp_port=1021 pfc_prio=3 eth_ring_size=512" \

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lab-kernels: debug
 # shellcheck disable=SC2317 # functions are called through check
 #
 # A non-default RoCE v2 UDP port, rnic <-> rnic (the DKMS-installed rnic
@@ -20,55 +21,35 @@ lab_start perf_rnic_udp || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/perf_rnic_udp"
 	exit 1
 }
+# 2 boots, 3 set-up steps, 3 runs, the capture.
+lab_plan 9 2
 perf_checks_init
 perf_preflight
 
 UDP_PORT=5791
 lab_vm 1 --rnic
 lab_vm 2 --rnic
-for n in 1 2; do
-	if lab_wait_ready "$n"; then
-		lab_ok "$SUITE: vm$n boots to the agent"
-	else
-		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
-		exit 1
-	fi
-done
+boot_vms 1 2
 port_set() {
 	rnic_up "$1" "roce_udp_port=$UDP_PORT" &&
 		lab_exec "$1" --timeout 30 "grep -x $UDP_PORT /sys/module/rnic/parameters/roce_udp_port" &&
 		roce_mode "$1" rnic0 "RoCE v2"
 }
 for n in 1 2; do
-	check "vm$n: modprobe rnic roce_udp_port=$UDP_PORT, RoCE v2 default, rnic_perf loaded" \
-		port_set "$n" || exit 1
+	need "vm$n: modprobe rnic roce_udp_port=$UDP_PORT, RoCE v2 default, rnic_perf loaded" \
+		port_set "$n"
 done
 SRV="$(lab_addr 2 rnic 4)"
-check "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV" || exit 1
+need "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV"
 
-run_one() {
-	local line
-	line="$(perf_run 1 "$SRV" --timeout 150 "$@")" || {
-		echo "$line"
-		return 1
-	}
-	echo "$line"
-	perf_check 2 "$line"
-}
-run() {
-	local what="$1" line
-	shift
-	check "$what" run_one "$@" || true
-	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
-	[ -z "$line" ] || echo "# $(perf_summary "$line")"
-}
+run() { perf_case "$1" 1 2 "$SRV" --timeout 150 "${@:2}"; }
 
 PCAP="$LAB_DIR/udp-$UDP_PORT.pcap"
-lab_capture_start "$PCAP"
+lab_capture_start "$PCAP" || true
 run "UDP $UDP_PORT: SEND 4 KiB, 2 SGEs, 100 verified" op=send size=4096 sge=2 count=100
 run "UDP $UDP_PORT: RDMA WRITE 64 KiB, depth 8, 32 verified" op=write size=65536 depth=8 count=32
 run "UDP $UDP_PORT: RDMA WRITE_WITH_IMM 8 KiB, 64 verified" op=write_imm size=8192 depth=8 count=64
-lab_capture_stop "$PCAP"
+lab_capture_stop "$PCAP" || true
 
 on_wire() {
 	local p d ib bad

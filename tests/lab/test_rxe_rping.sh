@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lab-kernels: stock
+# shellcheck disable=SC2317 # functions are called through check
 #
 # The rxe reference: two VMs with virtio-net NICs run the kernel's own
 # RoCE v2 implementation (rdma_rxe) and complete rping (rdmacm-utils) over
@@ -11,6 +13,8 @@
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
+# shellcheck source=tests/lab/lib_check.sh
+. "$(dirname "$0")/lib_check.sh"
 
 SUITE="rxe rping"
 T0="$(lab__now_us)"
@@ -18,43 +22,26 @@ lab_start rxe_rping || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rxe_rping"
 	exit 1
 }
+# 2 boots, 2 rxe links, 2 rpings, 5 capture checks.
+lab_plan 11 2
+check_init
 PCAP="$LAB_DIR/bridge.pcap"
-fail=0
-
-# check WHAT LOG CMD...: one TAP line per check.
-check() {
-	local what="$1" log="$2"
-	shift 2
-	if "$@"; then
-		lab_ok "$SUITE: $what"
-	else
-		lab_not_ok "$SUITE: $what" "$log"
-		fail=1
-	fi
-}
 
 lab_vm 1 --virtio
 lab_vm 2 --virtio
 # From the first frame on, so the capture also holds ARP/ND and the CM.
-lab_capture_start "$PCAP"
-for n in 1 2; do
-	if lab_wait_ready "$n"; then
-		lab_ok "$SUITE: vm$n boots to the agent"
-	else
-		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
-		exit 1
-	fi
-done
+lab_capture_start "$PCAP" || true
+boot_vms 1 2
 
 # $LAB_VIRTIO_IF is expanded in the guest: the agent sets it.
 # shellcheck disable=SC2016
 for n in 1 2; do
-	check "vm$n: rdma link add rxe0 on virtio-net" "$LAB_DIR/vm$n/commands.log" \
-		lab_exec "$n" --timeout 60 \
-		'modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "$LAB_VIRTIO_IF" && rdma link show rxe0/1 >/dev/null'
+	check "vm$n: rdma link add rxe0 on virtio-net" lab_exec "$n" --timeout 60 \
+		'modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "$LAB_VIRTIO_IF" && rdma link show rxe0/1 >/dev/null' ||
+		true
 done
 
-# shellcheck disable=SC2016,SC2317 # guest-side expansions; called via check
+# shellcheck disable=SC2016 # guest-side expansions
 # rping_over V: server in vm2, client in vm1, 5 iterations, address family V.
 rping_over() {
 	local v="$1" addr job out="$LAB_DIR/rping-ipv$1" rc=0
@@ -73,31 +60,32 @@ rping_over() {
 	# -v prints one "ping data" line per iteration on both sides.
 	[ "$(grep -c 'ping data: rdma-ping-' "$out.client")" -ge 5 ] || rc=1
 	[ "$(grep -c 'ping data: rdma-ping-' "$out.server")" -ge 5 ] || rc=1
+	tail -n 20 "$out.client" "$out.server"
 	return "$rc"
 }
 t="$(lab__now_us)"
-check "rping -C 5 over RoCE v2 / IPv4" "$LAB_DIR/rping-ipv4.client" rping_over 4
+check "rping -C 5 over RoCE v2 / IPv4" rping_over 4 || true
 echo "# rping IPv4: $(lab_elapsed "$t") s"
 t="$(lab__now_us)"
-check "rping -C 5 over RoCE v2 / IPv6" "$LAB_DIR/rping-ipv6.client" rping_over 6
+check "rping -C 5 over RoCE v2 / IPv6" rping_over 6 || true
 echo "# rping IPv6: $(lab_elapsed "$t") s"
 
-lab_capture_stop "$PCAP"
-lab_stop
+lab_capture_stop "$PCAP" || true
 
-# count FILTER: frames of the capture matching a tshark display filter.
-count() { tshark -r "$PCAP" -Y "$1" 2>>"$LAB_DIR/tshark.log" | wc -l; }
-check_count() {
-	local what="$1" filter="$2" n
-	n="$(count "$filter")"
-	echo "# $filter: $n frames"
-	check "$what" "$PCAP" [ "$n" -gt 0 ]
+# frames FILTER: some frames of the capture match a tshark display filter.
+frames() {
+	local n
+	n="$(tshark -r "$PCAP" -Y "$1" | wc -l)" || return 1
+	echo "$1: $n frames"
+	[ "$n" -gt 0 ]
 }
+check_count() { check "$1" frames "$2" || true; }
 check_count "tshark decodes InfiniBand over UDP 4791 / IPv4" 'ip && udp.dstport == 4791 && infiniband'
 check_count "tshark decodes InfiniBand over UDP 4791 / IPv6" 'ipv6 && udp.dstport == 4791 && infiniband'
 check_count "CM ConnectRequest over IPv4" 'ip && infiniband.cm.req'
 check_count "CM ConnectRequest over IPv6" 'ipv6 && infiniband.cm.req'
 check_count "RC data frames (BTH opcode RC Send/RDMA)" 'infiniband.bth.opcode < 0x20 && !infiniband.mad'
 
+lab_stop
 echo "# test_rxe_rping: $(lab_elapsed "$T0") s"
 exit "$fail"

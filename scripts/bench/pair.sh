@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One side of scripts/bench.sh: boots a pair of VMs of one transport, runs
+# every row of scripts/bench/rows.sh between them and stops them.
+#
+#   scripts/bench/pair.sh rnic|rxe OUTDIR [--smoke]
+#
+#   rnic  two VMs with an rnic NIC each, the DKMS-installed rnic driver,
+#         RoCE v2 (rdma_cm's default_roce_mode), 10.20.0.1 -> 10.20.0.2;
+#   rxe   two VMs with a virtio-net NIC each and rdma_rxe on it (RoCE v2
+#         only), 10.10.0.1 -> 10.10.0.2: the anchor.
+#
+# Both pairs have 1 GiB of RAM per VM and the lab's one vCPU.  vm1 is the
+# rnic_perf client and the NVMe-oF host, vm2 the rnic_perf server and the
+# nvmet-rdma target (its namespace a file on the guest's tmpfs).
+#
+# Writes OUTDIR/KIND.results ("ID VALUE" per row measured),
+# OUTDIR/KIND.lines (rnic_perf's result lines and fio's terse lines) and
+# OUTDIR/KIND.info (the guest kernel, the RDMA port); progress goes to fd 3
+# (bench.sh points it at its stderr), everything else to stdout/stderr,
+# which bench.sh keeps in OUTDIR/KIND.log.  Exit status 0 when every row
+# has a figure.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=scripts/lab/lab.sh
+. "$HERE/../lab/lab.sh"
+# shellcheck source=tests/lab/lib_perf.sh
+. "$HERE/../../tests/lab/lib_perf.sh"
+# shellcheck source=tests/lab/lib_nvmeof.sh
+. "$HERE/../../tests/lab/lib_nvmeof.sh"
+# shellcheck source=scripts/bench/rows.sh
+. "$HERE/rows.sh"
+
+KIND="${1:-}"
+OUTDIR="${2:-}"
+SMOKE=0
+[ "${3:-}" = --smoke ] && SMOKE=1
+case "$KIND" in
+rnic) NIC=rnic ;;
+rxe) NIC=virtio ;;
+*)
+	echo "usage: $0 rnic|rxe OUTDIR [--smoke]" >&2
+	exit 2
+	;;
+esac
+if [ -z "$OUTDIR" ] || [ ! -d "$OUTDIR" ]; then
+	echo "$0: no output directory '$OUTDIR'" >&2
+	exit 2
+fi
+# Progress for the person watching; to stderr when run by hand.
+{ true >&3; } 2>/dev/null || exec 3>&2
+say() { echo "bench: $KIND: $*" >&3; }
+
+RES="$OUTDIR/$KIND.results"
+LINES="$OUTDIR/$KIND.lines"
+INFO="$OUTDIR/$KIND.info"
+: >"$RES"
+: >"$LINES"
+: >"$INFO"
+MEM=1G
+T0="$(lab__now_us)"
+
+# The kernel the VMs boot must have the DKMS-installed modules: rnic_perf
+# for both pairs, rnic for the rnic pair (one dkms.conf builds both).
+KVER="$(lab_kver)"
+if ! modinfo -k "$KVER" -n rnic_perf 2>/dev/null | grep -q "/updates/dkms/"; then
+	say "rnic and rnic_perf are not DKMS-installed for $KVER (run scripts/dkms-install.sh $KVER)"
+	exit 1
+fi
+if [ "$KIND" = rnic ] && [ ! -x "$LAB_RNICSIM" ]; then
+	say "$LAB_RNICSIM is not built (make -C tools/rnicsim)"
+	exit 1
+fi
+
+lab_start "bench_$KIND"
+for n in 1 2; do
+	lab_vm "$n" "--$NIC" --mem "$MEM"
+done
+for n in 1 2; do
+	lab_wait_ready "$n" || {
+		say "vm$n did not boot (see $LAB_DIR/vm$n/console.log)"
+		exit 1
+	}
+done
+say "VMs up after $(lab_elapsed "$T0") s (logs in $LAB_DIR)"
+
+up() {
+	if [ "$KIND" = rnic ]; then
+		rnic_up "$1" && roce_mode "$1" rnic0 "RoCE v2"
+	else
+		rxe_up "$1"
+	fi
+}
+for n in 1 2; do
+	up "$n" >>"$LAB_DIR/up.log" 2>&1 || {
+		say "vm$n: RDMA device did not come up (see $LAB_DIR/up.log)"
+		exit 1
+	}
+done
+SRV="$(lab_addr 2 "$NIC" 4)"
+perf_server 2 "$SRV"
+# shellcheck disable=SC2016 # expanded in the guest
+lab_exec 1 --timeout 60 'echo "kernel $(uname -r)"; rdma link show' >>"$INFO" 2>&1 || true
+
+# record ID VALUE
+record() { echo "$1 $2" >>"$RES"; }
+
+# The client's options for a RUN of rows.sh: its n=FULL:SMOKE as count=.
+run_args() {
+	local a c out=()
+	for a in $1; do
+		case "$a" in
+		n=*)
+			c="${a#n=}"
+			if [ "$SMOKE" = 1 ]; then c="${c#*:}"; else c="${c%%:*}"; fi
+			out+=("count=$c")
+			;;
+		*) out+=("$a") ;;
+		esac
+	done
+	echo "${out[*]} verify=0"
+}
+
+# rnic_perf rows: one client run per distinct RUN, its line kept for the
+# rows that share it.  A run that fails leaves its rows without a figure.
+declare -A LINE=()
+missing=0
+for entry in "${BENCH_ROWS[@]}"; do
+	bench_row "$entry"
+	[ "$ROW_FIELD" = fio ] && continue
+	args="$(run_args "$ROW_RUN")"
+	if [ -z "${LINE[$args]+set}" ]; then
+		t="$(lab__now_us)"
+		if LINE[$args]="$(perf_run 1 "$SRV" --timeout 300 "$args")"; then
+			echo "${LINE[$args]}" >>"$LINES"
+		else
+			say "$ROW_LABEL: rnic_perf $args failed: ${LINE[$args]:-no result} (see $LAB_DIR/vm1/commands.log)"
+			LINE[$args]=""
+		fi
+		secs="$(lab_elapsed "$t")"
+	fi
+	if v="$(perf_field "${LINE[$args]}" "$ROW_FIELD")"; then
+		record "$ROW_ID" "$v"
+		say "$ROW_LABEL: $v $ROW_UNIT (run of $secs s: $args)"
+	else
+		missing=1
+	fi
+done
+
+# NVMe-oF: one namespace, written sequentially, then read back.
+MB="$BENCH_NVME_MB"
+[ "$SMOKE" = 1 ] && MB="$BENCH_NVME_MB_SMOKE"
+# fio_mbps N DEV RW: fio's bandwidth in 10^6 bytes/s (rnic_perf's MBps),
+# from its terse line: fields 6/9 are the read KiB and ms, 47/50 the
+# write ones, 5 the error.
+fio_mbps() {
+	local line
+	line="$(lab_exec "$1" --timeout 600 "fio --name=bench --filename=$2 --rw=$3 \
+		--bs=128k --size=${MB}M --direct=1 --ioengine=libaio --iodepth=8 \
+		--minimal")" || return 1
+	echo "fio $3: $line" >>"$LINES"
+	awk -F';' -v rw="$3" 'NF >= 50 && $5 == 0 {
+		kb = rw == "read" ? $6 : $47; ms = rw == "read" ? $9 : $50
+		if (kb > 0 && ms > 0) { printf "%.2f\n", kb * 1024 / (ms * 1000); ok = 1 }
+	} END { exit !ok }' <<<"$line"
+}
+# Setup and teardown output goes to nvme.log, fio's figures stay here (a
+# redirection of the whole function would also catch the lab's own lines
+# if a signal's trap ran inside it).
+NLOG="$LAB_DIR/nvme.log"
+nvme_rows() {
+	local dev rw id v t
+	if ! nvmet_up 2 "$SRV" "$MB" >>"$NLOG" 2>&1 ||
+		! dev="$(nvme_host_up 1 "$SRV" 2>>"$NLOG")"; then
+		say "NVMe-oF: target or host did not come up (see $NLOG)"
+		return 1
+	fi
+	for rw in write read; do
+		id="nvme_$rw"
+		t="$(lab__now_us)"
+		if v="$(fio_mbps 1 "$dev" "$rw")"; then
+			record "$id" "$v"
+			say "NVMe-oF fio 128 KiB seq $rw: $v MB/s ($MB MiB in $(lab_elapsed "$t") s)"
+		else
+			say "NVMe-oF fio $rw failed (see $LAB_DIR/vm1/commands.log)"
+		fi
+	done
+	{ nvme_host_down 1 && nvmet_down 2; } >>"$NLOG" 2>&1 ||
+		say "NVMe-oF: disconnect or target removal failed (see $NLOG)"
+}
+nvme_rows || true
+
+for entry in "${BENCH_ROWS[@]}"; do
+	bench_row "$entry"
+	grep -q "^$ROW_ID " "$RES" || missing=1
+done
+lab_stop
+say "done in $(lab_elapsed "$T0") s"
+exit "$missing"

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The rows of scripts/bench.sh, in table order; sourced by bench.sh (the
+# table, the CSV), scripts/bench/pair.sh (what to run) and the smoke test
+# (what to expect).  One entry per row, fields separated by "|":
+#
+#   ID|LABEL|UNIT|FIELD|RUN
+#
+# FIELD is the rnic_perf result field the row reports (MBps, msg_rate,
+# lat_p50_us, lat_p99_us), or "fio" for the NVMe-oF rows.  RUN is, for
+# rnic_perf rows, the client's options with "n=FULL:SMOKE" standing for
+# the count of a full and of a --smoke run (pair.sh adds verify=0); rows
+# with the same RUN share one run (p50 and p99 come from the same
+# operations).  For fio rows it is "read" or "write".
+#
+# Counts: a row should take a few seconds under TCG, where the guests move
+# roughly 10-70 MB/s; in a full run with these counts rnic's rows took
+# 2-6 s, rxe's 4-13 s (the slower transport runs longer: same counts on
+# both sides, so each side does the same work).  Bandwidth runs keep 16 operations in flight, 4 at
+# 1 MiB: the server's buffers are kmalloc'ed 1 MiB chunks (2 * depth for
+# SEND), and its registered region holds at most 1024 pages, 4 slots of
+# 1 MiB; 4 in flight already keep the wire busy at that size.  Latency
+# runs have one operation in flight, so they measure the round trip.
+# Labels: no commas (they go into the CSV unquoted).
+
+# shellcheck disable=SC2034 # used by the scripts that source this
+BENCH_ROWS=(
+	"write_4k|RDMA WRITE 4 KiB|MB/s|MBps|op=write size=4096 depth=16 n=12000:200"
+	"write_64k|RDMA WRITE 64 KiB|MB/s|MBps|op=write size=65536 depth=16 n=1500:40"
+	"write_1m|RDMA WRITE 1 MiB|MB/s|MBps|op=write size=1048576 depth=4 n=128:4"
+	"read_4k|RDMA READ 4 KiB|MB/s|MBps|op=read size=4096 depth=16 n=12000:200"
+	"read_64k|RDMA READ 64 KiB|MB/s|MBps|op=read size=65536 depth=16 n=1500:40"
+	"read_1m|RDMA READ 1 MiB|MB/s|MBps|op=read size=1048576 depth=4 n=128:4"
+	"send_4k|SEND 4 KiB|MB/s|MBps|op=send size=4096 depth=16 n=12000:200"
+	"send_64k|SEND 64 KiB|MB/s|MBps|op=send size=65536 depth=16 n=1000:40"
+	"send_1m|SEND 1 MiB|MB/s|MBps|op=send size=1048576 depth=4 n=128:4"
+	"send64_rate|SEND 64 B message rate|msg/s|msg_rate|op=send size=64 depth=16 n=25000:500"
+	"write8_p50|WRITE 8 B latency p50|us|lat_p50_us|op=write size=8 depth=1 n=4000:200"
+	"write8_p99|WRITE 8 B latency p99|us|lat_p99_us|op=write size=8 depth=1 n=4000:200"
+	"fadd_p50|FETCH_ADD latency p50|us|lat_p50_us|op=fetch_add depth=1 n=4000:200"
+	"fadd_p99|FETCH_ADD latency p99|us|lat_p99_us|op=fetch_add depth=1 n=4000:200"
+	"nvme_read|NVMe-oF fio 128 KiB seq read|MB/s|fio|read"
+	"nvme_write|NVMe-oF fio 128 KiB seq write|MB/s|fio|write"
+)
+
+# MiB that fio reads and writes on the NVMe-oF namespace (full, --smoke).
+BENCH_NVME_MB=96
+BENCH_NVME_MB_SMOKE=8
+
+# bench_row ENTRY: set ROW_ID ROW_LABEL ROW_UNIT ROW_FIELD ROW_RUN.
+bench_row() {
+	IFS='|' read -r ROW_ID ROW_LABEL ROW_UNIT ROW_FIELD ROW_RUN <<<"$1"
+}

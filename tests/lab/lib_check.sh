@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The check helper, preflight and boot loop of the lab tests; source after
+# scripts/lab/lab.sh.  Not a test itself: the runner takes only
+# tests/lab/test_*.sh.
+#
+#   check_init [DIR]            per-check logs in DIR (default
+#                               $LAB_DIR/checks), fail=0; perf_checks_init
+#                               is the same
+#   check WHAT CMD...           one TAP line for CMD: its stdout and stderr
+#                               go to $OUT/N.log, which a "not ok" line
+#                               names; on failure fail=1 and status 1
+#   need WHAT CMD...            check, and exit 1 if it fails: for steps
+#                               without which nothing below means anything
+#   preflight WHAT...           rnic, rnic_perf: DKMS-installed for the
+#                               kernel the lab boots (lab_kver); rnicsim:
+#                               built (built now if missing).  Else one
+#                               "not ok" line and exit 1
+#   boot_vms [--timeout S] N... wait for each VM: one line per VM, then
+#                               exit 1 if any did not boot
+#
+# A test prints its plan (lab_plan) right after lab_start and then exactly
+# that many lines, whatever fails: so a non-fatal check is written
+# "check ... || true" (the status is for "if check ..." and "|| exit 1"),
+# and a loop of checks has a fixed count.
+
+# check_init [DIR]: start counting checks; their logs go to DIR.
+check_init() {
+	OUT="${1:-$LAB_DIR/checks}"
+	mkdir -p "$OUT"
+	# The test's verdict: it ends with exit "$fail".
+	# shellcheck disable=SC2034
+	fail=0
+	nchk=0
+}
+# shellcheck disable=SC2120 # the name lib_perf.sh gave check_init
+perf_checks_init() { check_init "$@"; }
+
+check() {
+	local what="$1" f
+	shift
+	nchk=$((nchk + 1))
+	f="$OUT/$nchk.log"
+	# Not in a subshell: a command may set variables for later checks.
+	if "$@" >"$f" 2>&1; then
+		lab_ok "$SUITE: $what"
+	else
+		lab_not_ok "$SUITE: $what" "$f"
+		# shellcheck disable=SC2034 # read by the test's exit
+		fail=1
+		return 1
+	fi
+}
+
+need() { check "$@" || exit 1; }
+
+# preflight WHAT...: what the test needs from the host, each checked or
+# built; a missing piece is one "not ok" line and the end of the test.
+preflight() {
+	local kver what
+	kver="$(lab_kver)" || exit 1
+	for what in "$@"; do
+		case "$what" in
+		rnicsim)
+			# Another part of the tree: build it if the binary is missing.
+			if [ ! -x "$LAB_RNICSIM" ] &&
+				! make -C "$LAB_REPO/tools/rnicsim" >"$LAB_DIR/rnicsim-build.log" 2>&1; then
+				lab_not_ok "$SUITE: rnicsim builds" "$LAB_DIR/rnicsim-build.log"
+				exit 1
+			fi
+			;;
+		rnic | rnic_perf)
+			# RNIC_PERF_KO: perf_load insmods that file instead.
+			[ "$what" = rnic_perf ] && [ -n "${RNIC_PERF_KO:-}" ] && continue
+			if ! modinfo -k "$kver" -n "$what" 2>/dev/null | grep -q "/updates/dkms/"; then
+				lab_not_ok "$SUITE: $what is DKMS-installed for $kver (run scripts/dkms-install.sh $kver)" \
+					"/lib/modules/$kver"
+				exit 1
+			fi
+			;;
+		*)
+			lab_not_ok "$SUITE: preflight: unknown requirement '$what'" "$0"
+			exit 1
+			;;
+		esac
+	done
+}
+
+# boot_vms [--timeout S] N...: VMs started with lab_vm, in the order given.
+# Every VM gets its line even if an earlier one failed: it tells whether
+# the failure is one VM's or the lab's.
+boot_vms() {
+	local wait_args=() n bad=0
+	if [ "${1:-}" = --timeout ]; then
+		wait_args=(--timeout "$2")
+		shift 2
+	fi
+	for n in "$@"; do
+		check "vm$n boots to the agent" lab_wait_ready "$n" "${wait_args[@]}" || bad=1
+	done
+	[ "$bad" = 0 ] || exit 1
+}
