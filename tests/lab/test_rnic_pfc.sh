@@ -195,7 +195,7 @@ sim_counters 2 >"$LAB_DIR/sim2-after" 2>&1 || true
 PFC_F="macc.opcode == 0x0101 && eth.src == $M2 && eth.dst == 01:80:c2:00:00:01"
 pfc_frames() {
 	tshark -r "$1" -Y "$PFC_F" -T fields \
-		-e macc.cbfc.pause_time.c$PRIO -e macc.cbfc.enbv 2>/dev/null
+		-e "macc.cbfc.pause_time.c$PRIO" -e macc.cbfc.enbv 2>/dev/null
 }
 xoff() {
 	local n only f="$LAB_DIR/pfc-frames-vm2.txt"

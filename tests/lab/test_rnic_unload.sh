@@ -140,6 +140,7 @@ check "vm2: modprobe rnic again, server again, then SEND 4 KiB, 100 verified" se
 # ---- PCI function removal on the client's VM
 
 pci_remove() {
+	# shellcheck disable=SC2016 # expanded in the guest
 	timed 1 'd=$(basename "$(readlink -f /sys/bus/pci/drivers/rnic/0000:*)")
 		echo "removing $d"
 		echo 1 > /sys/bus/pci/devices/$d/remove' &&
