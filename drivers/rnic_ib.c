@@ -521,9 +521,13 @@ err_dealloc:
  * @rdev: the device
  *
  * Kernel clients (rdma_cm and the ULPs on it) are told to let go and are
- * waited for by ib_unregister_device(). rdev->ibdev is cleared first and an
- * RCU grace period passed, so that rnic_ib_port_event() running at the
- * same time never sees a device being freed.
+ * waited for by ib_unregister_device(). Until it returns the device keeps
+ * working: a ULP may still need the wire to let go (nvme-rdma shuts its
+ * controller down and waits for the I/O in flight), so received packets
+ * must still find their QPs. rdev->ibdev is cleared only then, and an RCU
+ * grace period passed before the free, so that rnic_qp_get() and
+ * rnic_ib_port_event() running at the same time never see a device being
+ * freed.
  */
 void rnic_ib_unregister(struct rnic_dev *rdev)
 {
@@ -531,10 +535,10 @@ void rnic_ib_unregister(struct rnic_dev *rdev)
 
 	if (!rib)
 		return;
+	ib_unregister_device(&rib->ibdev);
+
 	WRITE_ONCE(rdev->ibdev, NULL);
 	synchronize_rcu();
-
-	ib_unregister_device(&rib->ibdev);
 	WARN_ON(!xa_empty(&rib->pd_xa));
 	xa_destroy(&rib->pd_xa);
 	WARN_ON(!xa_empty(&rib->qp_xa));

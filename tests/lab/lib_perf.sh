@@ -8,6 +8,8 @@
 #   perf_load N                    modprobe rnic_perf in VM N (the DKMS
 #                                  install; RNIC_PERF_KO=path insmods a
 #                                  freshly built one instead)
+#   rnic_up N [OPTIONS...]         rnic loaded (RNIC_KO=path: insmod that
+#                                  one), netdev up, rnic0 ACTIVE, rnic_perf
 #   perf_server N ADDR [PORT]      listen in VM N
 #   perf_run N ADDR ARGS...        one client run from VM N; prints the
 #                                  result line, status 0 when status=ok
@@ -132,14 +134,17 @@ perf_summary() {
 
 # ---------------------------------------------------------------- devices
 
-# rnic_up N [MODPROBE_OPTIONS...]: modprobe rnic (the DKMS install) with
-# the options, bring its netdev up with the lab's addresses, wait for
-# rnic0/1 ACTIVE, load rnic_perf.
+# rnic_up N [MODPROBE_OPTIONS...]: modprobe rnic (the DKMS install;
+# RNIC_KO=path insmods a freshly built rnic.ko instead, after its
+# dependency ib_core) with the options, bring its netdev up with the lab's
+# addresses, wait for rnic0/1 ACTIVE, load rnic_perf.
 rnic_up() {
-	local n="$1"
+	local n="$1" load
 	shift
+	load="modprobe rnic $*"
+	[ -z "${RNIC_KO:-}" ] || load="modprobe ib_core && insmod $RNIC_KO $*"
 	lab_exec "$n" --timeout 120 "set -e
-		modprobe rnic $*
+		$load
 		for i in \$(seq 100); do [ -e /sys/class/infiniband/rnic0/ports/1 ] && break; sleep 0.1; done
 		lab_ifup \"\$LAB_RNIC_SPEC\" >/dev/null
 		for i in \$(seq 100); do

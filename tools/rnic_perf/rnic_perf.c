@@ -34,6 +34,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include <rdma/rdma_cm_ib.h>
 
 #include "rnic_compat.h"
 
@@ -50,7 +51,8 @@
 #define PERF_TIMEOUT		(30 * HZ)
 #define PERF_CM_TIMEOUT_MS	5000
 #define PERF_NR_RESULTS		16
-#define PERF_LINE_LEN		400
+#define PERF_LINE_LEN		512
+#define PERF_GRH_LEN		40	/* room for the GRH ahead of UD data */
 
 enum perf_op {
 	PERF_SEND,
@@ -83,17 +85,84 @@ static bool perf_op_is_atomic(enum perf_op op)
 	return op == PERF_CMP_SWAP || op == PERF_FETCH_ADD;
 }
 
+/*
+ * Error paths on purpose (client option fault=): the run must then fail
+ * with the work completion status the test expects.
+ */
+enum perf_fault {
+	PERF_FAULT_NONE,
+	PERF_FAULT_RKEY,	/* a wrong rkey: remote access error */
+	PERF_FAULT_NORECV,	/* the server posts no receive: RNR NAKs */
+	PERF_FAULT_FLUSH,	/* the client's QP to ERR with WRs in flight */
+	PERF_NR_FAULTS,
+};
+
+static const char * const perf_fault_names[PERF_NR_FAULTS] = {
+	[PERF_FAULT_NONE] = "none",
+	[PERF_FAULT_RKEY] = "rkey",
+	[PERF_FAULT_NORECV] = "norecv",
+	[PERF_FAULT_FLUSH] = "flush",
+};
+
+/*
+ * ib_wc_status_msg() has spaces; result lines are key=value words, so the
+ * enumerator's own name is reported.
+ */
+static const char * const perf_wc_names[] = {
+	[IB_WC_SUCCESS] = "SUCCESS",
+	[IB_WC_LOC_LEN_ERR] = "LOC_LEN_ERR",
+	[IB_WC_LOC_QP_OP_ERR] = "LOC_QP_OP_ERR",
+	[IB_WC_LOC_EEC_OP_ERR] = "LOC_EEC_OP_ERR",
+	[IB_WC_LOC_PROT_ERR] = "LOC_PROT_ERR",
+	[IB_WC_WR_FLUSH_ERR] = "WR_FLUSH_ERR",
+	[IB_WC_MW_BIND_ERR] = "MW_BIND_ERR",
+	[IB_WC_BAD_RESP_ERR] = "BAD_RESP_ERR",
+	[IB_WC_LOC_ACCESS_ERR] = "LOC_ACCESS_ERR",
+	[IB_WC_REM_INV_REQ_ERR] = "REM_INV_REQ_ERR",
+	[IB_WC_REM_ACCESS_ERR] = "REM_ACCESS_ERR",
+	[IB_WC_REM_OP_ERR] = "REM_OP_ERR",
+	[IB_WC_RETRY_EXC_ERR] = "RETRY_EXC_ERR",
+	[IB_WC_RNR_RETRY_EXC_ERR] = "RNR_RETRY_EXC_ERR",
+	[IB_WC_LOC_RDD_VIOL_ERR] = "LOC_RDD_VIOL_ERR",
+	[IB_WC_REM_INV_RD_REQ_ERR] = "REM_INV_RD_REQ_ERR",
+	[IB_WC_REM_ABORT_ERR] = "REM_ABORT_ERR",
+	[IB_WC_INV_EECN_ERR] = "INV_EECN_ERR",
+	[IB_WC_INV_EEC_STATE_ERR] = "INV_EEC_STATE_ERR",
+	[IB_WC_FATAL_ERR] = "FATAL_ERR",
+	[IB_WC_RESP_TIMEOUT_ERR] = "RESP_TIMEOUT_ERR",
+	[IB_WC_GENERAL_ERR] = "GENERAL_ERR",
+};
+
+static const char *perf_wc_name(enum ib_wc_status st)
+{
+	if ((unsigned int)st < ARRAY_SIZE(perf_wc_names) && perf_wc_names[st])
+		return perf_wc_names[st];
+	return "UNKNOWN";
+}
+
 /* Connect private data: the test, client to server. */
 struct perf_req {
 	__be32 magic;
 	u8 op;
 	u8 nsge;
 	u8 verify;
-	u8 rsvd;
+	u8 fault;		/* enum perf_fault */
 	__be32 size;
 	__be32 depth;
 	__be32 count;
+	/*
+	 * The CM gives each side's QP the RNR retry count its peer chose
+	 * (the peer knows how long it may be short of receives), so the
+	 * server accepts with the client's wish for the client's QP.
+	 */
+	u8 rnr_retry;
+	u8 flags;		/* PERF_REQ_F_* */
+	u8 rsvd[2];
+	__be32 srq_limit;	/* with PERF_REQ_F_SRQ */
 };
+
+#define PERF_REQ_F_UD		BIT(0)	/* UD QPs (rdma_cm's UDP port space) */
+#define PERF_REQ_F_SRQ		BIT(1)	/* the server receives through an SRQ */
 
 enum perf_ctrl_type {
 	PERF_CTRL_INFO = 1,	/* server: addr/rkey/nslots/stride of its buffer */
@@ -170,6 +239,28 @@ struct perf_conn {
 	bool verify;
 	bool inl;
 	u32 corrupt;		/* self-test: spoil iteration corrupt - 1 */
+	enum perf_fault fault;
+	bool ud;		/* UD QPs: no RDMA, messages within the MTU */
+	u32 grh;		/* UD: receive buffers start with the GRH */
+
+	/* UD: where sends go (the client: from the SIDR reply; the server:
+	 * from the first control message's work completion)
+	 */
+	struct ib_ah *ah;
+	struct rdma_ah_attr ud_ah_attr;	/* client: from ESTABLISHED */
+	bool ud_ah_attr_set;
+	u32 remote_qpn;
+	u32 remote_qkey;
+	bool release_after_tx;	/* UD server: release once REPLY is sent */
+
+	/* server with an SRQ: one buffer per data message, none reposted,
+	 * so the SRQ drains and must cross its limit exactly once
+	 */
+	struct ib_srq *srq;
+	bool use_srq;
+	u32 srq_limit;
+	atomic_t srq_events;
+	u32 srq_event_rx;	/* data messages handled when it fired */
 
 	/* client: one slot per operation in flight */
 	struct perf_slot *slots;
@@ -204,6 +295,9 @@ struct perf_conn {
 	enum perf_cm_state cm_state;
 	int cm_err;
 	atomic_t done;
+	atomic_t flushed;	/* client data WRs completed with WR_FLUSH_ERR */
+	atomic_t sq_pending;	/* signaled sends not completed yet */
+	bool drained;
 	int wc_err;
 	enum ib_wc_status wc_status;
 	enum ib_wc_opcode wc_opcode;
@@ -226,7 +320,8 @@ struct perf_conn {
 
 struct perf_server {
 	bool listener;		/* true */
-	struct rdma_cm_id *id;
+	struct rdma_cm_id *id;		/* RC: rdma_cm's TCP port space */
+	struct rdma_cm_id *ud_id;	/* UD: its UDP port space */
 	struct sockaddr_storage addr;
 };
 
@@ -528,12 +623,24 @@ static void perf_wc_error(struct perf_conn *c, struct ib_wc *wc, const char *wha
 	wake_up(&c->wq);
 }
 
+static void perf_send_done(struct perf_conn *c)
+{
+	if (atomic_dec_and_test(&c->sq_pending))
+		wake_up(&c->wq);
+}
+
+static void perf_conn_release(struct perf_conn *c);
+
 static void perf_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct perf_conn *c = cq->cq_context;
 
 	if (wc->status != IB_WC_SUCCESS)
 		perf_wc_error(c, wc, "control send");
+	perf_send_done(c);
+	/* a UD server has no disconnect: its last REPLY ends the connection */
+	if (c->release_after_tx)
+		perf_conn_release(c);
 }
 
 static void perf_reg_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -542,6 +649,7 @@ static void perf_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		perf_wc_error(c, wc, "REG_MR");
+	perf_send_done(c);
 }
 
 static void perf_slot_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -550,7 +658,10 @@ static void perf_slot_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct perf_conn *c = s->c;
 	u64 d;
 
+	perf_send_done(c);
 	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status == IB_WC_WR_FLUSH_ERR)
+			atomic_inc(&c->flushed);
 		perf_wc_error(c, wc, perf_op_names[c->op]);
 		return;
 	}
@@ -571,6 +682,8 @@ static int perf_post_rx(struct perf_conn *c, struct perf_rx *r)
 	wr.sg_list = sge;
 	wr.num_sge = perf_sges(sge, r->buf.dma, c->rx_len, c->rx_nsge,
 			       c->pd->local_dma_lkey);
+	if (c->srq)
+		return ib_post_srq_recv(c->srq, &wr, &bad);
 	return ib_post_recv(c->id->qp, &wr, &bad);
 }
 
@@ -578,21 +691,34 @@ static int perf_send_ctrl(struct perf_conn *c, struct perf_ctrl *m)
 {
 	struct perf_buf *b = &c->ctrl_tx[c->ctrl_tx_next++ & 1];
 	const struct ib_send_wr *bad;
-	struct ib_send_wr wr = {};
+	struct ib_ud_wr uwr = {};
+	struct ib_send_wr *wr = &uwr.wr;
 	struct ib_sge sge;
+	int ret;
 
+	if (c->ud) {
+		if (!c->ah)
+			return -ENOTCONN;
+		uwr.ah = c->ah;
+		uwr.remote_qpn = c->remote_qpn;
+		uwr.remote_qkey = c->remote_qkey;
+	}
 	m->magic = cpu_to_be32(PERF_MAGIC);
 	memcpy(b->va, m, sizeof(*m));
 	perf_buf_for_dev(c, b);
 	sge.addr = b->dma;
 	sge.length = sizeof(*m);
 	sge.lkey = c->pd->local_dma_lkey;
-	wr.wr_cqe = &c->ctrl_tx_cqe;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	return ib_post_send(c->id->qp, &wr, &bad);
+	wr->wr_cqe = &c->ctrl_tx_cqe;
+	wr->opcode = IB_WR_SEND;
+	wr->send_flags = IB_SEND_SIGNALED;
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	atomic_inc(&c->sq_pending);
+	ret = ib_post_send(c->id->qp, wr, &bad);
+	if (ret)
+		atomic_dec(&c->sq_pending);
+	return ret;
 }
 
 /* Client: a control message from the server (INFO or REPLY). */
@@ -606,13 +732,13 @@ static void perf_client_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	perf_buf_for_cpu(c, &r->buf);
-	if (wc->byte_len != sizeof(struct perf_ctrl) ||
-	    be32_to_cpup(r->buf.va) != PERF_MAGIC) {
+	if (wc->byte_len != c->grh + sizeof(struct perf_ctrl) ||
+	    be32_to_cpup(r->buf.va + c->grh) != PERF_MAGIC) {
 		pr_err("client: unexpected %u-byte message from the server\n",
 		       wc->byte_len);
 		c->wc_err = -EPROTO;
 	} else {
-		memcpy(&c->ctrl_msg, r->buf.va, sizeof(c->ctrl_msg));
+		memcpy(&c->ctrl_msg, r->buf.va + c->grh, sizeof(c->ctrl_msg));
 		c->ctrl_got = true;
 	}
 	if (perf_post_rx(c, r))
@@ -639,9 +765,11 @@ static void perf_server_report(struct perf_conn *c)
 		return;
 	c->reported = true;
 	snprintf(line, sizeof(line),
-		 "server peer=%pISpc dev=%s op=%s size=%u count=%u sge=%u verify=%u msgs=%u errors=%llu%s status=%s",
+		 "server peer=%pISpc dev=%s qp=%s op=%s size=%u count=%u sge=%u verify=%u srq=%u srq_limit=%u srq_events=%u srq_event_msgs=%u msgs=%u errors=%llu%s status=%s",
 		 &c->id->route.addr.dst_addr, dev_name(&c->dev->dev),
-		 perf_op_names[c->op], c->size, c->count, c->nsge, c->verify,
+		 c->ud ? "ud" : "rc", perf_op_names[c->op], c->size, c->count,
+		 c->nsge, c->verify, c->use_srq, c->srq_limit,
+		 atomic_read(&c->srq_events), c->srq_event_rx,
 		 c->rx_data, c->errors,
 		 c->errors ? " (first bad message below)" : "",
 		 c->errors || c->wc_err ? "fail" : "ok");
@@ -660,6 +788,12 @@ static void perf_server_ctrl(struct perf_conn *c, struct perf_ctrl *m)
 
 	switch (be32_to_cpu(m->type)) {
 	case PERF_CTRL_CHECK:
+		/* UD SEND rounds: how many arrived (and were checked) so far */
+		if (perf_op_is_send(c->op)) {
+			r.errors = cpu_to_be32(min_t(u64, c->errors, U32_MAX));
+			r.msgs = cpu_to_be32(c->rx_data);
+			break;
+		}
 		perf_region_for_cpu(c);
 		for (k = first; k < first + n; k++) {
 			slot = k % c->rslots;
@@ -692,6 +826,7 @@ static void perf_server_ctrl(struct perf_conn *c, struct perf_ctrl *m)
 		perf_server_report(c);
 		r.errors = cpu_to_be32(min_t(u64, c->errors, U32_MAX));
 		r.msgs = cpu_to_be32(c->rx_data);
+		c->release_after_tx = c->ud;
 		break;
 	default:
 		pr_err("server: unknown control message %u\n", be32_to_cpu(m->type));
@@ -702,28 +837,54 @@ static void perf_server_ctrl(struct perf_conn *c, struct perf_ctrl *m)
 		c->wc_err = -EIO;
 }
 
+/* UD server: replies go where the first control message came from. */
+static int perf_server_ud_peer(struct perf_conn *c, struct ib_wc *wc,
+			       struct perf_rx *r)
+{
+	struct ib_ah *ah;
+
+	if (c->ah)
+		return 0;
+	ah = ib_create_ah_from_wc(c->pd, wc, r->buf.va, c->id->port_num);
+	if (IS_ERR(ah)) {
+		pr_err("server: no address handle for the UD client: %ld\n",
+		       PTR_ERR(ah));
+		return PTR_ERR(ah);
+	}
+	c->ah = ah;
+	c->remote_qpn = wc->src_qp;
+	c->remote_qkey = RDMA_UDP_QKEY;
+	return 0;
+}
+
 /*
  * Server receive: while a SEND test runs, the first count messages are
  * data; WRITE_WITH_IMM arrives as RECV_RDMA_WITH_IMM; everything else is a
  * control message.  The RQ is FIFO, so the order is the client's order.
+ * UD buffers start with the GRH (c->grh bytes).  With an SRQ a data
+ * message's buffer is not reposted: the SRQ drains towards its limit.
  */
 static void perf_server_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct perf_rx *r = container_of(wc->wr_cqe, struct perf_rx, cqe);
 	struct perf_conn *c = r->c;
+	u32 errs, bad = 0, iter, len;
+	bool data = false;
 	struct perf_ctrl m;
-	u32 errs, bad = 0, iter;
+	void *buf;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		perf_wc_error(c, wc, "server receive");
 		return;
 	}
 	perf_buf_for_cpu(c, &r->buf);
+	buf = r->buf.va + c->grh;
+	len = wc->byte_len >= c->grh ? wc->byte_len - c->grh : 0;
 	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
 		iter = be32_to_cpu(wc->ex.imm_data);
-		if (c->op != PERF_WRITE_IMM || wc->byte_len != c->size) {
+		if (c->op != PERF_WRITE_IMM || len != c->size) {
 			pr_err("server: unexpected %u-byte WRITE_WITH_IMM %u\n",
-			       wc->byte_len, iter);
+			       len, iter);
 			perf_server_bad(c, 1, iter, 0);
 		} else if (iter != c->rx_imm) {
 			pr_err("server: WRITE_WITH_IMM immediate %u, expected %u\n",
@@ -734,13 +895,20 @@ static void perf_server_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		/* with verify, CHECK counts the iterations */
 		if (!c->verify)
 			c->rx_data++;
-	} else if (perf_op_is_send(c->op) && c->rx_data < c->count) {
+	} else if (perf_op_is_send(c->op) && c->rx_data < c->count &&
+		   !(c->ud && len == sizeof(m) &&
+		     be32_to_cpup(buf) == PERF_MAGIC && c->size != sizeof(m))) {
+		/*
+		 * A lost UD message lets a CHECK arrive while data is still
+		 * expected; it is told apart by its length and magic.
+		 */
+		data = true;
 		iter = c->rx_data++;
-		if (wc->byte_len != c->size) {
+		if (len != c->size) {
 			pr_err("server: message %u is %u bytes, expected %u\n",
-			       iter, wc->byte_len, c->size);
-			perf_server_bad(c, abs((int)wc->byte_len - (int)c->size) + 1,
-					iter, wc->byte_len);
+			       iter, len, c->size);
+			perf_server_bad(c, abs((int)len - (int)c->size) + 1,
+					iter, len);
 		}
 		if (c->op == PERF_SEND_IMM &&
 		    (!(wc->wc_flags & IB_WC_WITH_IMM) ||
@@ -751,36 +919,76 @@ static void perf_server_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (c->op == PERF_SEND && (wc->wc_flags & IB_WC_WITH_IMM))
 			perf_server_bad(c, 4, iter, 0);
 		if (c->verify) {
-			errs = perf_check_msg(r->buf.va, c->rx_len, c->rx_nsge,
-					      min(wc->byte_len, c->size), iter, &bad);
+			errs = perf_check_msg(buf, c->rx_len - c->grh, c->rx_nsge,
+					      min(len, c->size), iter, &bad);
 			if (errs)
 				perf_server_bad(c, errs, iter, bad);
 		}
-	} else if (wc->byte_len == sizeof(m)) {
-		perf_copy_msg(&m, r->buf.va, c->rx_len, c->rx_nsge, sizeof(m));
-		if (be32_to_cpu(m.magic) == PERF_MAGIC)
-			perf_server_ctrl(c, &m);
-		else
+	} else if (len == sizeof(m)) {
+		perf_copy_msg(&m, buf, c->rx_len - c->grh, c->rx_nsge, sizeof(m));
+		if (be32_to_cpu(m.magic) != PERF_MAGIC)
 			c->wc_err = -EPROTO;
+		else if (c->ud && perf_server_ud_peer(c, wc, r))
+			c->wc_err = -EHOSTUNREACH;
+		else
+			perf_server_ctrl(c, &m);
 	} else {
-		pr_err("server: unexpected %u-byte message\n", wc->byte_len);
+		pr_err("server: unexpected %u-byte message\n", len);
 		c->wc_err = -EPROTO;
 	}
+	if (data && c->use_srq)
+		return;
 	if (perf_post_rx(c, r))
 		c->wc_err = -EIO;
 }
 
 /* ------------------------------------------------------------ connections */
 
+/*
+ * Let every posted WR complete (flushed) so that no completion handler runs
+ * on a buffer about to be freed.
+ */
+static void perf_drain(struct perf_conn *c)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (c->drained || !c->qp_created)
+		return;
+	c->drained = true;
+	if (!c->ud) {
+		ib_drain_qp(c->id->qp);
+		return;
+	}
+	/*
+	 * ib_drain_sq() posts an RDMA WRITE, which a UD QP refuses: drain the
+	 * RQ the generic way (no RQ of our own with an SRQ), then wait for
+	 * the sends the move to ERR flushed.
+	 */
+	if (c->srq)
+		ib_modify_qp(c->id->qp, &attr, IB_QP_STATE);
+	else
+		ib_drain_rq(c->id->qp);
+	if (!wait_event_timeout(c->wq, !atomic_read(&c->sq_pending), PERF_TIMEOUT))
+		pr_err("%s: %d UD sends never completed\n",
+		       dev_name(&c->dev->dev), atomic_read(&c->sq_pending));
+}
+
 static void perf_conn_free(struct perf_conn *c)
 {
 	u32 i;
 
 	if (c->qp_created) {
-		ib_drain_qp(c->id->qp);
+		perf_drain(c);
 		rdma_destroy_qp(c->id);
 		c->qp_created = false;
 	}
+	/* the SRQ's buffers are still posted: the SRQ goes before them */
+	if (c->srq)
+		ib_destroy_srq(c->srq);
+	c->srq = NULL;
+	if (c->ah)
+		rdma_destroy_ah(c->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	c->ah = NULL;
 	if (c->slots)
 		for (i = 0; i < c->nslots; i++)
 			perf_buf_free(c, &c->slots[i].buf);
@@ -804,6 +1012,23 @@ static void perf_conn_free(struct perf_conn *c)
 	c->lat = NULL;
 }
 
+/*
+ * IB_EVENT_SRQ_LIMIT_REACHED: fewer than srq_limit receives are left; the
+ * limit is now disarmed, so it must fire once per run.  Any context.
+ */
+static void perf_srq_event(struct ib_event *ev, void *ctx)
+{
+	struct perf_conn *c = ctx;
+
+	if (ev->event != IB_EVENT_SRQ_LIMIT_REACHED) {
+		pr_err("%s: SRQ event %s\n", dev_name(&c->dev->dev),
+		       ib_event_msg(ev->event));
+		return;
+	}
+	if (atomic_inc_return(&c->srq_events) == 1)
+		c->srq_event_rx = READ_ONCE(c->rx_data);
+}
+
 /* PD, CQ, QP, buffers and posted receives for an id bound to a device. */
 static int perf_conn_setup(struct perf_conn *c)
 {
@@ -824,6 +1049,7 @@ static int perf_conn_setup(struct perf_conn *c)
 		return -EOPNOTSUPP;
 	}
 
+	c->grh = c->ud ? PERF_GRH_LEN : 0;
 	c->nrx = PERF_CTRL_RX;
 	c->rx_len = sizeof(struct perf_ctrl);
 	c->rx_nsge = 1;
@@ -838,11 +1064,24 @@ static int perf_conn_setup(struct perf_conn *c)
 			c->rx_nsge = c->nsge;
 		}
 	}
+	c->rx_len += c->grh;
 	rq = c->nrx;
 	if (sq > attr->max_qp_wr || rq > attr->max_qp_wr) {
 		pr_err("%s: depth %u exceeds the device's %d work requests\n",
 		       dev_name(&c->dev->dev), c->depth, attr->max_qp_wr);
 		return -EINVAL;
+	}
+	if (c->use_srq) {
+		/* a buffer per data message, plus the control messages' */
+		c->nrx = c->count + PERF_CTRL_RX;
+		if (!perf_op_is_send(c->op) || c->nrx > attr->max_srq_wr ||
+		    !c->srq_limit || c->srq_limit >= c->nrx) {
+			pr_err("%s: srq needs a send op, count + %u <= %d and 0 < srq_limit < that\n",
+			       dev_name(&c->dev->dev), PERF_CTRL_RX,
+			       attr->max_srq_wr);
+			return -EINVAL;
+		}
+		rq = c->nrx;
 	}
 
 	c->pd = ib_alloc_pd(c->dev, 0);
@@ -850,6 +1089,22 @@ static int perf_conn_setup(struct perf_conn *c)
 		ret = PTR_ERR(c->pd);
 		c->pd = NULL;
 		return ret;
+	}
+	if (c->use_srq) {
+		struct ib_srq_init_attr sa = {
+			.event_handler = perf_srq_event,
+			.srq_context = c,
+			.attr = { .max_wr = c->nrx, .max_sge = c->rx_nsge },
+			.srq_type = IB_SRQT_BASIC,
+		};
+
+		c->srq = ib_create_srq(c->pd, &sa);
+		if (IS_ERR(c->srq)) {
+			ret = PTR_ERR(c->srq);
+			c->srq = NULL;
+			pr_err("%s: ib_create_srq: %d\n", dev_name(&c->dev->dev), ret);
+			return ret;
+		}
 	}
 	c->cq = ib_alloc_cq(c->dev, c, sq + rq + 4, 0,
 			    c->server ? IB_POLL_WORKQUEUE : IB_POLL_SOFTIRQ);
@@ -862,12 +1117,13 @@ static int perf_conn_setup(struct perf_conn *c)
 	qpa.event_handler = NULL;
 	qpa.send_cq = c->cq;
 	qpa.recv_cq = c->cq;
-	qpa.qp_type = IB_QPT_RC;
+	qpa.qp_type = c->ud ? IB_QPT_UD : IB_QPT_RC;
 	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qpa.srq = c->srq;
 	qpa.cap.max_send_wr = sq;
-	qpa.cap.max_recv_wr = rq;
+	qpa.cap.max_recv_wr = c->srq ? 0 : rq;
 	qpa.cap.max_send_sge = c->server ? 1 : c->nsge;
-	qpa.cap.max_recv_sge = c->rx_nsge;
+	qpa.cap.max_recv_sge = c->srq ? 0 : c->rx_nsge;
 	if (c->inl)
 		qpa.cap.max_inline_data = min(c->size, PERF_INLINE_MAX);
 	ret = rdma_create_qp(c->id, c->pd, &qpa);
@@ -898,11 +1154,22 @@ static int perf_conn_setup(struct perf_conn *c)
 		ret = perf_buf_alloc(c, &c->rx[i].buf, c->rx_len);
 		if (ret)
 			return ret;
+		/* fault=norecv: the client's SENDs must meet an empty RQ */
+		if (c->server && c->fault == PERF_FAULT_NORECV)
+			continue;
 		ret = perf_post_rx(c, &c->rx[i]);
 		if (ret)
 			return ret;
 	}
 
+	if (c->srq) {
+		struct ib_srq_attr sa = { .srq_limit = c->srq_limit };
+
+		/* armed once every buffer is posted */
+		ret = ib_modify_srq(c->srq, &sa, IB_SRQ_LIMIT);
+		if (ret)
+			return ret;
+	}
 	if (c->server) {
 		c->reg_cqe.done = perf_reg_done;
 		if (!perf_op_is_send(c->op))
@@ -936,7 +1203,9 @@ static void perf_release_work(struct work_struct *w)
 	mutex_lock(&perf_lock);
 	list_del(&c->list);
 	mutex_unlock(&perf_lock);
-	rdma_disconnect(c->id);
+	/* UD has no connection to end */
+	if (!c->ud)
+		rdma_disconnect(c->id);
 	perf_conn_free(c);
 	rdma_destroy_id(c->id);
 	kfree(c);
@@ -961,9 +1230,12 @@ static int perf_server_established(struct perf_conn *c)
 			     IB_ACCESS_REMOTE_WRITE;
 		if (perf_op_is_atomic(c->op))
 			reg.access |= IB_ACCESS_REMOTE_ATOMIC;
+		atomic_inc(&c->sq_pending);
 		ret = ib_post_send(c->id->qp, &reg.wr, &bad);
-		if (ret)
+		if (ret) {
+			atomic_dec(&c->sq_pending);
 			return ret;
+		}
 		m.addr = cpu_to_be64(c->mr->iova);
 		m.rkey = cpu_to_be32(c->mr->rkey);
 		m.nslots = cpu_to_be32(c->rslots);
@@ -974,12 +1246,16 @@ static int perf_server_established(struct perf_conn *c)
 
 static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
-	const struct perf_req *req = ev->param.conn.private_data;
+	bool ud = id->qp_type == IB_QPT_UD;
+	const struct perf_req *req = ud ? ev->param.ud.private_data :
+					  ev->param.conn.private_data;
+	u8 req_len = ud ? ev->param.ud.private_data_len :
+			  ev->param.conn.private_data_len;
 	struct rdma_conn_param cp = {};
 	struct perf_conn *c;
 	int ret;
 
-	if (ev->param.conn.private_data_len < sizeof(*req) ||
+	if (req_len < sizeof(*req) ||
 	    be32_to_cpu(req->magic) != PERF_MAGIC || req->op >= PERF_NR_OPS) {
 		pr_err("server: connect request without a valid test, rejected\n");
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
@@ -997,6 +1273,10 @@ static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	c->size = clamp_t(u32, be32_to_cpu(req->size), 1, PERF_MAX_SIZE);
 	c->depth = clamp_t(u32, be32_to_cpu(req->depth), 1, PERF_MAX_DEPTH);
 	c->count = be32_to_cpu(req->count);
+	c->fault = req->fault < PERF_NR_FAULTS ? req->fault : PERF_FAULT_NONE;
+	c->ud = ud;
+	c->use_srq = req->flags & PERF_REQ_F_SRQ;
+	c->srq_limit = be32_to_cpu(req->srq_limit);
 	init_waitqueue_head(&c->wq);
 	INIT_WORK(&c->release_work, perf_release_work);
 	id->context = c;
@@ -1004,12 +1284,15 @@ static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	ret = perf_conn_setup(c);
 	if (ret)
 		goto err;
-	cp.responder_resources = min_t(u32, ev->param.conn.initiator_depth,
-				       c->dev->attrs.max_qp_rd_atom);
-	cp.initiator_depth = min_t(u32, ev->param.conn.responder_resources,
-				   c->dev->attrs.max_qp_init_rd_atom);
+	if (!ud) {
+		cp.responder_resources = min_t(u32, ev->param.conn.initiator_depth,
+					       c->dev->attrs.max_qp_rd_atom);
+		cp.initiator_depth = min_t(u32, ev->param.conn.responder_resources,
+					   c->dev->attrs.max_qp_init_rd_atom);
+	}
 	cp.retry_count = 7;
-	cp.rnr_retry_count = 7;
+	cp.rnr_retry_count = min_t(u8, req->rnr_retry, 7);
+	/* UD: the SIDR reply carries our QPN and rdma_cm's default Q_Key */
 	ret = rdma_accept(id, &cp);
 	if (ret) {
 		pr_err("server: rdma_accept: %d\n", ret);
@@ -1033,13 +1316,18 @@ static void perf_conn_release(struct perf_conn *c)
 		queue_work(perf_wq, &c->release_work);
 }
 
-static int perf_listener_handler(struct perf_server *s, struct rdma_cm_event *ev)
+static int perf_listener_handler(struct perf_server *s, struct rdma_cm_id *id,
+				 struct rdma_cm_event *ev)
 {
 	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
 		return 0;
-	pr_info("server on %pISpc: device removed, listener closed\n", &s->addr);
+	pr_info("server on %pISpc: device removed, %s listener closed\n",
+		&s->addr, id == s->ud_id ? "UD" : "RC");
 	mutex_lock(&perf_lock);
-	s->id = NULL;
+	if (id == s->ud_id)
+		s->ud_id = NULL;
+	else
+		s->id = NULL;
 	mutex_unlock(&perf_lock);
 	/* non-zero: rdma_cm destroys the listening id */
 	return 1;
@@ -1050,7 +1338,7 @@ static int perf_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *e
 	struct perf_conn *c = id->context;
 
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST && c && c->listener)
-		return perf_listener_handler(id->context, ev);
+		return perf_listener_handler(id->context, id, ev);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		return perf_server_connect(id, ev);
@@ -1091,6 +1379,13 @@ static int perf_client_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *e
 		st = PERF_CM_ROUTE;
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
+		/* UD: the SIDR reply names the server's QP; keep its path */
+		if (c->ud && !c->ud_ah_attr_set) {
+			rdma_copy_ah_attr(&c->ud_ah_attr, &ev->param.ud.ah_attr);
+			c->ud_ah_attr_set = true;
+			c->remote_qpn = ev->param.ud.qp_num;
+			c->remote_qkey = ev->param.ud.qkey;
+		}
 		st = PERF_CM_CONNECTED;
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
@@ -1129,16 +1424,37 @@ static int perf_wait_cm(struct perf_conn *c, enum perf_cm_state want)
 	return t ? 0 : -ETIMEDOUT;
 }
 
+/*
+ * Once connected, a CM event other than our own disconnect ends the run:
+ * the peer disconnected, or the device is being removed (rdma_cm then
+ * waits for us to destroy the id, so waiting out PERF_TIMEOUT would hold
+ * up the removal that long).
+ */
+static bool perf_cm_broken(struct perf_conn *c)
+{
+	return c->cm_state == PERF_CM_DISCONNECTED ||
+	       c->cm_state == PERF_CM_ERROR;
+}
+
+static int perf_cm_broken_err(struct perf_conn *c)
+{
+	if (c->cm_state == PERF_CM_DISCONNECTED)
+		return -ECONNRESET;
+	return c->cm_err < 0 ? c->cm_err : -ECONNABORTED;
+}
+
 static int perf_wait_ctrl(struct perf_conn *c, struct perf_ctrl *reply)
 {
 	long t;
 
-	t = wait_event_interruptible_timeout(c->wq, c->ctrl_got || c->wc_err,
-					     PERF_TIMEOUT);
+	t = wait_event_interruptible_timeout(c->wq, c->ctrl_got || c->wc_err ||
+					     perf_cm_broken(c), PERF_TIMEOUT);
 	if (t < 0)
 		return t;
 	if (c->wc_err)
 		return c->wc_err;
+	if (!c->ctrl_got && perf_cm_broken(c))
+		return perf_cm_broken_err(c);
 	if (!t)
 		return -ETIMEDOUT;
 	*reply = c->ctrl_msg;
@@ -1179,10 +1495,17 @@ static int perf_post(struct perf_conn *c, u32 iter)
 	struct ib_sge sge[PERF_MAX_SGE];
 	struct ib_atomic_wr awr = {};
 	struct ib_rdma_wr rwr = {};
+	struct ib_ud_wr uwr = {};
 	struct ib_send_wr *wr = &rwr.wr;
 	const struct ib_send_wr *bad;
 	u64 raddr = c->raddr + (u64)(iter % c->rslots) * c->rstride;
+	u32 rkey = c->rkey;
 	u64 cmp, swap;
+	int ret;
+
+	/* another variant of the same key index: a key that names nothing */
+	if (c->fault == PERF_FAULT_RKEY)
+		rkey ^= 0x5a;
 
 	s->iter = iter;
 	switch (c->op) {
@@ -1207,6 +1530,12 @@ static int perf_post(struct perf_conn *c, u32 iter)
 		break;
 	}
 
+	if (c->ud) {
+		wr = &uwr.wr;
+		uwr.ah = c->ah;
+		uwr.remote_qpn = c->remote_qpn;
+		uwr.remote_qkey = c->remote_qkey;
+	}
 	switch (c->op) {
 	case PERF_SEND:
 		wr->opcode = IB_WR_SEND;
@@ -1249,7 +1578,7 @@ static int perf_post(struct perf_conn *c, u32 iter)
 	}
 	if (perf_op_is_atomic(c->op)) {
 		awr.remote_addr = c->raddr;
-		awr.rkey = c->rkey;
+		awr.rkey = rkey;
 		memset(s->buf.va, 0, 8);
 		perf_buf_for_dev(c, &s->buf);
 		sge[0].addr = s->buf.dma;
@@ -1258,7 +1587,7 @@ static int perf_post(struct perf_conn *c, u32 iter)
 		wr->num_sge = 1;
 	} else {
 		rwr.remote_addr = raddr;
-		rwr.rkey = c->rkey;
+		rwr.rkey = rkey;
 		wr->num_sge = perf_sges(sge, c->inl ? (uintptr_t)s->buf.va : s->buf.dma,
 					c->size, c->nsge, c->pd->local_dma_lkey);
 	}
@@ -1270,7 +1599,11 @@ static int perf_post(struct perf_conn *c, u32 iter)
 		wr->send_flags |= IB_SEND_INLINE;
 	wr->ex.imm_data = cpu_to_be32(iter);
 	s->t0 = ktime_get_ns();
-	return ib_post_send(c->id->qp, wr, &bad);
+	atomic_inc(&c->sq_pending);
+	ret = ib_post_send(c->id->qp, wr, &bad);
+	if (ret)
+		atomic_dec(&c->sq_pending);
+	return ret;
 }
 
 /* After iteration iter completed: check what came back to the client. */
@@ -1303,11 +1636,14 @@ static int perf_wait_done(struct perf_conn *c, u32 n)
 	long t;
 
 	t = wait_event_interruptible_timeout(c->wq, atomic_read(&c->done) >= n ||
-					     c->wc_err, PERF_TIMEOUT);
+					     c->wc_err || perf_cm_broken(c),
+					     PERF_TIMEOUT);
 	if (t < 0)
 		return t;
 	if (c->wc_err)
 		return c->wc_err;
+	if (atomic_read(&c->done) < n && perf_cm_broken(c))
+		return perf_cm_broken_err(c);
 	return t ? 0 : -ETIMEDOUT;
 }
 
@@ -1331,6 +1667,12 @@ struct perf_args {
 	u32 corrupt;
 	bool verify;
 	bool inl;
+	enum perf_fault fault;
+	u32 retry;
+	u32 rnr_retry;
+	bool ud;
+	bool srq;
+	u32 srq_limit;
 };
 
 static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret,
@@ -1358,22 +1700,35 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 		rate = div64_u64((u64)a->count * 1000000, us);
 	}
 	snprintf(line, sizeof(line),
-		 "client local=%pISpc peer=%pISpc dev=%s op=%s size=%u depth=%u count=%u sge=%u inline=%u verify=%u status=%s error=%d errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
+		 "client local=%pISpc peer=%pISpc dev=%s qp=%s srq=%u op=%s size=%u depth=%u count=%u sge=%u inline=%u verify=%u fault=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
 		 &c->id->route.addr.src_addr, &a->addr,
 		 c->dev ? dev_name(&c->dev->dev) : "-",
-		 perf_op_names[a->op], a->size, a->depth, a->count, a->nsge,
-		 a->inl, a->verify, ret || errors ? "fail" : "ok", ret, errors,
+		 a->ud ? "ud" : "rc", a->srq, perf_op_names[a->op], a->size,
+		 a->depth, a->count, a->nsge, a->inl, a->verify, perf_fault_names[a->fault],
+		 ret || errors ? "fail" : "ok", ret,
+		 perf_wc_name(c->wc_err ? c->wc_status : IB_WC_SUCCESS),
+		 atomic_read(&c->flushed), errors,
 		 srv_msgs, bytes, us, mbps / 100, mbps % 100, rate,
 		 avg / 1000, avg % 1000 / 100, p50 / 1000, p50 % 1000 / 100,
 		 p99 / 1000, p99 % 1000 / 100);
 	perf_result_add(line);
 }
 
+/* fault=flush: move the QP to ERR while the first WRs are in flight. */
+static int perf_fault_flush(struct perf_conn *c)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(c->id->qp, &attr, IB_QP_STATE);
+}
+
 static int perf_client_test(struct perf_conn *c, u64 *elapsed, u64 *errors,
 			    u32 *srv_msgs)
 {
-	bool rounds = c->verify && (c->op == PERF_WRITE ||
-				    c->op == PERF_WRITE_IMM || c->op == PERF_READ);
+	/* UD: each round ends with a CHECK that counts what arrived */
+	bool rounds = c->ud || (c->verify && (c->op == PERF_WRITE ||
+					      c->op == PERF_WRITE_IMM ||
+					      c->op == PERF_READ));
 	u32 posted = 0, completed = 0, win, n, first = 0, bad = 0, errs, k;
 	struct perf_ctrl r;
 	u64 t0;
@@ -1403,6 +1758,11 @@ static int perf_client_test(struct perf_conn *c, u64 *elapsed, u64 *errors,
 					return ret;
 			}
 		}
+		if (c->fault == PERF_FAULT_FLUSH && !completed) {
+			ret = perf_fault_flush(c);
+			if (ret)
+				return ret;
+		}
 		ret = perf_wait_done(c, rounds ? posted : completed + 1);
 		if (ret)
 			return ret;
@@ -1419,9 +1779,15 @@ static int perf_client_test(struct perf_conn *c, u64 *elapsed, u64 *errors,
 					     posted - first, 0, &r);
 			if (ret)
 				return ret;
-			if (be32_to_cpu(r.errors))
+			if (be32_to_cpu(r.errors) && !c->ud)
 				pr_err("client: the server found %u bad bytes in iterations %u..%u\n",
 				       be32_to_cpu(r.errors), first, posted - 1);
+			if (c->ud && be32_to_cpu(r.msgs) != posted) {
+				pr_err("client: the server received %u UD messages of %u\n",
+				       be32_to_cpu(r.msgs), posted);
+				*errors += posted - be32_to_cpu(r.msgs);
+				return -EIO;
+			}
 		}
 		if (fatal_signal_pending(current))
 			return -EINTR;
@@ -1454,6 +1820,10 @@ static int perf_client(struct perf_args *a)
 		.size = cpu_to_be32(a->size),
 		.depth = cpu_to_be32(a->depth),
 		.count = cpu_to_be32(a->count),
+		.fault = a->fault,
+		.rnr_retry = a->rnr_retry,
+		.flags = (a->ud ? PERF_REQ_F_UD : 0) | (a->srq ? PERF_REQ_F_SRQ : 0),
+		.srq_limit = cpu_to_be32(a->srq_limit),
 	};
 	struct rdma_conn_param cp = {};
 	u64 elapsed = 0, errors = 0;
@@ -1473,10 +1843,13 @@ static int perf_client(struct perf_args *a)
 	c->verify = a->verify;
 	c->inl = a->inl;
 	c->corrupt = a->corrupt;
+	c->fault = a->fault;
+	c->ud = a->ud;
 	init_waitqueue_head(&c->wq);
 
-	c->id = rdma_create_id(&init_net, perf_client_cm_handler, c, RDMA_PS_TCP,
-			       IB_QPT_RC);
+	c->id = rdma_create_id(&init_net, perf_client_cm_handler, c,
+			       a->ud ? RDMA_PS_UDP : RDMA_PS_TCP,
+			       a->ud ? IB_QPT_UD : IB_QPT_RC);
 	if (IS_ERR(c->id)) {
 		ret = PTR_ERR(c->id);
 		kfree(c);
@@ -1499,12 +1872,19 @@ static int perf_client(struct perf_args *a)
 	ret = perf_conn_setup(c);
 	if (ret)
 		goto out;
+	if (a->ud && a->size > ib_mtu_enum_to_int(c->id->route.path_rec->mtu)) {
+		pr_err("client: a UD message is one packet: size %u > path MTU %d\n",
+		       a->size, ib_mtu_enum_to_int(c->id->route.path_rec->mtu));
+		ret = -EMSGSIZE;
+		goto out;
+	}
 
 	cp.private_data = &req;
 	cp.private_data_len = sizeof(req);
 	cp.responder_resources = min_t(u32, c->dev->attrs.max_qp_rd_atom, 16);
 	cp.initiator_depth = min_t(u32, c->dev->attrs.max_qp_init_rd_atom, 16);
-	cp.retry_count = 7;
+	/* the RNR retry count is the server's to give (struct perf_req) */
+	cp.retry_count = a->retry;
 	cp.rnr_retry_count = 7;
 	ret = rdma_connect(c->id, &cp);
 	if (!ret)
@@ -1512,6 +1892,19 @@ static int perf_client(struct perf_args *a)
 	if (ret) {
 		pr_err("client: connecting to %pISpc failed: %d\n", &a->addr, ret);
 		goto out;
+	}
+	if (c->ud) {
+		/* no INFO: UD carries no RDMA, the rounds use depth slots */
+		c->ah = rdma_create_ah(c->pd, &c->ud_ah_attr,
+				       RDMA_CREATE_AH_SLEEPABLE);
+		if (IS_ERR(c->ah)) {
+			ret = PTR_ERR(c->ah);
+			c->ah = NULL;
+			pr_err("client: no address handle for the server: %d\n", ret);
+			goto out_disc;
+		}
+		c->rslots = c->depth;
+		goto test;
 	}
 	ret = perf_wait_ctrl(c, &info);
 	if (!ret && be32_to_cpu(info.type) != PERF_CTRL_INFO)
@@ -1524,17 +1917,25 @@ static int perf_client(struct perf_args *a)
 	c->rkey = be32_to_cpu(info.rkey);
 	c->rslots = max(be32_to_cpu(info.nslots), 1U);
 	c->rstride = be32_to_cpu(info.stride);
-
+test:
 	ret = perf_client_test(c, &elapsed, &errors, &srv_msgs);
 	if (ret && c->wc_err && c->wc_status != IB_WC_SUCCESS)
 		pr_err("client: failed with %s\n", ib_wc_status_msg(c->wc_status));
 out_disc:
+	/* a failed run: let every WR in flight complete before the report */
+	if (ret)
+		perf_drain(c);
 	set_bit(0, &c->releasing);
-	rdma_disconnect(c->id);
+	/* UD has no connection to end */
+	if (!c->ud)
+		rdma_disconnect(c->id);
 out:
 	perf_client_report(c, a, ret, elapsed, errors, srv_msgs);
 	perf_conn_free(c);
 	rdma_destroy_id(c->id);
+	/* after the id: no handler can set it any more */
+	if (c->ud_ah_attr_set)
+		rdma_destroy_ah_attr(&c->ud_ah_attr);
 	kfree(c);
 	if (!ret && errors)
 		ret = -EILSEQ;
@@ -1542,6 +1943,33 @@ out:
 }
 
 /* ------------------------------------------------------------ control */
+
+/* A listening id of one rdma_cm port space on the server's address. */
+static struct rdma_cm_id *perf_listen(struct perf_server *s,
+				      enum rdma_ucm_port_space ps,
+				      enum ib_qp_type qpt)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, perf_server_cm_handler, s, ps, qpt);
+	if (IS_ERR(id))
+		return id;
+	ret = rdma_bind_addr(id, (struct sockaddr *)&s->addr);
+	if (ret) {
+		pr_err("server: bind to %pISpc: %d\n", &s->addr, ret);
+		goto err;
+	}
+	ret = rdma_listen(id, 16);
+	if (ret) {
+		pr_err("server: listen on %pISpc: %d\n", &s->addr, ret);
+		goto err;
+	}
+	return id;
+err:
+	rdma_destroy_id(id);
+	return ERR_PTR(ret);
+}
 
 static int perf_server_start(struct sockaddr_storage *addr)
 {
@@ -1561,20 +1989,14 @@ static int perf_server_start(struct sockaddr_storage *addr)
 		return -ENOMEM;
 	s->addr = *addr;
 	s->listener = true;
-	s->id = rdma_create_id(&init_net, perf_server_cm_handler, s,
-			       RDMA_PS_TCP, IB_QPT_RC);
+	s->id = perf_listen(s, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(s->id)) {
 		ret = PTR_ERR(s->id);
 		goto err_free;
 	}
-	ret = rdma_bind_addr(s->id, (struct sockaddr *)&s->addr);
-	if (ret) {
-		pr_err("server: bind to %pISpc: %d\n", &s->addr, ret);
-		goto err_id;
-	}
-	ret = rdma_listen(s->id, 16);
-	if (ret) {
-		pr_err("server: listen on %pISpc: %d\n", &s->addr, ret);
+	s->ud_id = perf_listen(s, RDMA_PS_UDP, IB_QPT_UD);
+	if (IS_ERR(s->ud_id)) {
+		ret = PTR_ERR(s->ud_id);
 		goto err_id;
 	}
 	mutex_lock(&perf_lock);
@@ -1585,9 +2007,11 @@ static int perf_server_start(struct sockaddr_storage *addr)
 	}
 	perf_servers[slot] = s;
 	mutex_unlock(&perf_lock);
-	pr_info("server listening on %pISpc\n", &s->addr);
+	pr_info("server listening on %pISpc (RC and UD)\n", &s->addr);
 	return 0;
 err_id:
+	if (!IS_ERR(s->ud_id))
+		rdma_destroy_id(s->ud_id);
 	rdma_destroy_id(s->id);
 err_free:
 	kfree(s);
@@ -1609,6 +2033,8 @@ static void perf_stop_all(void)
 			continue;
 		if (s->id)
 			rdma_destroy_id(s->id);
+		if (s->ud_id)
+			rdma_destroy_id(s->ud_id);
 		pr_info("server on %pISpc stopped\n", &s->addr);
 		kfree(s);
 	}
@@ -1641,7 +2067,7 @@ static int perf_command(char *buf)
 {
 	struct perf_args a = {
 		.op = PERF_SEND, .size = 4096, .depth = 8, .count = 1000,
-		.nsge = 1, .tos = -1, .verify = true,
+		.nsge = 1, .tos = -1, .verify = true, .retry = 7, .rnr_retry = 7,
 	};
 	char *cmd, *tok, *addr = NULL, *src = NULL, *v;
 	u32 port = PERF_DEF_PORT, x;
@@ -1697,6 +2123,23 @@ static int perf_command(char *buf)
 			ret = perf_parse_u32(v, 1, PERF_MAX_COUNT, &a.corrupt);
 		} else if (!strcmp(tok, "inline")) {
 			ret = kstrtobool(v, &a.inl);
+		} else if (!strcmp(tok, "fault")) {
+			for (i = 0; i < PERF_NR_FAULTS; i++)
+				if (!strcmp(v, perf_fault_names[i]))
+					break;
+			a.fault = i;
+			ret = i < PERF_NR_FAULTS ? 0 : -EINVAL;
+		} else if (!strcmp(tok, "retry")) {
+			ret = perf_parse_u32(v, 0, 7, &a.retry);
+		} else if (!strcmp(tok, "rnr_retry")) {
+			ret = perf_parse_u32(v, 0, 7, &a.rnr_retry);
+		} else if (!strcmp(tok, "qp")) {
+			a.ud = !strcmp(v, "ud");
+			ret = a.ud || !strcmp(v, "rc") ? 0 : -EINVAL;
+		} else if (!strcmp(tok, "srq")) {
+			ret = kstrtobool(v, &a.srq);
+		} else if (!strcmp(tok, "srq_limit")) {
+			ret = perf_parse_u32(v, 1, PERF_MAX_COUNT, &a.srq_limit);
 		} else {
 			ret = -EINVAL;
 		}
@@ -1729,6 +2172,20 @@ static int perf_command(char *buf)
 		      a.size > PERF_INLINE_MAX)) {
 		pr_err("inline needs a send or write of at most %u bytes\n",
 		       PERF_INLINE_MAX);
+		return -EINVAL;
+	}
+	if ((a.ud || a.srq) && (!perf_op_is_send(a.op) ||
+				a.fault != PERF_FAULT_NONE || (a.ud && a.nsge > 1))) {
+		pr_err("qp=ud and srq=1 take op=send or send_imm and no fault; qp=ud sge=1\n");
+		return -EINVAL;
+	}
+	/* default: the limit event half way through the run */
+	if (a.srq && !a.srq_limit)
+		a.srq_limit = a.count / 2 + 1;
+	if ((a.fault == PERF_FAULT_RKEY && perf_op_is_send(a.op)) ||
+	    (a.fault == PERF_FAULT_NORECV && !perf_op_is_send(a.op))) {
+		pr_err("fault=%s does not apply to op=%s\n",
+		       perf_fault_names[a.fault], perf_op_names[a.op]);
 		return -EINVAL;
 	}
 	if (a.nsge > 1 && perf_op_is_atomic(a.op))
@@ -1766,6 +2223,8 @@ static int perf_control_show(struct seq_file *m, void *v)
 		 "  server addr=ADDR [port=N]\n"
 		 "  client addr=ADDR [port=N] [src=ADDR] [op=OP] [size=N] [depth=N] [count=N]\n"
 		 "         [sge=N] [inline=0|1] [verify=0|1] [tos=N] [corrupt=ITER]\n"
+		 "         [retry=0-7] [rnr_retry=0-7] [fault=none|rkey|norecv|flush]\n"
+		 "         [qp=rc|ud] [srq=0|1] [srq_limit=N]\n"
 		 "  stop\n"
 		 "ops:");
 	for (i = 0; i < PERF_NR_OPS; i++)

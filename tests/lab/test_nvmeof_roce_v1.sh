@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2317 # functions are called through check
+# lab-kernels: debug
+#
+# NVMe over Fabrics on RoCE v1, rnic <-> rnic (the DKMS-installed rnic and
+# rnic_perf; scripts/dkms-install.sh first): rdma_cm's configfs
+# default_roce_mode "IB/RoCE v1" on both VMs, an nvmet-rdma target in vm2,
+# `nvme connect -t rdma` from vm1, fio writes NVMEOF_MB MiB (default 64)
+# with crc32c verify headers and reads it all back verified; then:
+#  - on the bridge, the RDMA traffic (the CM exchange and every NVMe/RDMA
+#    frame) is Ethertype 0x8915, all of it decoded by tshark as InfiniBand,
+#    enough bytes of it to have carried the data both ways; no UDP 4791, no
+#    malformed frame or expert error (but for a tshark NVMe dissector
+#    artefact, see on_wire);
+#  - rdma statistic: tx/rx_roce_v1_packets went up on both VMs, the v2
+#    counters did not move.
+set -euo pipefail
+# shellcheck source=scripts/lab/lab.sh
+. "$(dirname "$0")/../../scripts/lab/lab.sh"
+# shellcheck source=tests/lab/lib_perf.sh
+. "$(dirname "$0")/lib_perf.sh"
+# shellcheck source=tests/lab/lib_nvmeof.sh
+. "$(dirname "$0")/lib_nvmeof.sh"
+
+MB="${NVMEOF_MB:-64}"
+SUITE="nvmeof roce v1"
+T0="$(lab__now_us)"
+lab_start nvmeof_roce_v1 || {
+	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/nvmeof_roce_v1"
+	exit 1
+}
+# boots 2, devices 2, target 1, connect 1, fio 1, disconnect 1,
+# target removed 1, wire 1, counters 2
+lab_plan 12 2
+perf_checks_init
+perf_preflight
+
+lab_vm 1 --rnic --mem 1G
+lab_vm 2 --rnic --mem 1G
+for n in 1 2; do
+	if lab_wait_ready "$n"; then
+		lab_ok "$SUITE: vm$n boots to the agent"
+	else
+		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
+		exit 1
+	fi
+done
+up() { rnic_up "$1" && roce_mode "$1" rnic0 "IB/RoCE v1"; }
+for n in 1 2; do
+	check "vm$n: rnic0 ACTIVE, default_roce_mode \"IB/RoCE v1\"" up "$n" || exit 1
+done
+
+TADDR="$(lab_addr 2 rnic 4)"
+check "vm2: nvmet-rdma target on $TADDR:$NVME_PORT, ${MB} MiB namespace" \
+	nvmet_up 2 "$TADDR" "$MB" || exit 1
+for n in 1 2; do
+	hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-vm$n-before" 2>&1 || true
+done
+PCAP="$LAB_DIR/nvmeof-roce-v1.pcap"
+lab_capture_start "$PCAP"
+DEV=""
+connect() { DEV="$(nvme_host_up 1 "$TADDR")" && echo "$DEV"; }
+check "vm1: nvme connect -t rdma to $TADDR over RoCE v1" connect || exit 1
+t="$(lab__now_us)"
+check "vm1: fio writes ${MB} MiB to $DEV and reads it back verified (crc32c), RoCE v1" \
+	nvme_verify 1 "$DEV" "$MB" 900 || true
+echo "# fio ${MB} MiB write+verify: $(lab_elapsed "$t") s"
+grep -E 'WRITE:|READ:' "$OUT/$nchk.log" | sed 's/^ */# /' || true
+check "vm1: nvme disconnect" nvme_host_down 1 || true
+lab_capture_stop "$PCAP"
+for n in 1 2; do
+	hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-vm$n-after" 2>&1 || true
+done
+check "vm2: target removed" nvmet_down 2 || true
+
+# One pass over the capture (it holds the data twice over): per frame its
+# Ethertype, UDP destination port, length, BTH opcode (so: decoded as
+# InfiniBand) and CM ConnectRequest.  Then the frames with an expert error
+# (a malformed frame has one): tshark's NVMe/RDMA dissector decodes every
+# packet of a multi-packet RDMA WRITE of NVMe data (the Commands Supported
+# and Effects log page at connect) as the start of that data and throws on
+# the WRITE Middle/Last packets; those, and only those, are not counted.
+on_wire() {
+	local sum v1 v1b ib v2 req bad nvme artefact
+	sum="$(tshark -r "$PCAP" -T fields -E occurrence=a -E aggregator=, \
+		-e eth.type -e udp.dstport -e frame.len -e infiniband.bth.opcode \
+		-e infiniband.cm.req 2>/dev/null |
+		awk -F '\t' '
+			$1 ~ /(^|,)0x8915(,|$)/ { v1++; v1b += $3; if ($4 != "") ib++ }
+			$2 ~ /(^|,)4791(,|$)/ { v2++ }
+			$5 != "" { req++ }
+			END { printf "%d %d %d %d %d\n", v1, v1b, ib, v2, req }')"
+	read -r v1 v1b ib v2 req <<<"$sum"
+	artefact='nvme && _ws.malformed && (infiniband.bth.opcode == 7 || infiniband.bth.opcode == 8)'
+	bad="$(pcap_count "$PCAP" "_ws.expert.severity >= 0x00800000 && !($artefact)")"
+	nvme="$(pcap_count "$PCAP" nvme-rdma)"
+	echo "Ethertype 0x8915: $v1 frames, $v1b bytes (InfiniBand: $ib, NVMe/RDMA: $nvme), CM REQ: $req"
+	echo "UDP 4791: $v2, malformed/expert errors: $bad (not counted: $(pcap_count "$PCAP" "$artefact") RDMA WRITE Middle/Last the NVMe data dissector throws on)"
+	# the data crossed twice (written, then read back for the verify)
+	[ "$v1" -gt 0 ] && [ "$ib" = "$v1" ] && [ "$v1b" -gt $((2 * MB << 20)) ] &&
+		[ "$nvme" -gt 0 ] && [ "$req" -gt 0 ] && [ "$v2" = 0 ] && [ "$bad" = 0 ]
+}
+check "RoCE v1 on the wire: NVMe/RDMA frames are Ethertype 0x8915, all decoded as InfiniBand (CM REQ among them), >= 2 x ${MB} MiB, no UDP 4791, no malformed/expert errors" \
+	on_wire || true
+
+counters() {
+	local b="$LAB_DIR/stats-vm$1-before" a="$LAB_DIR/stats-vm$1-after" k
+	cat "$a"
+	for k in tx_roce_v1_packets rx_roce_v1_packets; do
+		echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
+		[ "$(stat_of "$a" "$k")" -gt "$(stat_of "$b" "$k")" ] || return 1
+	done
+	for k in tx_roce_v2_packets rx_roce_v2_packets; do
+		echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
+		[ "$(stat_of "$a" "$k")" = "$(stat_of "$b" "$k")" ] || return 1
+	done
+}
+for n in 1 2; do
+	check "vm$n: rdma statistic: tx/rx_roce_v1_packets up, v2 unchanged" counters "$n" || true
+done
+
+lab_stop
+echo "# test_nvmeof_roce_v1 (${MB} MiB): $(lab_elapsed "$T0") s"
+exit "$fail"

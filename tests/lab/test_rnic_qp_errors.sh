@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2317 # functions are called through check
+# lab-kernels: debug
+#
+# RC error paths, rnic <-> rnic, with rnic_perf's fault= options (the
+# DKMS-installed rnic and rnic_perf; RNIC_PERF_KO=path for a fresh
+# rnic_perf.ko): each run must fail with the right work completion status,
+# and the work requests behind the failed one must be flushed:
+#  - a wrong rkey (RDMA WRITE, READ, FETCH_ADD): REM_ACCESS_ERR, the other
+#    depth - 1 WRs in flight WR_FLUSH_ERR;
+#  - SENDs to a server that posted no receive, rnr_retry=1:
+#    RNR_RETRY_EXC_ERR, the others flushed;
+#  - the client's QP moved to ERR with 1 MiB WRITEs in flight: every WR
+#    still in flight completes with WR_FLUSH_ERR;
+#  - the peer gone mid-run (its NIC's link down through rnicsim's control
+#    socket), retry=2: RETRY_EXC_ERR within a bound, the others flushed;
+#  - the NAK, RNR and retry counters of rdma statistic moved on both
+#    sides; after it all a normal run still passes verified, and rnic_perf
+#    and rnic unload on both VMs.
+set -euo pipefail
+# shellcheck source=scripts/lab/lab.sh
+. "$(dirname "$0")/../../scripts/lab/lab.sh"
+# shellcheck source=tests/lab/lib_perf.sh
+. "$(dirname "$0")/lib_perf.sh"
+
+SUITE="rnic qp errors"
+T0="$(lab__now_us)"
+lab_start rnic_qp_errors || {
+	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_qp_errors"
+	exit 1
+}
+# boots 2, devices 2, server 1, baseline 1, bad rkey 3, RNR 1, flush 1,
+# retry exceeded 1, counters 1, run afterwards 1, unload 2
+lab_plan 16 2
+perf_checks_init
+perf_preflight
+
+lab_vm 1 --rnic
+lab_vm 2 --rnic
+for n in 1 2; do
+	if lab_wait_ready "$n"; then
+		lab_ok "$SUITE: vm$n boots to the agent"
+	else
+		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
+		exit 1
+	fi
+done
+for n in 1 2; do
+	check "vm$n: rnic0 ACTIVE, rnic_perf loaded" rnic_up "$n" || exit 1
+done
+SRV="$(lab_addr 2 rnic 4)"
+check "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV" || exit 1
+for n in 1 2; do
+	hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-vm$n-before" 2>&1 || true
+done
+
+ok_run() {
+	local line
+	line="$(perf_run 1 "$SRV" --timeout 150 "$@")" || {
+		echo "$line"
+		return 1
+	}
+	echo "$line"
+	[ "$(perf_field "$line" wc_status)" = SUCCESS ] && [ "$(perf_field "$line" flushed)" = 0 ] &&
+		perf_check 2 "$line"
+}
+check "baseline: RDMA WRITE 64 KiB, 32 verified, wc_status=SUCCESS flushed=0" \
+	ok_run op=write size=65536 depth=8 count=32 || true
+
+# fails WANT FLUSHED LINE: LINE is a failed run whose first bad completion
+# was WANT, with FLUSHED WRs flushed behind it (FLUSHED "1-8": a range).
+fails() {
+	local want="$1" fl="$2" line="$3" st n
+	echo "$line"
+	st="$(perf_field "$line" wc_status)" || st=-
+	n="$(perf_field "$line" flushed)" || n=-
+	echo "status=$(perf_field "$line" status) wc_status=$st flushed=$n; want fail, $want, $fl"
+	[ "$(perf_field "$line" status)" = fail ] && [ "$st" = "$want" ] || return 1
+	case "$fl" in
+	*-*) [ "$n" -ge "${fl%-*}" ] && [ "$n" -le "${fl#*-}" ] ;;
+	*) [ "$n" = "$fl" ] ;;
+	esac
+}
+# must_fail WANT FLUSHED ARGS...: a client run from vm1 that must fail so.
+must_fail() {
+	local want="$1" fl="$2" line
+	shift 2
+	if line="$(perf_run 1 "$SRV" --timeout 120 "$@")"; then
+		echo "$line"
+		echo "the run passed"
+		return 1
+	fi
+	fails "$want" "$fl" "$line"
+}
+
+D=8
+check "wrong rkey, RDMA WRITE depth $D: REM_ACCESS_ERR, the other $((D - 1)) flushed" \
+	must_fail REM_ACCESS_ERR $((D - 1)) op=write size=4096 depth=$D count=64 fault=rkey || true
+check "wrong rkey, RDMA READ depth $D: REM_ACCESS_ERR, the other $((D - 1)) flushed" \
+	must_fail REM_ACCESS_ERR $((D - 1)) op=read size=4096 depth=$D count=64 fault=rkey || true
+check "wrong rkey, FETCH_ADD depth $D: REM_ACCESS_ERR, the other $((D - 1)) flushed" \
+	must_fail REM_ACCESS_ERR $((D - 1)) op=fetch_add depth=$D count=64 fault=rkey || true
+check "SEND to a server with no receive posted, rnr_retry=1, depth 4: RNR_RETRY_EXC_ERR, the other 3 flushed" \
+	must_fail RNR_RETRY_EXC_ERR 3 op=send size=4096 depth=4 count=16 fault=norecv rnr_retry=1 || true
+check "QP moved to ERR with 1 MiB WRITEs in flight, depth $D: WR_FLUSH_ERR for each still in flight (1-$D)" \
+	must_fail WR_FLUSH_ERR "1-$D" op=write size=1048576 depth=$D count=64 verify=0 fault=flush || true
+
+# ---- the peer goes away mid-run: its NIC loses the link
+
+sim_ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
+ctr() { sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
+peer_gone() {
+	local job base flowing=0 t line rc
+	base="$(ctr 2 rx_roce_v2_frames)"
+	job="$(lab_bg 1 "echo 'client addr=$SRV port=$PERF_PORT op=write size=65536 depth=$D count=1000000 verify=0 retry=2' > $PERF_DBG/control
+		grep '^client' $PERF_DBG/results | tail -1")"
+	for _ in $(seq 300); do
+		if [ "$(ctr 2 rx_roce_v2_frames)" -gt $((${base:-0} + 500)) ]; then
+			flowing=1
+			break
+		fi
+		sleep 0.1
+	done
+	echo "traffic flowing: $flowing"
+	sim_ctl 2 link down
+	t="$(lab__now_us)"
+	# Three local ACK timeouts (rdma_cm's RoCE default, about 0.5 s each)
+	# and the completion: well within 60 s.
+	line="$(lab_wait 1 "$job" --timeout 60)"
+	rc=$?
+	echo "the run ended $(lab_elapsed "$t") s after the link went down (status $rc)"
+	sim_ctl 2 link up
+	[ "$flowing" = 1 ] && [ "$rc" != 124 ] && fails RETRY_EXC_ERR "1-$((D - 1))" "$line"
+}
+check "peer's link down mid-run, retry=2, depth $D: RETRY_EXC_ERR within 60 s, the WRs behind it flushed (1-$((D - 1)))" \
+	peer_gone || true
+
+for n in 1 2; do
+	hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-vm$n-after" 2>&1 || true
+done
+counters() {
+	local k v n b a
+	for v in "1 nak_rem_access_rcvd 3" "2 nak_rem_access_sent 3" "1 nak_rnr_rcvd 2" \
+		"2 nak_rnr_sent 2" "1 rnr_retry_exceeded 1" "1 retry_exceeded 1" "1 retrans_timeouts 3"; do
+		read -r n k min <<<"$v"
+		b="$(stat_of "$LAB_DIR/stats-vm$n-before" "$k")"
+		a="$(stat_of "$LAB_DIR/stats-vm$n-after" "$k")"
+		echo "vm$n $k: $b -> $a (want +$min)"
+		[ "$((a - b))" -ge "$min" ] || return 1
+	done
+}
+check "rdma statistic: remote access and RNR NAKs sent/received, rnr_retry_exceeded, retry_exceeded, retransmit timeouts" \
+	counters || true
+
+after() {
+	lab_exec 2 --timeout 60 "for i in \$(seq 100); do
+			rdma link show rnic0/1 | grep -q 'state ACTIVE' && break
+			sleep 0.1
+		done
+		rdma link show rnic0/1" && ok_run "$@"
+}
+check "afterwards (vm2's link back up): SEND 4 KiB, 200 verified, wc_status=SUCCESS" \
+	after op=send size=4096 depth=8 count=200 || true
+for n in 1 2; do
+	check "vm$n: rnic_perf stopped, rmmod rnic_perf rnic" \
+		lab_exec "$n" --timeout 60 "echo stop > $PERF_DBG/control && rmmod rnic_perf && rmmod rnic &&
+			! grep -w '^rnic' /proc/modules" || true
+done
+
+lab_stop
+echo "# test_rnic_qp_errors: $(lab_elapsed "$T0") s"
+exit "$fail"
