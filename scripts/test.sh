@@ -111,7 +111,10 @@ lab_test() {
 	name="$(basename "$t" .sh)"
 	log="$RNIC_TEST_DIR/lab/$name-$label.log"
 	echo "-- $t on $label ($kver)" >&2
-	RNIC_LAB_KVER="$kver" bash "$t" >"$log" 2>&1
+	# Each kernel's run has its own VM logs: a test may run on two
+	# kernels at once.
+	RNIC_LAB_DIR="${RNIC_LAB_DIR:-/tmp/rnic-lab}/$label" RNIC_LAB_KVER="$kver" \
+		bash "$t" >"$log" 2>&1
 	rc=$?
 	sed -nE "s/^(not )?ok - lab: /\1ok - lab($label): /p" "$log"
 	grep '^# ' "$log" >&2
@@ -126,8 +129,27 @@ lab_test() {
 	fi
 }
 
+# How long each lab test took in the last run on this machine ("NAME-LABEL
+# SECONDS"): the lab starts the longest first.
+LAB_TIMES=/var/cache/rnic/lab-times
+# How many VMs may run at once. The guests are single-vCPU TCG, and a
+# one-VM test leaves one of the two host cores idle, so a one-VM test
+# runs beside a two-VM test; two two-VM tests would share two cores four
+# ways and stretch every timeout-bound check.
+LAB_VMS=${RNIC_LAB_VMS:-3}
+
+# lab_weight FILE: the VMs a test keeps busy at once: the lab_vm lines it
+# has, at most 2 (a third VM, like netdev's virtio peer, mostly idles);
+# a test that starts its VMs in a loop counts 2.
+lab_weight() {
+	local n
+	n="$(grep -cE '^[[:space:]]*lab_vm [0-9]' "$1")"
+	if [ "$n" = 1 ]; then echo 1; else echo 2; fi
+}
+
 stage_lab() {
-	local t k kernels
+	local t k kver kernels name est queue=() job used=0 w i
+	local -A run_w=() run_job=()
 	mkdir -p "$RNIC_TEST_DIR/lab"
 	# The lab runs alone on this machine (2 cores: another lab at once
 	# would make both time out): other runs of the suite and developers'
@@ -136,21 +158,66 @@ stage_lab() {
 	flock 8
 	for t in tests/lab/test_*.sh; do
 		[ -e "$t" ] || continue
+		name="$(basename "$t" .sh)"
 		# RNIC_LAB_TESTS="test_a test_b": only those (a developer's run).
-		case " ${RNIC_LAB_TESTS:-$(basename "$t" .sh)} " in
-		*" $(basename "$t" .sh) "*) ;;
+		case " ${RNIC_LAB_TESTS:-$name} " in
+		*" $name "*) ;;
 		*) continue ;;
 		esac
 		kernels="$(sed -n 's/^# lab-kernels: *//p' "$t" | head -1)"
 		[ -n "$kernels" ] || kernels=stock
 		for k in $kernels; do
 			case "$k" in
-			stock) lab_test "$t" stock "$(cat /var/cache/rnic/kver)" ;;
-			debug) lab_test "$t" debug "$(cat /var/cache/rnic/debug-kver)" ;;
-			*) echo "not ok - lab: $t: unknown kernel '$k' in its lab-kernels line" ;;
+			stock) kver="$(cat /var/cache/rnic/kver)" ;;
+			debug) kver="$(cat /var/cache/rnic/debug-kver)" ;;
+			*)
+				echo "not ok - lab: $t: unknown kernel '$k' in its lab-kernels line"
+				continue
+				;;
 			esac
+			est="$(awk -v n="$name-$k" '$1 == n { print $2 }' "$LAB_TIMES" 2>/dev/null)"
+			queue+=("${est:-600} $(lab_weight "$t") $t $k $kver")
 		done
 	done
+	mapfile -t queue < <(printf '%s\n' "${queue[@]}" | sort -rn)
+	: >"$RNIC_TEST_DIR/lab/times"
+	# First fit, longest first: start every job that fits beside the
+	# running ones, then wait for one to end and print its lines whole.
+	while [ "${#queue[@]}" -gt 0 ] || [ "${#run_w[@]}" -gt 0 ]; do
+		for i in "${!queue[@]}"; do
+			read -r est w t k kver <<<"${queue[$i]}"
+			if [ "$used" -eq 0 ] || [ $((used + w)) -le "$LAB_VMS" ]; then
+				name="$(basename "$t" .sh)-$k"
+				(
+					s=$SECONDS
+					lab_test "$t" "$k" "$kver" >"$RNIC_TEST_DIR/lab/$name.tap" \
+						2>"$RNIC_TEST_DIR/lab/$name.info"
+					echo "$name $((SECONDS - s))" >>"$RNIC_TEST_DIR/lab/times"
+				) &
+				run_w[$!]=$w
+				run_job[$!]=$name
+				used=$((used + w))
+				unset "queue[$i]"
+			fi
+		done
+		queue=("${queue[@]}")
+		wait -n
+		for job in "${!run_w[@]}"; do
+			kill -0 "$job" 2>/dev/null && continue
+			wait "$job"
+			name="${run_job[$job]}"
+			cat "$RNIC_TEST_DIR/lab/$name.info" >&2
+			cat "$RNIC_TEST_DIR/lab/$name.tap"
+			used=$((used - run_w[$job]))
+			unset "run_w[$job]" "run_job[$job]"
+		done
+	done
+	# Keep the figures of tests that ran this time, and the others'.
+	{
+		cat "$RNIC_TEST_DIR/lab/times"
+		cat "$LAB_TIMES" 2>/dev/null
+	} | awk '!seen[$1]++' >"$LAB_TIMES.new" && mv "$LAB_TIMES.new" "$LAB_TIMES"
+	sort -k2 -rn "$RNIC_TEST_DIR/lab/times" | sed 's/^/# lab time: /' >&2
 }
 
 if [ "${1:-}" = --stage ]; then

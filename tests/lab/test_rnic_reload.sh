@@ -31,7 +31,7 @@ set -euo pipefail
 
 SUITE="rnic reload"
 T0="$(lab__now_us)"
-IDLE=10 FLOOD=5 AFTER=5
+IDLE=4 FLOOD=3 AFTER=3
 lab_start rnic_reload || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_reload"
 	exit 1
