@@ -26,9 +26,10 @@ all: modules
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# DKMS runs "make clean" in /usr/src, where tools/rnicsim is not copied.
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	$(MAKE) -C tools/rnicsim clean
+	$(if $(wildcard tools/rnicsim/Makefile),$(MAKE) -C tools/rnicsim clean)
 
 # Rebuild from clean so every W=1 warning is seen, run sparse on every
 # file, and treat any compiler, sparse or checkpatch finding as failure.
