@@ -132,11 +132,12 @@ lab_test() {
 # How long each lab test took in the last run on this machine ("NAME-LABEL
 # SECONDS"): the lab starts the longest first.
 LAB_TIMES=/var/cache/rnic/lab-times
-# How many VMs may run at once. The guests are single-vCPU TCG, and a
-# one-VM test leaves one of the two host cores idle, so a one-VM test
-# runs beside a two-VM test; two two-VM tests would share two cores four
-# ways and stretch every timeout-bound check.
-LAB_VMS=${RNIC_LAB_VMS:-3}
+# How many VMs may run at once: one per host core. The guests are
+# single-vCPU TCG, so two one-VM tests share a 2-core machine without
+# slowing each other; a third VM beside a two-VM test stretched every
+# timeout-bound check (a one-VM test took 3.4x its time alone, and a
+# reload under ping -f overran its 120 s).
+LAB_VMS=${RNIC_LAB_VMS:-$(nproc)}
 
 # lab_weight FILE: the VMs a test keeps busy at once: the lab_vm lines it
 # has, at most 2 (a third VM, like netdev's virtio peer, mostly idles);
