@@ -608,6 +608,7 @@ struct rc_qp {
 	/* private */
 	bool in_err;		/* inside the ERR entry (no re-entry) */
 	bool cq_dead;		/* ops->complete failed: write no more */
+	u64 timer_armed;	/* deadline last given to ops->timer_set */
 	struct rc_req req;
 	struct rc_resp resp;
 };
@@ -799,5 +800,55 @@ u32 rc_rq_psn(const struct rc_qp *qp);
  * Return: true while draining (QUERY_QP RNIC_QPQ_F_SQ_DRAINING).
  */
 bool rc_sq_draining(const struct rc_qp *qp);
+
+/* ------------------------------------------------------------------------
+ * Engine internals, shared between rc_*.c only; not for the device.
+ */
+
+/* rc_swr.state */
+#define RC_SWR_PENDING		0	/* started, not complete */
+#define RC_SWR_DONE		1	/* complete, waits for its turn */
+#define RC_SWR_ERROR		2	/* failed, waits for its turn */
+
+/* rc_resp.cur: the message in progress at the responder */
+#define RC_RCUR_NONE		0
+#define RC_RCUR_SEND		1
+#define RC_RCUR_WRITE		2
+
+void rc_count(struct rc_qp *qp, unsigned int stat, u64 n);
+#define RC_STAT_INC(qp, name)	rc_count((qp), RNIC_RDMA_STAT_##name, 1)
+
+int rc_emit(struct rc_qp *qp, const u8 *pkt, size_t len);
+void rc_complete(struct rc_qp *qp, const struct rc_cqe *cqe);
+void rc_enter_err(struct rc_qp *qp);
+void rc_engine_fatal(struct rc_qp *qp, u8 reason, u64 info);
+void rc_timer_update(struct rc_qp *qp);
+void rc_kick(struct rc_qp *qp);
+u8 rc_sge_copy(struct rc_qp *qp, enum rc_mem_op op, const struct rc_sge *sge,
+	       unsigned int num, u32 off, void *buf, u32 len);
+u32 rc_npsn(const struct rc_qp *qp, u32 len);
+
+/* rc_req.c: starting WQEs and sending request packets */
+int rc_req_tx_one(struct rc_qp *qp);
+bool rc_req_pending(const struct rc_qp *qp);
+void rc_req_reset(struct rc_qp *qp, u32 sq_psn);
+void rc_req_flush(struct rc_qp *qp);
+void rc_req_rewind(struct rc_qp *qp, u32 psn);
+struct rc_swqe *rc_req_wqe(struct rc_qp *qp, bool tx, struct rc_swr *r);
+struct rc_swr *rc_req_swr(struct rc_qp *qp, u16 idx);
+void rc_req_fail(struct rc_qp *qp, struct rc_swr *r, u8 status, u8 syndrome);
+
+/* rc_comp.c: responses, retries, timers, in-order completion */
+void rc_comp_rx(struct rc_qp *qp, const struct rc_hdr *h);
+void rc_comp_timer(struct rc_qp *qp, u64 now);
+void rc_comp_arm(struct rc_qp *qp, bool restart);
+void rc_comp_complete(struct rc_qp *qp);
+
+/* rc_resp.c: the responder */
+int rc_resp_tx_one(struct rc_qp *qp);
+bool rc_resp_pending(const struct rc_qp *qp);
+void rc_resp_rx(struct rc_qp *qp, const struct rc_hdr *h);
+void rc_resp_reset(struct rc_qp *qp, u32 rq_psn);
+void rc_resp_flush(struct rc_qp *qp);
 
 #endif /* RNICSIM_RC_H */
