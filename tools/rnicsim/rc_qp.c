@@ -437,8 +437,11 @@ void rc_rx(struct rc_qp *qp, const u8 *pkt, size_t len)
 
 void rc_timer(struct rc_qp *qp)
 {
-	/* Forget the armed deadline: rc_timer_update() re-arms if due. */
-	qp->timer_armed = 0;
+	/*
+	 * The device's timer has fired and is spent: whatever the deadline
+	 * is now, tell the device (even "none").
+	 */
+	qp->timer_armed = ~0ULL;
 	if (qp->state == RNIC_QPS_RTS || qp->state == RNIC_QPS_SQD)
 		rc_comp_timer(qp, qp->ops->now_ns(qp));
 	rc_timer_update(qp);

@@ -596,7 +596,7 @@ static int count_events(const struct node *n, u8 type)
 }
 
 /* Signaled send completions only (what the driver would see as CQEs). */
-static __attribute__((unused)) int scq_visible(const struct node *n, struct rc_cqe *out, int max)
+static int scq_visible(const struct node *n, struct rc_cqe *out, int max)
 {
 	int i, k = 0;
 
@@ -972,4 +972,712 @@ TEST(rc_every_opcode_every_mtu)
 			 STAT(&w->n[0], rc_req_packets));
 		world_free(w);
 	}
+}
+
+/* ------------------------------------------------------------------------
+ * Random WQE streams against a reference model, on clean and lossy wires
+ */
+
+#define L_SRC		0x00000		/* requester: payload source */
+#define L_RD		0x40000		/* requester: READ destinations */
+#define L_AT		0x80000		/* requester: atomic results */
+#define R_W		0x00000		/* responder: WRITE targets */
+#define R_S		0x40000		/* responder: READ sources, static */
+#define R_AT		0x80000		/* responder: atomic targets */
+#define R_RECV		0xc0000		/* responder: receive buffers */
+#define AREA		0x40000
+#define NSLOT		64		/* atomic target slots */
+#define MEMSZ		0x100000
+
+struct expect {
+	u8 op;
+	u32 len;
+	u64 loff;		/* READ destination / atomic result */
+	u64 roff;		/* source of a READ */
+	u64 orig;		/* atomic original value */
+	bool recv;		/* consumed a receive WQE */
+	u64 recv_off;
+	__be32 imm;
+};
+
+struct gen {
+	struct node *src;
+	struct node *dst;
+	u8 *model_w;		/* what dst's R_W area must hold */
+	u64 model_at[NSLOT];
+	struct expect *exp;
+	int nexp;
+	int scq0;
+	int rcq0;
+	u64 msgs;
+	u64 bytes;
+};
+
+static u32 rnd_len(struct world *w, u32 max)
+{
+	u32 r = rnd(w) % 100, len;
+
+	if (r < 45)
+		len = rnd(w) % 300;
+	else if (r < 90)
+		len = rnd(w) % 8192;
+	else
+		len = rnd(w) % 65536;
+	return len < max ? len : max;
+}
+
+static void gen_init(struct gen *g, struct node *src, struct node *dst)
+{
+	int i;
+
+	memset(g, 0, sizeof(*g));
+	g->src = src;
+	g->dst = dst;
+	g->model_w = malloc(AREA);
+	memcpy(g->model_w, dst->mr[1].buf + R_W, AREA);
+	for (i = 0; i < NSLOT; i++)
+		memcpy(&g->model_at[i], dst->mr[1].buf + R_AT + 8 * i, 8);
+	g->exp = calloc(SQN, sizeof(*g->exp));
+}
+
+static void gen_free(struct gen *g)
+{
+	free(g->model_w);
+	free(g->exp);
+}
+
+/* Post up to @max random WQEs, as much as the areas hold. */
+static void gen_batch(struct world *w, struct gen *g, int max)
+{
+	struct node *s = g->src, *d = g->dst;
+	struct fmr *lm = &s->mr[0], *rm = &d->mr[1];
+	u64 src_used = 0, rd_used = 0, recv_used = 0;
+	int i;
+
+	g->nexp = 0;
+	g->scq0 = s->nscq;
+	g->rcq0 = d->nrcq;
+	for (i = 0; i < AREA; i++)
+		lm->buf[L_SRC + i] = (u8)rnd(w);
+	for (i = 0; i < max; i++) {
+		struct expect *e = &g->exp[g->nexp];
+		u32 kind = rnd(w) % 100, len, nsge, k;
+		u8 flags = rnd(w) % 8 == 0 ? RNIC_SQE_F_FENCE : 0;
+		struct rc_swqe *q;
+		u64 off;
+
+		memset(e, 0, sizeof(*e));
+		if (kind < 30)
+			e->op = RNIC_SQE_OP_SEND + rnd(w) % 2;
+		else if (kind < 60)
+			e->op = RNIC_SQE_OP_WRITE + rnd(w) % 2;
+		else if (kind < 85)
+			e->op = RNIC_SQE_OP_READ;
+		else
+			e->op = RNIC_SQE_OP_CMP_SWAP + rnd(w) % 2;
+		if (e->op >= RNIC_SQE_OP_CMP_SWAP) {
+			len = 8;
+		} else if (e->op == RNIC_SQE_OP_READ) {
+			len = rnd_len(w, AREA - rd_used);
+		} else {
+			len = rnd_len(w, AREA - src_used);
+			if (e->op <= RNIC_SQE_OP_SEND_IMM &&
+			    len > AREA - recv_used)
+				len = AREA - recv_used;
+		}
+		e->len = len;
+		q = sq_post(s, e->op, flags);
+		e->imm = q->imm_data = cpu_to_be32(rnd(w));
+		switch (e->op) {
+		case RNIC_SQE_OP_READ:
+			e->loff = L_RD + rd_used;
+			e->roff = R_S + rnd(w) % (AREA - len + 1);
+			q->remote_addr = rm->va + e->roff;
+			q->rkey = rm->key;
+			off = e->loff;
+			rd_used += len;
+			break;
+		case RNIC_SQE_OP_CMP_SWAP:
+		case RNIC_SQE_OP_FETCH_ADD:
+			k = rnd(w) % NSLOT;
+			e->loff = L_AT + 8 * g->nexp;
+			q->remote_addr = rm->va + R_AT + 8 * k;
+			q->rkey = rm->key;
+			e->orig = g->model_at[k];
+			if (e->op == RNIC_SQE_OP_FETCH_ADD) {
+				q->compare_add = ((u64)rnd(w) << 32) | rnd(w);
+				g->model_at[k] += q->compare_add;
+			} else {
+				q->compare_add = rnd(w) % 2 ? e->orig : rnd(w);
+				q->swap = ((u64)rnd(w) << 32) | rnd(w);
+				if (q->compare_add == e->orig)
+					g->model_at[k] = q->swap;
+			}
+			off = e->loff;
+			break;
+		default:
+			off = L_SRC + src_used;
+			src_used += len;
+			if (e->op >= RNIC_SQE_OP_WRITE) {
+				u64 t = R_W + rnd(w) % (AREA - len + 1);
+
+				q->remote_addr = rm->va + t;
+				q->rkey = rm->key;
+				memcpy(g->model_w + t, lm->buf + off, len);
+			}
+			break;
+		}
+		/* Scatter the local side over up to 4 SGEs. */
+		nsge = len >= 4 && e->op < RNIC_SQE_OP_CMP_SWAP ?
+		       1 + rnd(w) % 4 : 1;
+		{
+			u32 left = len, at = 0;
+
+			for (k = 0; k < nsge; k++) {
+				u32 part = k + 1 == nsge ? left :
+					   rnd(w) % (left + 1);
+
+				sge_add(q, lm, off + at, part);
+				at += part;
+				left -= part;
+			}
+		}
+		if (rnd(w) % 4 == 0)
+			q->flags &= ~RNIC_SQE_F_SIGNALED;
+		if (e->op <= RNIC_SQE_OP_SEND_IMM ||
+		    e->op == RNIC_SQE_OP_WRITE_IMM) {
+			e->recv = true;
+			e->recv_off = R_RECV + recv_used;
+			/* A receive WQE a bit larger than the message. */
+			rq_post(d, rm, e->recv_off,
+				e->op == RNIC_SQE_OP_WRITE_IMM ? 0 : len + 16);
+			if (e->op != RNIC_SQE_OP_WRITE_IMM)
+				recv_used += len;
+		}
+		g->msgs++;
+		g->bytes += len;
+		g->nexp++;
+		if (src_used >= AREA || rd_used >= AREA ||
+		    recv_used >= AREA - 16)
+			break;
+	}
+	/* The last one signaled, so that every WQE is seen retired. */
+	s->sq[(u16)(s->sq_pi - 1) % SQN].flags |= RNIC_SQE_F_SIGNALED;
+	ring(s);
+}
+
+static void gen_check(struct world *w, struct gen *g)
+{
+	struct node *s = g->src, *d = g->dst;
+	struct fmr *lm = &s->mr[0], *rm = &d->mr[1];
+	int i, r = g->rcq0, k;
+
+	(void)w;
+	REQUIRE(s->nscq - g->scq0 == g->nexp);
+	for (i = 0; i < g->nexp; i++) {
+		const struct rc_cqe *c = &s->scq[g->scq0 + i];
+		const struct expect *e = &g->exp[i];
+
+		CHECK_EQ(c->status, RNIC_WC_SUCCESS);
+		CHECK_EQ(c->opcode, e->op);
+		if (c->status) {
+			fprintf(stderr, "# wqe %d of %d: op %u len %u status %u "
+				"syndrome %u\n", i, g->nexp, e->op, e->len,
+				c->status, c->syndrome);
+			return;
+		}
+		if (e->op == RNIC_SQE_OP_READ) {
+			CHECK(test_mem_eq(__FILE__, __LINE__, "read",
+					  lm->buf + e->loff, rm->buf + e->roff,
+					  e->len));
+		} else if (e->op >= RNIC_SQE_OP_CMP_SWAP) {
+			u64 v;
+
+			memcpy(&v, lm->buf + e->loff, 8);
+			CHECK_EQ(v, e->orig);
+		}
+		if (!e->recv)
+			continue;
+		REQUIRE(r < d->nrcq);
+		CHECK_EQ(d->rcq[r].status, RNIC_WC_SUCCESS);
+		CHECK_EQ(d->rcq[r].byte_len, e->len);
+		CHECK_EQ(d->rcq[r].wqe_idx, (u16)(d->rq_ci - (d->nrcq - g->rcq0) +
+						 (r - g->rcq0)));
+		if (e->op == RNIC_SQE_OP_SEND_IMM ||
+		    e->op == RNIC_SQE_OP_WRITE_IMM)
+			CHECK_EQ(d->rcq[r].imm_data, e->imm);
+		if (e->op != RNIC_SQE_OP_WRITE_IMM) {
+			const struct rc_swqe *q = &s->sq[(u16)(s->sq_pi -
+						 g->nexp + i) % SQN];
+			u32 at = 0;
+
+			/* Compare against the gathered source SGEs. */
+			for (k = 0; k < q->num_sge; k++) {
+				CHECK(test_mem_eq(__FILE__, __LINE__, "recv",
+						  rm->buf + e->recv_off + at,
+						  lm->buf + (q->sge[k].addr -
+							     lm->va),
+						  q->sge[k].len));
+				at += q->sge[k].len;
+			}
+		}
+		r++;
+	}
+	CHECK_EQ(r, d->nrcq);
+	CHECK(test_mem_eq(__FILE__, __LINE__, "write area",
+			  rm->buf + R_W, g->model_w, AREA));
+	for (k = 0; k < NSLOT; k++) {
+		u64 v;
+
+		memcpy(&v, rm->buf + R_AT + 8 * k, 8);
+		CHECK_EQ(v, g->model_at[k]);
+	}
+}
+
+struct stream_cfg {
+	u8 pmtu;
+	unsigned int drop_pm;
+	unsigned int dup_pm;
+	unsigned int reorder_pm;
+	u64 seed;
+	int batches;
+	bool both;		/* both directions at once */
+};
+
+static void run_stream(const struct stream_cfg *sc)
+{
+	struct conn c = conn_default;
+	struct world *w;
+	struct gen g[2];
+	int b, i, nd = sc->both ? 2 : 1;
+
+	c.pmtu = sc->pmtu;
+	w = world_new(&c, sc->seed);
+	/* Slot 0: what a node sends from and reads into; 1: the peer's. */
+	for (i = 0; i < 2; i++) {
+		mr_add(&w->n[i], 0, 0x1000000 * (i + 1), MEMSZ, ALL_ACCESS);
+		mr_add(&w->n[i], 1, 0x3000000 * (i + 1), MEMSZ, ALL_ACCESS);
+	}
+	for (i = 0; i < nd; i++)
+		gen_init(&g[i], &w->n[i], &w->n[!i]);
+	w->drop_pm = sc->drop_pm;
+	w->dup_pm = sc->dup_pm;
+	w->reorder_pm = sc->reorder_pm;
+	for (b = 0; b < sc->batches && !test_failed(); b++) {
+		for (i = 0; i < nd; i++)
+			gen_batch(w, &g[i], 200);
+		world_run(w, 100ULL * 1000000000ULL);
+		for (i = 0; i < nd && !test_failed(); i++)
+			gen_check(w, &g[i]);
+		for (i = 0; i < 2; i++) {
+			CHECK_EQ(w->n[i].qp.state, RNIC_QPS_RTS);
+			CHECK_EQ(w->nq, 0);
+		}
+		if (test_failed())
+			fprintf(stderr, "# batch %d seed %llu\n", b,
+				(unsigned long long)sc->seed);
+	}
+	printf("# mtu %u drop %u dup %u reorder %u (1/10000): %llu msgs, "
+	       "%llu bytes; pkts %llu+%llu, retransmits %llu+%llu, "
+	       "timeouts %llu+%llu, dup req %llu+%llu\n",
+	       rnic_pmtu_bytes(sc->pmtu), sc->drop_pm, sc->dup_pm,
+	       sc->reorder_pm, (unsigned long long)(g[0].msgs + (nd > 1 ? g[1].msgs : 0)),
+	       (unsigned long long)(g[0].bytes + (nd > 1 ? g[1].bytes : 0)),
+	       (unsigned long long)STAT(&w->n[0], rc_req_packets),
+	       (unsigned long long)STAT(&w->n[1], rc_req_packets),
+	       (unsigned long long)STAT(&w->n[0], retransmits),
+	       (unsigned long long)STAT(&w->n[1], retransmits),
+	       (unsigned long long)STAT(&w->n[0], local_ack_timeouts),
+	       (unsigned long long)STAT(&w->n[1], local_ack_timeouts),
+	       (unsigned long long)STAT(&w->n[0], duplicate_requests),
+	       (unsigned long long)STAT(&w->n[1], duplicate_requests));
+	for (i = 0; i < nd; i++)
+		gen_free(&g[i]);
+	world_free(w);
+}
+
+TEST(rc_random_stream_clean)
+{
+	struct stream_cfg sc = { .pmtu = RNIC_PMTU_1024, .seed = 11,
+				 .batches = 15 };
+
+	run_stream(&sc);
+	CHECK(!test_failed());
+}
+
+TEST(rc_random_stream_both_ways_mtu256)
+{
+	struct stream_cfg sc = { .pmtu = RNIC_PMTU_256, .seed = 12,
+				 .batches = 6, .both = true };
+
+	run_stream(&sc);
+}
+
+TEST(rc_random_stream_lossy)
+{
+	struct stream_cfg sc = { .pmtu = RNIC_PMTU_1024, .drop_pm = 100,
+				 .seed = 13, .batches = 8 };
+
+	run_stream(&sc);
+}
+
+TEST(rc_random_stream_drop_dup_reorder_both_ways)
+{
+	struct stream_cfg sc = { .pmtu = RNIC_PMTU_4096, .drop_pm = 200,
+				 .dup_pm = 200, .reorder_pm = 300, .seed = 14,
+				 .batches = 6, .both = true };
+
+	run_stream(&sc);
+}
+
+TEST(rc_random_stream_mtu512_heavy_loss)
+{
+	struct stream_cfg sc = { .pmtu = RNIC_PMTU_512, .drop_pm = 500,
+				 .dup_pm = 100, .reorder_pm = 500, .seed = 15,
+				 .batches = 4, .both = true };
+
+	run_stream(&sc);
+}
+
+/* ------------------------------------------------------------------------
+ * Go-back-N cost: a 64 KiB WRITE stream with 1% of packets dropped
+ */
+
+static void write_stream(u64 seed, u8 pmtu, unsigned int drop_pm)
+{
+	struct conn c = conn_default;
+	struct world *w;
+	struct node *a, *b;
+	u64 carried, resent;
+	int i, n = 64;
+
+	c.pmtu = pmtu;
+	w = world_new(&c, seed);
+	a = &w->n[0];
+	b = &w->n[1];
+	mr_add(a, 0, 0x100000, 1 << 16, ALL_ACCESS);
+	mr_add(b, 0, 0x200000, n << 16, ALL_ACCESS);
+	w->drop_pm = drop_pm;
+	for (i = 0; i < n; i++) {
+		struct rc_swqe *s = sq_post(a, RNIC_SQE_OP_WRITE, 0);
+
+		sge_add(s, &a->mr[0], 0, 1 << 16);
+		s->remote_addr = b->mr[0].va + ((u64)i << 16);
+		s->rkey = b->mr[0].key;
+	}
+	fill(&a->mr[0], 0, 1 << 16, (u32)seed);
+	ring(a);
+	world_run(w, 1000ULL * 1000000000ULL);
+	REQUIRE(a->nscq == n);
+	for (i = 0; i < n; i++) {
+		CHECK_EQ(a->scq[i].status, RNIC_WC_SUCCESS);
+		CHECK(test_mem_eq(__FILE__, __LINE__, "write",
+				  b->mr[0].buf + ((u64)i << 16), a->mr[0].buf,
+				  1 << 16));
+	}
+	carried = STAT(a, rc_req_packets);
+	resent = STAT(a, retransmits);
+	CHECK_EQ(carried, (u64)n * ((1 << 16) / rnic_pmtu_bytes(pmtu)));
+	printf("# 64 KiB WRITE x %d, mtu %u, drop %u.%02u%%, seed %llu: "
+	       "%llu packets carried, %llu retransmitted (%llu dropped, "
+	       "%llu NAK seq, %llu timeouts)\n", n, rnic_pmtu_bytes(pmtu),
+	       drop_pm / 100, drop_pm % 100, (unsigned long long)seed,
+	       (unsigned long long)carried, (unsigned long long)resent,
+	       (unsigned long long)w->dropped,
+	       (unsigned long long)STAT(a, nak_seq_rcvd),
+	       (unsigned long long)STAT(a, local_ack_timeouts));
+	CHECK(resent <= carried);
+	CHECK_EQ(a->qp.qp_stats[RNIC_QP_STAT_retransmits], resent);
+	CHECK(STAT(b, nak_seq_sent) >= STAT(a, nak_seq_rcvd));
+	world_free(w);
+}
+
+TEST(rc_write_stream_1pct_drop)
+{
+	write_stream(21, RNIC_PMTU_1024, 100);
+	write_stream(22, RNIC_PMTU_1024, 100);
+	write_stream(23, RNIC_PMTU_4096, 100);
+	write_stream(24, RNIC_PMTU_256, 100);
+}
+
+/* ------------------------------------------------------------------------
+ * A tap that records what each side sends, and can drop chosen packets
+ */
+
+#define NREC	4096
+
+struct rec {
+	int from;
+	u8 op;
+	u8 syn;
+	bool ackreq;
+	u32 psn;
+	u64 va;
+	u32 dma_len;
+	u64 at;
+	int a_nscq;		/* send completions node 0 had by then */
+};
+
+struct recorder {
+	struct rec r[NREC];
+	int n;
+	/* drop the packets of this side with this opcode, this many times */
+	int drop_from;
+	int drop_op;
+	int drop_count;
+	int drop_skip;		/* ... after letting this many through */
+	bool drop_all[2];
+};
+
+static struct recorder *rec_of(struct world *w)
+{
+	return w->tap_arg;
+}
+
+static bool rec_tap(struct world *w, int from, u8 *pkt, size_t *len)
+{
+	struct recorder *rc = rec_of(w);
+	struct rc_hdr h;
+
+	if (rc_pkt_parse(pkt, *len, &h))
+		return true;
+	if (rc->n < NREC)
+		rc->r[rc->n++] = (struct rec){
+			.from = from, .op = h.opcode, .syn = h.syndrome,
+			.ackreq = h.ackreq, .psn = h.psn, .va = h.va,
+			.dma_len = h.dma_len, .at = w->now,
+			.a_nscq = w->n[0].nscq,
+		};
+	if (rc->drop_all[from])
+		return false;
+	if (from == rc->drop_from && h.opcode == rc->drop_op &&
+	    rc->drop_count) {
+		if (rc->drop_skip) {
+			rc->drop_skip--;
+			return true;
+		}
+		rc->drop_count--;
+		return false;
+	}
+	return true;
+}
+
+static struct recorder *tap_on(struct world *w)
+{
+	struct recorder *rc = calloc(1, sizeof(*rc));
+
+	rc->drop_from = -1;
+	rc->drop_op = -1;
+	w->tap = rec_tap;
+	w->tap_arg = rc;
+	return rc;
+}
+
+static int rec_count(const struct recorder *rc, int from, int op)
+{
+	int i, k = 0;
+
+	for (i = 0; i < rc->n; i++)
+		k += rc->r[i].from == from && (op < 0 || rc->r[i].op == op);
+	return k;
+}
+
+/* A world with one 1 MiB MR per side (slot 0) and the tap on. */
+static struct world *world_mr(const struct conn *c, struct recorder **rc)
+{
+	struct world *w = world_new(c, 99);
+
+	mr_add(&w->n[0], 0, 0x100000, 1 << 20, ALL_ACCESS);
+	mr_add(&w->n[1], 0, 0x200000, 1 << 20, ALL_ACCESS);
+	*rc = tap_on(w);
+	return w;
+}
+
+static void post_send(struct world *w, u8 op, u32 len, u8 flags)
+{
+	struct node *a = &w->n[0];
+	struct rc_swqe *s = sq_post(a, op, flags);
+
+	sge_add(s, &a->mr[0], 0, len);
+}
+
+static __attribute__((unused)) void post_rdma(struct world *w, u8 op, u64 loff, u64 roff, u32 len,
+		      u8 flags)
+{
+	struct node *a = &w->n[0], *b = &w->n[1];
+	struct rc_swqe *s = sq_post(a, op, flags);
+
+	sge_add(s, &a->mr[0], loff, len);
+	s->remote_addr = b->mr[0].va + roff;
+	s->rkey = b->mr[0].key;
+}
+
+/* ------------------------------------------------------------------------
+ * RNR
+ */
+
+TEST(rc_rnr_retry)
+{
+	struct conn c = conn_default;
+	struct recorder *rc;
+	struct world *w;
+	struct node *a, *b;
+	u64 delay = rnic_rnr_delay_us(14) * 1000ULL;
+
+	c.min_rnr_timer = 14;		/* 1.28 ms */
+	w = world_mr(&c, &rc);
+	a = &w->n[0];
+	b = &w->n[1];
+	post_send(w, RNIC_SQE_OP_SEND, 3000, 0);
+	post_send(w, RNIC_SQE_OP_SEND, 10, 0);
+	ring(a);
+	world_run(w, delay / 2);
+	/* The first packet was refused, the rest dropped, nothing retried. */
+	CHECK_EQ(STAT(b, rnr_naks_sent), 1);
+	CHECK_EQ(STAT(a, rnr_naks_rcvd), 1);
+	CHECK_EQ(STAT(b, nak_seq_sent), 0);
+	CHECK_EQ(rec_count(rc, 0, RC_OP_SEND_FIRST), 1);
+	CHECK_EQ(rec_count(rc, 1, RC_OP_ACK), 1);
+	{
+		int i = 0;
+
+		while (i < rc->n && rc->r[i].from != 1)
+			i++;
+		REQUIRE(i < rc->n);
+		CHECK_EQ(rc->r[i].syn, RC_AETH_RNR(14));
+		CHECK_EQ(rc->r[i].psn, conn_default.psn[0]);
+	}
+	CHECK_EQ(rc_rq_psn(&b->qp), conn_default.psn[0]);
+	world_run(w, delay);
+	CHECK_EQ(rec_count(rc, 0, RC_OP_SEND_FIRST), 2);
+	CHECK(STAT(b, rnr_naks_sent) >= 2);
+	/* A buffer at last: both messages go through. */
+	rq_post(b, &b->mr[0], 0, 3000);
+	rq_post(b, &b->mr[0], 4096, 10);
+	world_run(w, 100 * delay);
+	REQUIRE(a->nscq == 2);
+	CHECK_EQ(a->scq[0].status, RNIC_WC_SUCCESS);
+	CHECK_EQ(a->scq[1].status, RNIC_WC_SUCCESS);
+	REQUIRE(b->nrcq == 2);
+	CHECK_EQ(b->rcq[0].byte_len, 3000);
+	CHECK_MEM_EQ(b->mr[0].buf, a->mr[0].buf, 3000);
+	CHECK_EQ(STAT(a, retransmits), rec_count(rc, 0, -1) - 4);
+	CHECK_EQ(STAT(a, rnr_retry_exceeded), 0);
+	CHECK_EQ(STAT(a, local_ack_timeouts), 0);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_rnr_retry_exceeded)
+{
+	struct conn c = conn_default;
+	struct recorder *rc;
+	struct rc_cqe cq[8];
+	struct world *w;
+	struct node *a, *b;
+
+	c.rnr_retry = 2;
+	w = world_mr(&c, &rc);
+	a = &w->n[0];
+	b = &w->n[1];
+	post_send(w, RNIC_SQE_OP_WRITE, 100, 0);
+	a->sq[0].remote_addr = b->mr[0].va;
+	a->sq[0].rkey = b->mr[0].key;
+	post_send(w, RNIC_SQE_OP_SEND, 100, 0);
+	post_send(w, RNIC_SQE_OP_SEND, 100, 0);
+	ring(a);
+	world_run(w, 10ULL * 1000000000ULL);
+	/* The WRITE, then the SEND three times: once and two retries. */
+	{
+		int i, k = 0;
+
+		for (i = 0; i < rc->n; i++)
+			k += rc->r[i].from == 0 &&
+			     rc->r[i].psn == rc_psn_add(c.psn[0], 1);
+		CHECK_EQ(k, 3);
+	}
+	CHECK_EQ(STAT(b, rnr_naks_sent), 3);
+	REQUIRE(scq_visible(a, cq, 8) == 3);
+	CHECK_EQ(cq[0].status, RNIC_WC_SUCCESS);
+	CHECK_EQ(cq[1].status, RNIC_WC_RNR_RETRY_EXC_ERR);
+	CHECK_EQ(cq[1].syndrome, RNIC_ERR_RNR_EXC);
+	CHECK_EQ(cq[1].wqe_idx, 1);
+	CHECK_EQ(cq[2].status, RNIC_WC_WR_FLUSH_ERR);
+	CHECK_EQ(cq[2].syndrome, RNIC_ERR_FLUSHED);
+	CHECK_EQ(a->qp.state, RNIC_QPS_ERR);
+	CHECK_EQ(b->qp.state, RNIC_QPS_RTS);
+	CHECK_EQ(STAT(a, rnr_retry_exceeded), 1);
+	CHECK_EQ(STAT(a, cqe_errors), 1);
+	CHECK_EQ(STAT(a, cqe_flushed), 1);
+	CHECK_EQ(STAT(a, qp_errors), 1);
+	/* An error reported by a CQE raises no event. */
+	CHECK_EQ(a->nev, 0);
+	free(rc);
+	world_free(w);
+}
+
+/* ------------------------------------------------------------------------
+ * Local ACK timeout and retry count
+ */
+
+static void retry_case(u8 retry_cnt)
+{
+	struct conn c = conn_default;
+	struct recorder *rc;
+	struct world *w;
+	struct node *a;
+	u64 t = rnic_ack_timeout_ns(c.timeout);
+
+	c.retry_cnt = retry_cnt;
+	w = world_mr(&c, &rc);
+	a = &w->n[0];
+	rc->drop_all[0] = true;
+	post_send(w, RNIC_SQE_OP_SEND, 2500, 0);	/* 3 packets */
+	post_send(w, RNIC_SQE_OP_SEND, 1, 0);
+	ring(a);
+	world_run(w, 1000ULL * 1000000000ULL);
+	REQUIRE(a->nscq == 2);
+	CHECK_EQ(a->scq[0].status, RNIC_WC_RETRY_EXC_ERR);
+	CHECK_EQ(a->scq[0].syndrome, RNIC_ERR_RETRY_EXC);
+	CHECK_EQ(a->scq[1].status, RNIC_WC_WR_FLUSH_ERR);
+	/* retry_cnt retries: each resends all four packets */
+	CHECK_EQ(rec_count(rc, 0, -1), 4 * (1 + retry_cnt));
+	CHECK_EQ(STAT(a, retransmits), 4 * retry_cnt);
+	CHECK_EQ(STAT(a, rc_req_packets), 4);
+	CHECK_EQ(STAT(a, local_ack_timeouts), 1 + retry_cnt);
+	CHECK_EQ(STAT(a, retry_exceeded), 1);
+	/* Each timeout no earlier than T, no later than 2T. */
+	CHECK(w->now >= (1 + retry_cnt) * t);
+	CHECK(w->now <= (1 + retry_cnt) * 2 * t + 10 * LAT_NS);
+	CHECK_EQ(a->qp.state, RNIC_QPS_ERR);
+	CHECK_EQ(a->deadline, 0);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_retry_exceeded)
+{
+	retry_case(0);
+	retry_case(3);
+	retry_case(7);		/* seven means seven */
+}
+
+TEST(rc_timeout_zero_never_fires)
+{
+	struct conn c = conn_default;
+	struct recorder *rc;
+	struct world *w;
+
+	c.timeout = 0;
+	w = world_mr(&c, &rc);
+	rc->drop_all[0] = true;
+	post_send(w, RNIC_SQE_OP_SEND, 10, 0);
+	ring(&w->n[0]);
+	world_run(w, 100ULL * 1000000000ULL);
+	CHECK_EQ(w->n[0].nscq, 0);
+	CHECK_EQ(w->n[0].deadline, 0);
+	CHECK_EQ(rec_count(rc, 0, -1), 1);
+	CHECK_EQ(w->n[0].qp.state, RNIC_QPS_RTS);
+	free(rc);
+	world_free(w);
 }
