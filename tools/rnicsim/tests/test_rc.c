@@ -567,8 +567,11 @@ static void world_run(struct world *w, u64 limit_ns)
 				busy = true;
 			}
 			if (n->woken || rc_tx_pending(&n->qp)) {
+				int refused = n->eagain;
+
 				n->woken = false;
-				if (rc_tx(&n->qp, 64))
+				/* a refused packet is offered again later */
+				if (rc_tx(&n->qp, 64) || n->eagain != refused)
 					busy = true;
 			}
 		}
@@ -2627,4 +2630,340 @@ TEST(rc_rxe_wire_format)
 {
 	rxe_vectors("rxe_v2_ipv4.pcap");
 	rxe_vectors("rxe_v2_ipv6.pcap");
+}
+
+/* ------------------------------------------------------------------------
+ * States, events, ACKs, and the device interface's corners
+ */
+
+TEST(rc_sqd_drains_begun_wqes)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0];
+	struct rc_attr at = { .mask = A(STATE) | A(SQD_NOTIFY),
+			      .state = RNIC_QPS_SQD, .sqd_notify = 1 };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 5000, 0);
+	ring(a);
+	/* Start the first WQE only (one of its five packets), then SQD. */
+	CHECK_EQ(rc_tx(&a->qp, 1), 1);
+	CHECK_EQ(rc_modify(&a->qp, &at), 0);
+	CHECK(rc_sq_draining(&a->qp));
+	CHECK_EQ(count_events(a, RNIC_EQE_SQ_DRAINED), 0);
+	/* SQD->SQD changes wait for the drain */
+	at.mask = A(TIMEOUT);
+	at.timeout = 12;
+	CHECK_EQ(rc_modify(&a->qp, &at), RNIC_AQ_BAD_STATE);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(a->nscq, 1);
+	CHECK_EQ(rec_count(rc, 0, -1), 5);
+	CHECK(!rc_sq_draining(&a->qp));
+	CHECK_EQ(count_events(a, RNIC_EQE_SQ_DRAINED), 1);
+	CHECK_EQ(rc_modify(&a->qp, &at), 0);
+	/* the responder of an SQD QP still serves */
+	CHECK_EQ(a->qp.state, RNIC_QPS_SQD);
+	at.mask = A(STATE);
+	at.state = RNIC_QPS_RTS;
+	CHECK_EQ(rc_modify(&a->qp, &at), 0);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(a->nscq, 4);
+	CHECK_EQ(count_events(a, RNIC_EQE_SQ_DRAINED), 1);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_comm_est_and_rtr)
+{
+	struct conn c = conn_default;
+	struct world *w = calloc(1, sizeof(*w));
+	struct node *a, *b;
+	int i;
+
+	/* node 1 stays in RTR: it answers, it does not send */
+	w->rng = 1;
+	for (i = 0; i < 2; i++) {
+		struct node *n = &w->n[i];
+
+		n->w = w;
+		n->id = i;
+		n->bad_sq_idx = -1;
+		n->sq = calloc(SQN, sizeof(*n->sq));
+		n->rq = calloc(RQN, sizeof(*n->rq));
+		n->scq = calloc(NCQE, sizeof(*n->scq));
+		n->rcq = calloc(NCQE, sizeof(*n->rcq));
+		rc_qp_init(&n->qp, &f_ops, n, 0x100 + 0x11 * (i + 1));
+	}
+	for (i = 0; i < 2; i++) {
+		CHECK_EQ(node_modify(&w->n[i], RNIC_QPS_INIT, M_INIT, &c), 0);
+		CHECK_EQ(node_modify(&w->n[i], RNIC_QPS_RTR, M_RTR, &c), 0);
+	}
+	a = &w->n[0];
+	b = &w->n[1];
+	CHECK_EQ(node_modify(a, RNIC_QPS_RTS, M_RTS, &c), 0);
+	mr_add(a, 0, 0x1000, 65536, ALL_ACCESS);
+	mr_add(b, 0, 0x1000, 65536, ALL_ACCESS);
+	/* b's SQ is not read in RTR */
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 10, 0);
+	a->sq_pi = 0;
+	b->sq[0] = a->sq[0];
+	b->sq_pi = 1;
+	rc_sq_doorbell(&b->qp);
+	CHECK_EQ(rc_tx(&b->qp, 10), 0);
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 10, 0);
+	post_rdma(w, RNIC_SQE_OP_READ, 0, 0, 10, 0);
+	ring(a);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(a->nscq, 2);
+	CHECK_EQ(count_events(b, RNIC_EQE_COMM_EST), 1);
+	CHECK_EQ(b->nev, 1);
+	CHECK_EQ(b->nscq, 0);
+	world_free(w);
+}
+
+TEST(rc_ack_coalescing_and_ackreq)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0], *b = &w->n[1];
+	int i, k;
+
+	/* 20 single-packet messages in one burst: one ACK for all. */
+	for (i = 0; i < 20; i++)
+		post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0x100 * i, 100, 0);
+	ring(a);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(a->nscq, 20);
+	CHECK_EQ(STAT(b, acks_sent), 1);
+	CHECK_EQ(STAT(a, acks_rcvd), 1);
+	CHECK_EQ(rec_count(rc, 1, -1), 1);
+	/* A 100-packet message: AckReq on packets 32, 64, 96 and the last. */
+	rc->n = 0;
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 100 * 1024, 0);
+	ring(a);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(a->nscq, 21);
+	for (i = 0, k = 0; i < rc->n; i++) {
+		if (rc->r[i].from)
+			continue;
+		CHECK_EQ(rc->r[i].ackreq,
+			 (k + 1) % 32 == 0 || k == 99);
+		k++;
+	}
+	CHECK_EQ(k, 100);
+	free(rc);
+	world_free(w);
+}
+
+static bool window_tap(struct world *w, int from, u8 *pkt, size_t *len)
+{
+	struct rc_hdr h;
+	struct node *a = &w->n[0];
+
+	if (!from && !rc_pkt_parse(pkt, *len, &h))
+		CHECK(rc_psn_diff(h.psn, a->qp.req.una_psn) < RC_PSN_WINDOW);
+	return true;
+}
+
+TEST(rc_psn_window)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0];
+	unsigned int sent;
+
+	w->tap = window_tap;
+	/* Nothing comes back: exactly the window goes out. */
+	w->n[1].qp.state = RNIC_QPS_INIT;
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 300 * 1024, 0);
+	ring(a);
+	sent = rc_tx(&a->qp, 1000);
+	CHECK_EQ(sent, RC_PSN_WINDOW);
+	CHECK_EQ(rc_tx(&a->qp, 1000), 0);
+	w->n[1].qp.state = RNIC_QPS_RTS;
+	w->nq = 0;
+	world_run(w, 1000000000ULL);
+	REQUIRE(a->nscq == 1);
+	CHECK_EQ(a->scq[0].status, RNIC_WC_SUCCESS);
+	CHECK_MEM_EQ(w->n[1].mr[0].buf, a->mr[0].buf, 300 * 1024);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_emit_eagain_and_unsignaled)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0], *b = &w->n[1];
+	struct rc_cqe cq[8];
+	int i;
+
+	a->eagain = 7;
+	b->eagain = 3;
+	for (i = 0; i < 6; i++) {
+		post_rdma(w, i % 2 ? RNIC_SQE_OP_READ : RNIC_SQE_OP_WRITE,
+			  0x10000 * i, 0x10000 * i, 9000, 0);
+		if (i != 3 && i != 5)
+			a->sq[i].flags &= ~RNIC_SQE_F_SIGNALED;
+	}
+	ring(a);
+	world_run(w, 1000000000ULL);
+	REQUIRE(a->nscq == 6);
+	for (i = 0; i < 6; i++) {
+		CHECK_EQ(a->scq[i].status, RNIC_WC_SUCCESS);
+		CHECK_EQ(!!(a->scq[i].flags & RC_CQE_F_SILENT),
+			 i != 3 && i != 5);
+	}
+	CHECK_EQ(scq_visible(a, cq, 8), 2);
+	CHECK_EQ(cq[0].wqe_idx, 3);
+	for (i = 0; i < 6; i++)
+		CHECK(test_mem_eq(__FILE__, __LINE__, "data",
+				  a->mr[0].buf + 0x10000 * i,
+				  b->mr[0].buf + 0x10000 * i, 9000));
+	CHECK_EQ(STAT(a, retransmits), 0);
+	CHECK_EQ(a->eagain, 0);
+	CHECK_EQ(b->eagain, 0);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_local_operations)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0];
+	struct fmr *fr = mr_add(a, 5, 0x7000000, 4096, ALL_ACCESS);
+	struct rc_swqe *s;
+	struct rc_cqe cq[8];
+
+	fr->fastreg = true;
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 50000, 0);
+	s = sq_post(a, RNIC_SQE_OP_LOCAL_INV, 0);
+	s->key = fr->key;
+	s = sq_post(a, RNIC_SQE_OP_REG_MR, 0);
+	s->key = rnic_key_build(fr->key >> 8, 7);
+	/* ... and then a SEND from the re-registered key */
+	s = sq_post(a, RNIC_SQE_OP_SEND, 0);
+	s->sge[s->num_sge++] = (struct rc_sge){ fr->va, 16,
+						rnic_key_build(fr->key >> 8, 7) };
+	s->length = 16;
+	rq_post(&w->n[1], &w->n[1].mr[0], 0, 16);
+	ring(a);
+	/* LOCAL_INV ran when the SQ reached it, the WRITE still going */
+	CHECK_EQ(rc_tx(&a->qp, 5), 5);
+	CHECK(fr->valid);
+	world_run(w, 1000000000ULL);
+	REQUIRE(scq_visible(a, cq, 8) == 4);
+	CHECK_EQ(cq[0].opcode, RNIC_SQE_OP_WRITE);
+	CHECK_EQ(cq[1].opcode, RNIC_SQE_OP_LOCAL_INV);
+	CHECK_EQ(cq[1].byte_len, 0);
+	CHECK_EQ(cq[2].opcode, RNIC_SQE_OP_REG_MR);
+	CHECK_EQ(cq[3].status, RNIC_WC_SUCCESS);
+	CHECK(fr->valid);
+	CHECK_EQ(fr->key & 0xff, 7);
+	/* A LOCAL_INV that fails: LOC_QP_OP_ERR with its syndrome, ERR. */
+	s = sq_post(a, RNIC_SQE_OP_LOCAL_INV, 0);
+	s->key = a->mr[0].key;		/* not FAST_REG */
+	ring(a);
+	world_run(w, 1000000000ULL);
+	REQUIRE(a->nscq == 5);
+	CHECK_EQ(a->scq[4].status, RNIC_WC_LOC_QP_OP_ERR);
+	CHECK_EQ(a->scq[4].syndrome, RNIC_ERR_KEY_STATE);
+	CHECK_EQ(a->qp.state, RNIC_QPS_ERR);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_fatal_cq_error_reset)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0], *b = &w->n[1];
+	struct rc_attr at = { .mask = A(STATE), .state = RNIC_QPS_RESET };
+
+	/* The CQ cannot take a completion: QP_FATAL, ERR, silence. */
+	rq_post(b, &b->mr[0], 0, 100);
+	rq_post(b, &b->mr[0], 0, 100);
+	b->cq_fail = true;
+	post_send(w, RNIC_SQE_OP_SEND, 10, 0);
+	post_send(w, RNIC_SQE_OP_SEND, 10, 0);
+	ring(a);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(b->qp.state, RNIC_QPS_ERR);
+	CHECK_EQ(count_events(b, RNIC_EQE_QP_FATAL), 1);
+	CHECK_EQ(b->ev[0].reason, RNIC_ERR_CQ_ERROR);
+	CHECK_EQ(b->nrcq, 0);
+	CHECK_EQ(STAT(b, qp_errors), 1);
+	/* a: the first SEND was ACKed before b died, or not: either way
+	 * every WQE completes, in order */
+	REQUIRE(a->nscq == 2);
+	CHECK_EQ(a->scq[1].status, a->scq[0].status == RNIC_WC_SUCCESS ?
+		 a->scq[1].status : RNIC_WC_WR_FLUSH_ERR);
+	/* rc_fatal from the device */
+	b->cq_fail = false;
+	CHECK_EQ(rc_modify(&b->qp, &at), 0);
+	CHECK_EQ(b->qp.state, RNIC_QPS_RESET);
+	CHECK_EQ(b->deadline, 0);
+	free(rc);
+	world_free(w);
+
+	w = world_mr(&conn_default, &rc);
+	a = &w->n[0];
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 50000, 0);
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 50, 0);
+	ring(a);
+	rc_tx(&a->qp, 10);
+	rc_fatal(&a->qp, RNIC_ERR_BAD_DOORBELL, 0x1234);
+	CHECK_EQ(a->qp.state, RNIC_QPS_ERR);
+	REQUIRE(a->nev == 1);
+	CHECK_EQ(a->ev[0].type, RNIC_EQE_QP_FATAL);
+	CHECK_EQ(a->ev[0].reason, RNIC_ERR_BAD_DOORBELL);
+	CHECK_EQ(a->ev[0].info, 0x1234);
+	REQUIRE(a->nscq == 2);
+	CHECK_EQ(a->scq[0].status, RNIC_WC_WR_FLUSH_ERR);
+	CHECK_EQ(a->scq[1].status, RNIC_WC_WR_FLUSH_ERR);
+	CHECK_EQ(STAT(a, qp_errors), 0);
+	CHECK_EQ(a->deadline, 0);
+	/* to RESET mid-flight: no completions, nothing sent, fresh PSNs */
+	CHECK_EQ(rc_modify(&a->qp, &at), 0);
+	CHECK_EQ(a->nscq, 2);
+	CHECK_EQ(rc_tx(&a->qp, 10), 0);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_srq_flush_and_last_wqe)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0], *b = &w->n[1];
+	struct rc_attr at = { .mask = A(STATE), .state = RNIC_QPS_ERR };
+
+	b->qp.srq = true;
+	rq_post(b, &b->mr[0], 0, 8192);
+	rq_post(b, &b->mr[0], 0x4000, 8192);
+	rq_post(b, &b->mr[0], 0x8000, 8192);
+	/* The first packet of a SEND takes an SRQ WQE; then b dies. */
+	rc->drop_all[0] = false;
+	post_send(w, RNIC_SQE_OP_SEND, 3000, 0);
+	ring(a);
+	rc_tx(&a->qp, 1);
+	w->now += LAT_NS;
+	while (wire_deliver(w))
+		;
+	CHECK_EQ(b->rq_ci, 1);
+	CHECK_EQ(rc_modify(&b->qp, &at), 0);
+	/* only the taken WQE is flushed, then LAST_WQE_REACHED */
+	REQUIRE(b->nrcq == 1);
+	CHECK_EQ(b->rcq[0].status, RNIC_WC_WR_FLUSH_ERR);
+	CHECK_EQ(b->rcq[0].wqe_idx, 0);
+	CHECK_EQ(b->rq_ci, 1);
+	CHECK_EQ(count_events(b, RNIC_EQE_LAST_WQE_REACHED), 1);
+	rc_rq_doorbell(&b->qp);
+	CHECK_EQ(b->nrcq, 1);
+	CHECK_EQ(b->rq_ci, 1);
+	free(rc);
+	world_free(w);
 }
