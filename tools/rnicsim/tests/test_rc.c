@@ -2967,3 +2967,127 @@ TEST(rc_srq_flush_and_last_wqe)
 	free(rc);
 	world_free(w);
 }
+
+/* ------------------------------------------------------------------------
+ * Segmentation on the wire, and a READ stream restarted by its duplicate
+ */
+
+TEST(rc_segmentation_opcodes)
+{
+	static const struct {
+		u8 op;
+		u8 wire[3];
+		u32 mask[3];
+	} t[] = {
+		{ RNIC_SQE_OP_SEND, { RC_OP_SEND_FIRST, RC_OP_SEND_MIDDLE,
+				      RC_OP_SEND_LAST }, { 0, 0, 0 } },
+		{ RNIC_SQE_OP_SEND_IMM, { RC_OP_SEND_FIRST, RC_OP_SEND_MIDDLE,
+					  RC_OP_SEND_LAST_IMM },
+		  { 0, 0, RC_HDR_IMMDT } },
+		{ RNIC_SQE_OP_SEND_INV, { RC_OP_SEND_FIRST, RC_OP_SEND_MIDDLE,
+					  RC_OP_SEND_LAST_INV },
+		  { 0, 0, RC_HDR_IETH } },
+		{ RNIC_SQE_OP_WRITE, { RC_OP_WRITE_FIRST, RC_OP_WRITE_MIDDLE,
+				       RC_OP_WRITE_LAST },
+		  { RC_HDR_RETH, 0, 0 } },
+		{ RNIC_SQE_OP_WRITE_IMM, { RC_OP_WRITE_FIRST,
+					   RC_OP_WRITE_MIDDLE,
+					   RC_OP_WRITE_LAST_IMM },
+		  { RC_HDR_RETH, 0, RC_HDR_IMMDT } },
+	};
+	struct conn c = conn_default;
+	unsigned int i;
+
+	c.pmtu = RNIC_PMTU_256;
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct recorder *rc;
+		struct world *w = world_mr(&c, &rc);
+		struct node *a = &w->n[0], *b = &w->n[1];
+		int k;
+
+		mr_add(b, 3, 0x900000, 4096, ALL_ACCESS)->fastreg = true;
+		rq_post(b, &b->mr[0], 0, 1000);
+		post_rdma(w, t[i].op, 0, 0, 600, RNIC_SQE_F_SOLICITED);
+		a->sq[0].key = b->mr[3].key;
+		ring(a);
+		rc_tx(&a->qp, 10);
+		REQUIRE(w->nq == 3);
+		for (k = 0; k < 3; k++) {
+			struct rc_hdr h;
+
+			REQUIRE(rc_pkt_parse(w->q[k].data, w->q[k].len,
+					     &h) == 0);
+			CHECK_EQ(h.opcode, t[i].wire[k]);
+			CHECK_EQ(h.mask, t[i].mask[k]);
+			CHECK_EQ(h.payload_len, k < 2 ? 256 : 88);
+			CHECK_EQ(h.pad, 0);
+			CHECK_EQ(h.se, k == 2 && t[i].op != RNIC_SQE_OP_WRITE);
+			CHECK_EQ(h.ackreq, k == 2);
+			CHECK_EQ(h.psn, rc_psn_add(c.psn[0], k));
+			CHECK_EQ(h.dest_qpn, b->qp.qpn);
+			CHECK_EQ(h.pkey, 0xffff);
+			if (k == 0 && h.mask & RC_HDR_RETH)
+				CHECK_EQ(h.dma_len, 600);
+		}
+		world_run(w, 1000000000ULL);
+		CHECK_EQ(a->nscq, 1);
+		CHECK_EQ(a->scq[0].status, RNIC_WC_SUCCESS);
+		free(rc);
+		world_free(w);
+	}
+}
+
+TEST(rc_duplicate_read_restarts_stream)
+{
+	struct hostile hs;
+	struct rc_hdr h, p;
+	struct node *b;
+	u32 e, got = 0, i, mtu = 1024;
+	bool first_seen = false;
+
+	hostile_init(&hs);
+	hs.rc->drop_all[1] = false;	/* onto the wire, never delivered */
+	b = hs.b;
+	e = hs.e;
+	h = (struct rc_hdr){ .opcode = RC_OP_READ_REQ, .ackreq = true,
+			     .psn = e, .va = b->mr[0].va + 0x1000,
+			     .rkey = b->mr[0].key, .dma_len = 10 * mtu,
+			     .pkey = 0xffff, .dest_qpn = b->qp.qpn };
+	{
+		u8 buf[64];
+		size_t len = rc_pkt_build(buf, &h, NULL, 0);
+
+		rc_rx(&b->qp, buf, len);
+		CHECK_EQ(rc_tx(&b->qp, 3), 3);	/* responses e .. e+2 */
+		/* "responses 1 and 2 were lost": asked again from e + 1 */
+		h.psn = rc_psn_add(e, 1);
+		h.va += mtu;
+		h.dma_len -= mtu;
+		len = rc_pkt_build(buf, &h, NULL, 0);
+		rc_rx(&b->qp, buf, len);
+	}
+	CHECK_EQ(STAT(b, duplicate_requests), 1);
+	CHECK_EQ(STAT(b, read_requests_rcvd), 1);
+	hs.w->nq = 0;
+	CHECK_EQ(rc_tx(&b->qp, 100), 9);
+	REQUIRE(hs.w->nq == 9);
+	for (i = 0; i < 9; i++) {
+		REQUIRE(rc_pkt_parse(hs.w->q[i].data, hs.w->q[i].len, &p) == 0);
+		CHECK_EQ(p.psn, rc_psn_add(e, 1 + i));
+		if (!i) {
+			CHECK_EQ(p.opcode, RC_OP_READ_RESP_FIRST);
+			first_seen = true;
+		} else {
+			CHECK_EQ(p.opcode, i == 8 ? RC_OP_READ_RESP_LAST :
+				 RC_OP_READ_RESP_MIDDLE);
+		}
+		CHECK(test_mem_eq(__FILE__, __LINE__, "resp", p.payload,
+				  b->mr[0].buf + 0x1000 + (1 + i) * mtu, mtu));
+		got += p.payload_len;
+	}
+	CHECK(first_seen);
+	CHECK_EQ(got, 9 * mtu);
+	CHECK_EQ(rc_tx(&b->qp, 100), 0);
+	unchanged(&hs, 10, 0);
+	hostile_free(&hs);
+}
