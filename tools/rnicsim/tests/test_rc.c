@@ -971,6 +971,11 @@ TEST(rc_every_opcode_every_mtu)
 		}
 		CHECK_EQ(STAT(&w->n[0], retransmits), 0);
 		CHECK_EQ(STAT(&w->n[1], duplicate_requests), 0);
+		CHECK_EQ(STAT(&w->n[1], resp_res_exhausted), 0);
+		CHECK_EQ(STAT(&w->n[1], read_requests_rcvd),
+			 ARRAY_SIZE(lens));
+		CHECK_EQ(STAT(&w->n[1], atomic_requests_rcvd),
+			 2 * ARRAY_SIZE(lens));
 		CHECK_EQ(w->n[0].port_stats[RNIC_RDMA_STAT_rc_req_packets],
 			 STAT(&w->n[0], rc_req_packets));
 		world_free(w);
@@ -3090,4 +3095,35 @@ TEST(rc_duplicate_read_restarts_stream)
 	CHECK_EQ(rc_tx(&b->qp, 100), 0);
 	unchanged(&hs, 10, 0);
 	hostile_free(&hs);
+}
+
+TEST(rc_resp_res_exhausted_counts_beyond_max_dest)
+{
+	struct conn c = conn_default;
+	int n, pat;
+
+	c.max_dest_rd_atomic = 2;
+	/* all READs, all atomics, alternating; 1 to 4 in one burst */
+	for (pat = 0; pat < 3; pat++) {
+		for (n = 1; n <= 4; n++) {
+			struct recorder *rc;
+			struct world *w = world_mr(&c, &rc);
+			int i;
+
+			for (i = 0; i < n; i++) {
+				bool at = pat == 1 || (pat == 2 && i % 2);
+
+				post_rdma(w, at ? RNIC_SQE_OP_FETCH_ADD :
+					  RNIC_SQE_OP_READ, 0x100 * i,
+					  0x100 * i, 8, 0);
+			}
+			ring(&w->n[0]);
+			world_run(w, 1000000000ULL);
+			CHECK_EQ(w->n[0].nscq, n);
+			CHECK_EQ(STAT(&w->n[1], resp_res_exhausted),
+				 n > 2 ? n - 2 : 0);
+			free(rc);
+			world_free(w);
+		}
+	}
 }
