@@ -1019,13 +1019,25 @@ struct gen {
 	int rcq0;
 	u64 msgs;
 	u64 bytes;
+	/* knobs */
+	bool small;		/* messages of 0..64 bytes, many per batch */
+	bool local_ops;		/* LOCAL_INV / REG_MR among them */
+	bool late;		/* half the receive WQEs posted late: RNR */
+	/* receive WQEs the batch needs, posted in this order */
+	struct rc_rwqe *rcv;
+	int nrcv;
+	int rcv_posted;
+	u8 fr_variant;		/* FAST_REG MR (src slot 5) */
+	bool fr_valid;
 };
 
-static u32 rnd_len(struct world *w, u32 max)
+static u32 rnd_len(struct world *w, const struct gen *g, u32 max)
 {
 	u32 r = rnd(w) % 100, len;
 
-	if (r < 45)
+	if (g->small)
+		len = rnd(w) % 65;
+	else if (r < 45)
 		len = rnd(w) % 300;
 	else if (r < 90)
 		len = rnd(w) % 8192;
@@ -1046,12 +1058,27 @@ static void gen_init(struct gen *g, struct node *src, struct node *dst)
 	for (i = 0; i < NSLOT; i++)
 		memcpy(&g->model_at[i], dst->mr[1].buf + R_AT + 8 * i, 8);
 	g->exp = calloc(SQN, sizeof(*g->exp));
+	g->rcv = calloc(RQN, sizeof(*g->rcv));
+	g->fr_valid = true;
+	g->fr_variant = 1;
+	mr_add(src, 5, 0x5000000, 4096, ALL_ACCESS)->fastreg = true;
+}
+
+/* Post the batch's receive WQEs, up to @upto of them. */
+static void gen_post_recv(struct gen *g, int upto)
+{
+	struct node *d = g->dst;
+
+	while (g->rcv_posted < g->nrcv && g->rcv_posted < upto) {
+		d->rq[d->rq_pi++ % RQN] = g->rcv[g->rcv_posted++];
+	}
 }
 
 static void gen_free(struct gen *g)
 {
 	free(g->model_w);
 	free(g->exp);
+	free(g->rcv);
 }
 
 /* Post up to @max random WQEs, as much as the areas hold. */
@@ -1063,6 +1090,8 @@ static void gen_batch(struct world *w, struct gen *g, int max)
 	int i;
 
 	g->nexp = 0;
+	g->nrcv = 0;
+	g->rcv_posted = 0;
 	g->scq0 = s->nscq;
 	g->rcq0 = d->nrcq;
 	for (i = 0; i < AREA; i++)
@@ -1075,6 +1104,20 @@ static void gen_batch(struct world *w, struct gen *g, int max)
 		u64 off;
 
 		memset(e, 0, sizeof(*e));
+		if (g->local_ops && rnd(w) % 20 == 0) {
+			struct fmr *fr = &s->mr[5];
+
+			/* invalidate, or register again with a new variant */
+			e->op = g->fr_valid ? RNIC_SQE_OP_LOCAL_INV :
+					      RNIC_SQE_OP_REG_MR;
+			if (!g->fr_valid)
+				g->fr_variant++;
+			q = sq_post(s, e->op, flags);
+			q->key = rnic_key_build(fr->key >> 8, g->fr_variant);
+			g->fr_valid = !g->fr_valid;
+			g->nexp++;
+			continue;
+		}
 		if (kind < 30)
 			e->op = RNIC_SQE_OP_SEND + rnd(w) % 2;
 		else if (kind < 60)
@@ -1086,9 +1129,9 @@ static void gen_batch(struct world *w, struct gen *g, int max)
 		if (e->op >= RNIC_SQE_OP_CMP_SWAP) {
 			len = 8;
 		} else if (e->op == RNIC_SQE_OP_READ) {
-			len = rnd_len(w, AREA - rd_used);
+			len = rnd_len(w, g, AREA - rd_used);
 		} else {
-			len = rnd_len(w, AREA - src_used);
+			len = rnd_len(w, g, AREA - src_used);
 			if (e->op <= RNIC_SQE_OP_SEND_IMM &&
 			    len > AREA - recv_used)
 				len = AREA - recv_used;
@@ -1154,11 +1197,17 @@ static void gen_batch(struct world *w, struct gen *g, int max)
 			q->flags &= ~RNIC_SQE_F_SIGNALED;
 		if (e->op <= RNIC_SQE_OP_SEND_IMM ||
 		    e->op == RNIC_SQE_OP_WRITE_IMM) {
+			struct rc_rwqe *rw = &g->rcv[g->nrcv++];
+
 			e->recv = true;
 			e->recv_off = R_RECV + recv_used;
 			/* A receive WQE a bit larger than the message. */
-			rq_post(d, rm, e->recv_off,
-				e->op == RNIC_SQE_OP_WRITE_IMM ? 0 : len + 16);
+			memset(rw, 0, sizeof(*rw));
+			rw->num_sge = 1;
+			rw->sge[0] = (struct rc_sge){
+				rm->va + e->recv_off,
+				e->op == RNIC_SQE_OP_WRITE_IMM ? 0 : len + 16,
+				rm->key };
 			if (e->op != RNIC_SQE_OP_WRITE_IMM)
 				recv_used += len;
 		}
@@ -1166,9 +1215,10 @@ static void gen_batch(struct world *w, struct gen *g, int max)
 		g->bytes += len;
 		g->nexp++;
 		if (src_used >= AREA || rd_used >= AREA ||
-		    recv_used >= AREA - 16)
+		    recv_used >= AREA - 16 || g->nrcv >= RQN / 2 - 1)
 			break;
 	}
+	gen_post_recv(g, g->late ? g->nrcv / 2 : g->nrcv);
 	/* The last one signaled, so that every WQE is seen retired. */
 	s->sq[(u16)(s->sq_pi - 1) % SQN].flags |= RNIC_SQE_F_SIGNALED;
 	ring(s);
@@ -1198,7 +1248,8 @@ static void gen_check(struct world *w, struct gen *g)
 			CHECK(test_mem_eq(__FILE__, __LINE__, "read",
 					  lm->buf + e->loff, rm->buf + e->roff,
 					  e->len));
-		} else if (e->op >= RNIC_SQE_OP_CMP_SWAP) {
+		} else if (e->op == RNIC_SQE_OP_CMP_SWAP ||
+			   e->op == RNIC_SQE_OP_FETCH_ADD) {
 			u64 v;
 
 			memcpy(&v, lm->buf + e->loff, 8);
@@ -1250,6 +1301,10 @@ struct stream_cfg {
 	u64 seed;
 	int batches;
 	bool both;		/* both directions at once */
+	bool small;
+	bool local_ops;
+	bool late;
+	int per_batch;		/* 0: 200 */
 };
 
 static void run_stream(const struct stream_cfg *sc)
@@ -1266,14 +1321,37 @@ static void run_stream(const struct stream_cfg *sc)
 		mr_add(&w->n[i], 0, 0x1000000 * (i + 1), MEMSZ, ALL_ACCESS);
 		mr_add(&w->n[i], 1, 0x3000000 * (i + 1), MEMSZ, ALL_ACCESS);
 	}
-	for (i = 0; i < nd; i++)
+	for (i = 0; i < nd; i++) {
 		gen_init(&g[i], &w->n[i], &w->n[!i]);
+		g[i].small = sc->small;
+		g[i].local_ops = sc->local_ops;
+		g[i].late = sc->late;
+	}
 	w->drop_pm = sc->drop_pm;
 	w->dup_pm = sc->dup_pm;
 	w->reorder_pm = sc->reorder_pm;
 	for (b = 0; b < sc->batches && !test_failed(); b++) {
 		for (i = 0; i < nd; i++)
-			gen_batch(w, &g[i], 200);
+			gen_batch(w, &g[i], sc->per_batch ? sc->per_batch : 200);
+		if (sc->late) {
+			/* Run until the posted receives are used up (and
+			 * RNR NAKs start), then post the other half. */
+			int step;
+
+			for (step = 0; step < 20000; step++) {
+				bool used = true;
+
+				world_run(w, 10000);
+				for (i = 0; i < nd; i++)
+					used &= g[i].dst->rq_ci ==
+						g[i].dst->rq_pi;
+				if (used)
+					break;
+			}
+			world_run(w, 200000);
+			for (i = 0; i < nd; i++)
+				gen_post_recv(&g[i], RQN);
+		}
 		world_run(w, 100ULL * 1000000000ULL);
 		for (i = 0; i < nd && !test_failed(); i++)
 			gen_check(w, &g[i]);
@@ -1287,7 +1365,7 @@ static void run_stream(const struct stream_cfg *sc)
 	}
 	printf("# mtu %u drop %u dup %u reorder %u (1/10000): %llu msgs, "
 	       "%llu bytes; pkts %llu+%llu, retransmits %llu+%llu, "
-	       "timeouts %llu+%llu, dup req %llu+%llu\n",
+	       "timeouts %llu+%llu, dup req %llu+%llu, rnr %llu+%llu\n",
 	       rnic_pmtu_bytes(sc->pmtu), sc->drop_pm, sc->dup_pm,
 	       sc->reorder_pm, (unsigned long long)(g[0].msgs + (nd > 1 ? g[1].msgs : 0)),
 	       (unsigned long long)(g[0].bytes + (nd > 1 ? g[1].bytes : 0)),
@@ -1298,7 +1376,9 @@ static void run_stream(const struct stream_cfg *sc)
 	       (unsigned long long)STAT(&w->n[0], local_ack_timeouts),
 	       (unsigned long long)STAT(&w->n[1], local_ack_timeouts),
 	       (unsigned long long)STAT(&w->n[0], duplicate_requests),
-	       (unsigned long long)STAT(&w->n[1], duplicate_requests));
+	       (unsigned long long)STAT(&w->n[1], duplicate_requests),
+	       (unsigned long long)STAT(&w->n[0], rnr_naks_sent),
+	       (unsigned long long)STAT(&w->n[1], rnr_naks_sent));
 	for (i = 0; i < nd; i++)
 		gen_free(&g[i]);
 	world_free(w);
@@ -3126,4 +3206,34 @@ TEST(rc_resp_res_exhausted_counts_beyond_max_dest)
 			world_free(w);
 		}
 	}
+}
+
+TEST(rc_random_stream_small_messages_local_ops)
+{
+	struct stream_cfg sc = { .pmtu = RNIC_PMTU_256, .seed = 16,
+				 .batches = 8, .small = true,
+				 .local_ops = true, .per_batch = 1000,
+				 .both = true };
+
+	run_stream(&sc);
+}
+
+TEST(rc_random_stream_late_receives_lossy)
+{
+	struct stream_cfg sc = { .pmtu = RNIC_PMTU_2048, .drop_pm = 100,
+				 .dup_pm = 50, .reorder_pm = 100, .seed = 17,
+				 .batches = 6, .late = true, .local_ops = true,
+				 .both = true };
+
+	run_stream(&sc);
+}
+
+TEST(rc_random_stream_small_lossy)
+{
+	struct stream_cfg sc = { .pmtu = RNIC_PMTU_1024, .drop_pm = 150,
+				 .dup_pm = 100, .reorder_pm = 200, .seed = 18,
+				 .batches = 5, .small = true, .late = true,
+				 .per_batch = 1000 };
+
+	run_stream(&sc);
 }
