@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rc_req.c: the requester's transmit side. Starts send WQEs in SQ order
+ * The requester's transmit side. Starts send WQEs in SQ order
  * (fence, max_rd_atomic, SQD), gives them PSNs, segments them by the path
  * MTU and sends their packets within the PSN window, from a cursor that
  * rc_comp.c moves back to retransmit (go-back-N).
@@ -364,11 +364,10 @@ static int rc_req_send(struct rc_qp *qp, struct rc_swr *r)
 	rc = rc_emit(qp, buf, len);
 	if (rc == -EAGAIN)
 		return rc;
-	if (rc_psn_after(req->sent_psn, h.psn)) {
+	if (rc_psn_after(req->sent_psn, h.psn))
 		RC_STAT_INC(qp, retransmits);
-	} else {
+	else
 		RC_STAT_INC(qp, rc_req_packets);
-	}
 	if (rc_psn_after(end, req->sent_psn))
 		req->sent_psn = end;
 	if (r->opcode == RNIC_SQE_OP_READ)

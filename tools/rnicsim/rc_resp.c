@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rc_resp.c: the responder. Checks each request against the expected PSN,
+ * The responder. Checks each request against the expected PSN,
  * executes new ones (SEND into receive WQEs, WRITE, READ, atomics),
  * answers duplicates (ACK, READ executed again, atomic replayed from the
  * responder resources), NAKs what it must, and queues its responses in PSN

@@ -1069,9 +1069,8 @@ static void gen_post_recv(struct gen *g, int upto)
 {
 	struct node *d = g->dst;
 
-	while (g->rcv_posted < g->nrcv && g->rcv_posted < upto) {
+	while (g->rcv_posted < g->nrcv && g->rcv_posted < upto)
 		d->rq[d->rq_pi++ % RQN] = g->rcv[g->rcv_posted++];
-	}
 }
 
 static void gen_free(struct gen *g)
@@ -1334,8 +1333,10 @@ static void run_stream(const struct stream_cfg *sc)
 		for (i = 0; i < nd; i++)
 			gen_batch(w, &g[i], sc->per_batch ? sc->per_batch : 200);
 		if (sc->late) {
-			/* Run until the posted receives are used up (and
-			 * RNR NAKs start), then post the other half. */
+			/*
+			 * Run until the posted receives are used up (and
+			 * RNR NAKs start), then post the other half.
+			 */
 			int step;
 
 			for (step = 0; step < 20000; step++) {
@@ -2981,8 +2982,10 @@ TEST(rc_fatal_cq_error_reset)
 	CHECK_EQ(b->ev[0].reason, RNIC_ERR_CQ_ERROR);
 	CHECK_EQ(b->nrcq, 0);
 	CHECK_EQ(STAT(b, qp_errors), 1);
-	/* a: the first SEND was ACKed before b died, or not: either way
-	 * every WQE completes, in order */
+	/*
+	 * a: the first SEND was ACKed before b died, or not: either way
+	 * every WQE completes, in order.
+	 */
 	REQUIRE(a->nscq == 2);
 	CHECK_EQ(a->scq[1].status, a->scq[0].status == RNIC_WC_SUCCESS ?
 		 a->scq[1].status : RNIC_WC_WR_FLUSH_ERR);
