@@ -57,13 +57,16 @@ gid_v6() {
 	want="$(python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address(sys.argv[1]).exploded)' \
 		"$(lab_addr "$1" rnic 6)")"
 	echo "want $want RoCE v2"
+	# read, not cat: a fork per entry of the table took a minute a pass
+	# on the debug kernel under TCG.
 	lab_exec "$1" --timeout 60 "cd /sys/class/infiniband/rnic0/ports/1
 		for i in \$(seq 100); do
 			for f in gid_attrs/types/*; do
 				n=\${f##*/}
-				t=\$(cat \$f 2>/dev/null) || continue
-				[ \"\$t\" = 'RoCE v2' ] && [ \"\$(cat gids/\$n)\" = '$want' ] &&
-					{ echo \"gid \$n: \$(cat gids/\$n) \$t\"; exit 0; }
+				IFS= read -r t <\$f 2>/dev/null || continue
+				IFS= read -r g <gids/\$n
+				[ \"\$t\" = 'RoCE v2' ] && [ \"\$g\" = '$want' ] &&
+					{ echo \"gid \$n: \$g \$t\"; exit 0; }
 			done
 			sleep 0.1
 		done
