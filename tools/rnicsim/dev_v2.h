@@ -247,7 +247,10 @@ struct v2_runq {
 	struct v2_qp *head, *tail;
 };
 
+struct rc_qp;
+
 struct v2_qp {
+	struct rdev *d;
 	u32 qpn;
 	u8 type;		/* enum rnic_qp_type_hw */
 	u8 state;		/* enum rnic_qp_state_hw */
@@ -263,7 +266,8 @@ struct v2_qp {
 	u16 sq_next;		/* next WQE to start */
 	u16 sq_ci;		/* WQEs retired (completed) */
 	u16 rq_pi;
-	u16 rq_ci;
+	u16 rq_next;		/* next WQE to take */
+	u16 rq_ci;		/* WQEs completed */
 
 	/* attributes (MODIFY_QP) */
 	u8 access;
@@ -289,11 +293,19 @@ struct v2_qp {
 	/* scheduling */
 	bool queued;
 	bool pfc_wait;		/* paused by PFC, parked until resumed */
-	struct v2_qp *rq_next;	/* runq link */
+	struct v2_qp *runq_next;	/* runq link */
+
+	u64 pfc_since;		/* when it was parked on a pause */
 
 	u64 stats[RNIC_NUM_QP_STATS];
 
-	void *rc;		/* the RC engine's state */
+	/* RC: the engine's state (rc.h) and what the device keeps for it */
+	struct rc_qp *rc;
+	u64 rc_deadline;	/* ops->timer_set; 0: none */
+	unsigned int rc_busy;	/* inside an rc_*() call for this QP */
+	bool rc_fatal_pending;	/* a device error found while rc_busy */
+	u8 rc_fatal_reason;
+	u64 rc_fatal_info;
 };
 
 /* A received RoCE frame after RX validation */
@@ -327,6 +339,8 @@ struct v2_pkt {
 	const u8 *atomicack;	/* AtomicAckETH, raw */
 	const u8 *payload;
 	u32 paylen;		/* without pad */
+	const u8 *bth;		/* the transport packet: BTH .. pad */
+	size_t tlen;
 	u16 pkey_index;		/* the table entry the P_Key matched */
 };
 
@@ -481,7 +495,7 @@ int v2_ring_read(struct rdev *d, const struct v2_ring *r, u16 idx,
 		 void *buf, size_t len);
 /*
  * Fetch and check send WQE @idx. 0, RNIC_ERR_DMA_OOB (ring), or the
- * syndrome of a malformed WQE (BAD_WQE).
+ * syndrome of a malformed WQE (BAD_WQE; the caller counts wqe_errors).
  */
 u8 v2_sq_fetch(struct rdev *d, struct v2_qp *qp, u16 idx,
 	       struct v2_swqe *w);
@@ -489,11 +503,13 @@ u8 v2_sq_fetch(struct rdev *d, struct v2_qp *qp, u16 idx,
 u8 v2_sq_opcode(struct rdev *d, struct v2_qp *qp, u16 idx);
 /*
  * Look at the next receive WQE of an RQ or SRQ without taking it.
- * 0 (*w filled), -ENOENT none posted, -EIO the ring or SRQ failed (the
- * QP or SRQ is now in error), or a positive syndrome: the WQE is
- * malformed (the caller completes it in error after taking it).
+ * 0 (*w filled), -ENOENT none posted, -EIO the ring or SRQ failed
+ * (*syn: why; an SRQ is now in error, the QP is the caller's to fail),
+ * or a positive syndrome: the WQE is malformed (the caller completes it
+ * in error after taking it, and counts wqe_errors).
  */
-int v2_rwqe_peek(struct rdev *d, struct v2_qp *qp, struct v2_rwqe *w);
+int v2_rwqe_peek(struct rdev *d, struct v2_qp *qp, struct v2_rwqe *w,
+		 u8 *syn, u64 *info);
 void v2_rwqe_take(struct rdev *d, struct v2_qp *qp, const struct v2_rwqe *w);
 /* Producer index slots, read on kicks */
 void v2_sq_slot(struct rdev *d, struct v2_qp *qp);
@@ -556,6 +572,13 @@ u32 v2_tmpl_max_payload(struct rdev *d, const struct rnic_hdr_tmpl *t,
 int v2_tx_packet(struct rdev *d, struct v2_qp *qp,
 		 const struct rnic_hdr_tmpl *t, u8 *hdrs, size_t hlen,
 		 const void *payload, size_t plen);
+/*
+ * Send one transport packet (BTH .. pad, as the RC engine builds them)
+ * behind template @t. 0; -EAGAIN paused; -E2BIG too long (dropped,
+ * counted); -ENETDOWN the link is down (lost).
+ */
+int v2_tx_raw(struct rdev *d, struct v2_qp *qp, const struct rnic_hdr_tmpl *t,
+	      const u8 *pkt, size_t plen);
 /* Fill a BTH */
 void v2_bth_build(u8 *b, u8 opcode, bool se, u16 pkey, u32 dqpn, bool ackreq,
 		  u32 psn);
@@ -579,17 +602,28 @@ void v2_ud_recv(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt);
 /* ---- RC engine hooks (dev_v2_rc.c) ---- */
 int v2_rc_create(struct rdev *d, struct v2_qp *qp);
 void v2_rc_destroy(struct rdev *d, struct v2_qp *qp);
-/* The QP's state or attributes changed (after MODIFY_QP applied them) */
-void v2_rc_modified(struct rdev *d, struct v2_qp *qp, u8 old_state,
-		    u32 attr_mask);
 /* Send work: one step; false when idle or blocked */
 bool v2_rc_send_step(struct rdev *d, struct v2_qp *qp);
+/* The SQ or RQ producer index moved */
+void v2_rc_sq_doorbell(struct rdev *d, struct v2_qp *qp);
+void v2_rc_rq_doorbell(struct rdev *d, struct v2_qp *qp);
+/* MODIFY_QP: check (before anything changes), then apply */
+u8 v2_rc_modify_check(struct rdev *d, struct v2_qp *qp,
+		      const struct rnic_aq_modify_qp *c);
+void v2_rc_modify(struct rdev *d, struct v2_qp *qp,
+		  const struct rnic_aq_modify_qp *c);
+/* The device moves the QP to ERR (QP_FATAL) */
+void v2_rc_fatal(struct rdev *d, struct v2_qp *qp, u8 reason, u64 info);
+/* The QP's per-QP counters (RNIC_QP_STATS) */
+const u64 *v2_rc_qp_stats(struct v2_qp *qp);
+/* A parked QP may send again after @paused_ns of PFC pause */
+void v2_rc_resumed(struct rdev *d, struct v2_qp *qp, u64 paused_ns);
 void v2_rc_recv(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt);
 u64 v2_rc_tick(struct rdev *d, u64 now);
-/* Whether send WQEs begun are still outstanding (SQD drain, flush) */
+/* Whether send WQEs begun are still outstanding (SQD draining) */
 bool v2_rc_sq_busy(struct rdev *d, struct v2_qp *qp);
-/* The QP entered ERR: stop; its outstanding WQEs are flushed by the caller */
-void v2_rc_stop(struct rdev *d, struct v2_qp *qp);
+/* SET_PKEY changed table entry @index */
+void v2_rc_pkey_changed(struct rdev *d, u16 index);
 /* Fill the transport fields of QUERY_QP */
 void v2_rc_query(struct rdev *d, struct v2_qp *qp, struct rnic_qp_query *q);
 

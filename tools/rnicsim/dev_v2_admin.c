@@ -116,7 +116,7 @@ static u8 cmd_query_stats(struct rdev *d, const union rnic_aq_entry *e,
 		qp = v2_qp_get(d, handle);
 		if (!qp)
 			return RNIC_AQ_NOT_FOUND;
-		src = qp->stats;
+		src = qp->type == RNIC_QPT_RC ? v2_rc_qp_stats(qp) : qp->stats;
 		n = RNIC_NUM_QP_STATS;
 		break;
 	default:
@@ -247,6 +247,7 @@ static u8 cmd_set_pkey(struct rdev *d, const union rnic_aq_entry *e)
 	if (!pkey && pkey_in_use(d, index))
 		return RNIC_AQ_BAD_STATE;
 	d->v2->pkey[index] = pkey;
+	v2_rc_pkey_changed(d, index);
 	return RNIC_AQ_SUCCESS;
 }
 

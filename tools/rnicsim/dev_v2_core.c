@@ -204,9 +204,9 @@ void v2_runq_add(struct rdev *d, struct v2_qp *qp)
 	if (qp->queued || qp->pfc_wait)
 		return;
 	qp->queued = true;
-	qp->rq_next = NULL;
+	qp->runq_next = NULL;
 	if (q->tail)
-		q->tail->rq_next = qp;
+		q->tail->runq_next = qp;
 	else
 		q->head = qp;
 	q->tail = qp;
@@ -218,10 +218,10 @@ static struct v2_qp *runq_pop(struct v2_dev *v)
 
 	if (!qp)
 		return NULL;
-	v->runq.head = qp->rq_next;
+	v->runq.head = qp->runq_next;
 	if (!v->runq.head)
 		v->runq.tail = NULL;
-	qp->rq_next = NULL;
+	qp->runq_next = NULL;
 	qp->queued = false;
 	return qp;
 }
@@ -232,27 +232,28 @@ void v2_runq_remove(struct rdev *d, struct v2_qp *qp)
 	struct v2_runq *q = &d->v2->runq;
 	struct v2_qp **pp, *prev = NULL;
 
-	for (pp = &q->head; *pp; prev = *pp, pp = &(*pp)->rq_next) {
+	for (pp = &q->head; *pp; prev = *pp, pp = &(*pp)->runq_next) {
 		if (*pp != qp)
 			continue;
-		*pp = qp->rq_next;
+		*pp = qp->runq_next;
 		if (q->tail == qp)
 			q->tail = prev;
 		break;
 	}
 	qp->queued = false;
-	qp->rq_next = NULL;
+	qp->runq_next = NULL;
 }
 
 /* One packet's worth of send work; true if the QP has more. */
 static bool qp_step(struct rdev *d, struct v2_qp *qp)
 {
+	/* RC: the engine flushes, and may still owe the peer a NAK in ERR. */
+	if (qp->type == RNIC_QPT_RC)
+		return v2_rc_send_step(d, qp);
 	if (qp->state == RNIC_QPS_ERR) {
 		v2_qp_flush(d, qp);
 		return false;
 	}
-	if (qp->type == RNIC_QPT_RC)
-		return v2_rc_send_step(d, qp);
 	return v2_ud_send_step(d, qp);
 }
 
@@ -301,6 +302,9 @@ void v2_pfc_resume(struct rdev *d)
 
 		if (qp && qp->pfc_wait) {
 			qp->pfc_wait = false;
+			if (qp->type == RNIC_QPT_RC)
+				v2_rc_resumed(d, qp, plat_now_ns(d->p) -
+						     qp->pfc_since);
 			v2_runq_add(d, qp);
 		}
 	}

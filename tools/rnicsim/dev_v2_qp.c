@@ -260,6 +260,7 @@ u8 v2_cmd_create_qp(struct rdev *d, const union rnic_aq_entry *e,
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return RNIC_AQ_INTERNAL;
+	qp->d = d;
 	qp->type = c->type;
 	qp->sq_slot = RNIC_DB_NONE;
 	qp->rq_slot = RNIC_DB_NONE;
@@ -345,7 +346,8 @@ int v2_sq_complete(struct rdev *d, struct v2_qp *qp, u16 idx, u8 opcode,
 
 static void last_wqe_check(struct rdev *d, struct v2_qp *qp)
 {
-	if (qp->srq && qp->state == RNIC_QPS_ERR && !qp->srq_taken &&
+	/* (RC QPs: the engine posts it after its own flush.) */
+	if (qp->srq && qp->type != RNIC_QPT_RC && qp->state == RNIC_QPS_ERR && !qp->srq_taken &&
 	    !qp->last_wqe_sent) {
 		qp->last_wqe_sent = true;
 		v2_event(d, RNIC_EQE_LAST_WQE_REACHED, RNIC_ERR_NONE,
@@ -409,13 +411,11 @@ void v2_qp_flush(struct rdev *d, struct v2_qp *qp)
 	last_wqe_check(d, qp);
 }
 
-/* Enter ERR: the transport stops; flush follows in the pump. */
+/* UD/GSI enter ERR: sending stops; the flush follows in the pump. */
 static void qp_enter_err(struct rdev *d, struct v2_qp *qp)
 {
 	qp->state = RNIC_QPS_ERR;
 	qp->pfc_wait = false;
-	if (qp->type == RNIC_QPT_RC)
-		v2_rc_stop(d, qp);
 	v2_runq_add(d, qp);
 }
 
@@ -424,6 +424,12 @@ void v2_qp_fatal(struct rdev *d, struct v2_qp *qp, u8 event, u8 reason,
 {
 	if (qp->state == RNIC_QPS_RESET)
 		return;
+	if (qp->type == RNIC_QPT_RC) {
+		/* The engine posts QP_FATAL and flushes (rc.h). */
+		if (qp->state != RNIC_QPS_ERR)
+			v2_rc_fatal(d, qp, reason, info);
+		return;
+	}
 	if (qp->state != RNIC_QPS_ERR) {
 		V2_INC(d, qp_errors);
 		plat_log(d->p, "qp 0x%x error: event %u reason %u info 0x%llx",
@@ -438,10 +444,9 @@ void v2_qp_fatal(struct rdev *d, struct v2_qp *qp, u8 event, u8 reason,
 
 void v2_qp_sq_idle(struct rdev *d, struct v2_qp *qp)
 {
+	/* RC QPs: the engine knows when its SQ is drained. */
 	if (qp->state != RNIC_QPS_SQD || !qp->sqd_notify ||
-	    qp->sq_drained_sent)
-		return;
-	if (qp->type == RNIC_QPT_RC && v2_rc_sq_busy(d, qp))
+	    qp->sq_drained_sent || qp->type == RNIC_QPT_RC)
 		return;
 	qp->sq_drained_sent = true;
 	v2_event(d, RNIC_EQE_SQ_DRAINED, RNIC_ERR_NONE, RNIC_EQE_OBJ_QP,
@@ -605,14 +610,12 @@ static void apply_values(struct rdev *d, struct v2_qp *qp,
 /* RESET: every index, slot and piece of transport state back to zero. */
 static void qp_to_reset(struct rdev *d, struct v2_qp *qp)
 {
-	if (qp->type == RNIC_QPT_RC)
-		v2_rc_stop(d, qp);
 	v2_runq_remove(d, qp);
 	if (qp->srq_taken)
 		qp->srq->in_use[qp->srq_slot_taken] = 0;
 	qp->srq_taken = false;
 	qp->sq_pi = qp->sq_next = qp->sq_ci = 0;
-	qp->rq_pi = qp->rq_ci = 0;
+	qp->rq_pi = qp->rq_next = qp->rq_ci = 0;
 	v2_slot_write(d, qp->page, qp->sq_slot, 0);
 	if (qp->rq_slot != RNIC_DB_NONE)
 		v2_slot_write(d, qp->page, qp->rq_slot, 0);
@@ -625,15 +628,21 @@ static void qp_to_reset(struct rdev *d, struct v2_qp *qp)
 	qp->sq_drained_sent = false;
 	qp->pfc_wait = false;
 	qp->sqd_notify = false;
+	qp->rc_deadline = 0;
+	qp->rc_fatal_pending = false;
 }
 
-static void qp_entered(struct rdev *d, struct v2_qp *qp, u8 old, u32 mask)
+static void qp_entered(struct rdev *d, struct v2_qp *qp, u8 old)
 {
-	switch (qp->state) {
-	case RNIC_QPS_RESET:
+	if (qp->state == RNIC_QPS_RESET) {
 		if (old != RNIC_QPS_RESET)
 			qp_to_reset(d, qp);
-		break;
+		return;
+	}
+	/* Everything else of an RC QP is the engine's (rc_modify()). */
+	if (qp->type == RNIC_QPT_RC)
+		return;
+	switch (qp->state) {
 	case RNIC_QPS_ERR:
 		if (old != RNIC_QPS_ERR)
 			qp_enter_err(d, qp);
@@ -646,15 +655,30 @@ static void qp_entered(struct rdev *d, struct v2_qp *qp, u8 old, u32 mask)
 	case RNIC_QPS_SQD:
 		if (old != RNIC_QPS_SQD)
 			qp->sq_drained_sent = false;
+		v2_qp_sq_idle(d, qp);
 		break;
 	default:
 		break;
 	}
-	if (qp->type == RNIC_QPT_RC && qp->state != RNIC_QPS_RESET &&
-	    qp->state != RNIC_QPS_ERR)
-		v2_rc_modified(d, qp, old, mask);
-	if (qp->state == RNIC_QPS_SQD)
-		v2_qp_sq_idle(d, qp);
+}
+
+/* UD/GSI: the transition and its attribute mask (RC: the engine's) */
+static u8 check_trans(struct v2_qp *qp, const struct rnic_aq_modify_qp *c,
+		      u32 mask, u8 *target)
+{
+	const struct qp_trans *tr;
+	u32 attrs;
+
+	if ((mask & A(CUR_STATE)) && c->cur_state != qp->state)
+		return RNIC_AQ_BAD_TRANSITION;
+	*target = (mask & A(STATE)) ? c->state : qp->state;
+	tr = find_trans(qp->type, qp->state, *target);
+	if (!tr)
+		return RNIC_AQ_BAD_TRANSITION;
+	attrs = mask & ~(A(STATE) | A(CUR_STATE));
+	if ((attrs & tr->req) != tr->req || (attrs & ~(tr->req | tr->opt)))
+		return RNIC_AQ_BAD_ATTR_MASK;
+	return RNIC_AQ_SUCCESS;
 }
 
 u8 v2_cmd_modify_qp(struct rdev *d, const union rnic_aq_entry *e,
@@ -662,7 +686,6 @@ u8 v2_cmd_modify_qp(struct rdev *d, const union rnic_aq_entry *e,
 {
 	const struct rnic_aq_modify_qp *c = (const void *)e;
 	u32 mask = le32_to_cpu(c->attr_mask), attrs;
-	const struct qp_trans *tr;
 	struct rnic_hdr_tmpl path;
 	struct v2_qp *qp;
 	u8 target, old;
@@ -680,25 +703,24 @@ u8 v2_cmd_modify_qp(struct rdev *d, const union rnic_aq_entry *e,
 	    ((mask & A(CUR_STATE)) && c->cur_state > RNIC_QPS_ERR))
 		return RNIC_AQ_BAD_PARAM;
 	old = qp->state;
-	if ((mask & A(CUR_STATE)) && c->cur_state != old)
-		return RNIC_AQ_BAD_TRANSITION;
-	target = (mask & A(STATE)) ? c->state : old;
-	tr = find_trans(qp->type, old, target);
-	if (!tr)
-		return RNIC_AQ_BAD_TRANSITION;
+	if (qp->type == RNIC_QPT_RC) {
+		target = (mask & A(STATE)) ? c->state : old;
+		st = v2_rc_modify_check(d, qp, c);
+	} else {
+		st = check_trans(qp, c, mask, &target);
+	}
+	if (st)
+		return st;
 	attrs = mask & ~(A(STATE) | A(CUR_STATE));
-	if ((attrs & tr->req) != tr->req || (attrs & ~(tr->req | tr->opt)))
-		return RNIC_AQ_BAD_ATTR_MASK;
 	st = check_values(d, qp, c, attrs, &path);
 	if (st)
 		return st;
-	/* SQD->SQD changes what in-flight work depends on: drained only. */
-	if (old == RNIC_QPS_SQD && target == RNIC_QPS_SQD && attrs &&
-	    qp->type == RNIC_QPT_RC && v2_rc_sq_busy(d, qp))
-		return RNIC_AQ_BAD_STATE;
 	apply_values(d, qp, c, attrs, &path);
-	qp->state = target;
-	qp_entered(d, qp, old, attrs);
+	if (qp->type == RNIC_QPT_RC)
+		v2_rc_modify(d, qp, c);	/* mirrors the state back */
+	else
+		qp->state = target;
+	qp_entered(d, qp, old);
 	resp->modify_qp.state = qp->state;
 	return RNIC_AQ_SUCCESS;
 }
@@ -723,8 +745,7 @@ u8 v2_cmd_query_qp(struct rdev *d, const union rnic_aq_entry *e,
 		q.flags |= RNIC_QPQ_F_SQD_NOTIFY;
 	if (qp->has_path)
 		q.flags |= RNIC_QPQ_F_PATH;
-	if (qp->state == RNIC_QPS_SQD && qp->type == RNIC_QPT_RC &&
-	    v2_rc_sq_busy(d, qp))
+	if (qp->type == RNIC_QPT_RC && v2_rc_sq_busy(d, qp))
 		q.flags |= RNIC_QPQ_F_SQ_DRAINING;
 	q.sq_psn = cpu_to_le32(qp->sq_psn);
 	q.rq_psn = cpu_to_le32(qp->rq_psn);

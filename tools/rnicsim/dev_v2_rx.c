@@ -317,6 +317,8 @@ static bool check_bth(struct rdev *d, struct v2_pkt *pkt,
 		}
 		parse_ext(pkt, b + V2_BTH_LEN, ext);
 		pkt->paylen = rest - pkt->pad;
+		pkt->bth = b;
+		pkt->tlen = info->icrc_off - info->bth_off;
 	}
 	return true;
 }
@@ -434,10 +436,12 @@ void v2_rx_process(struct rdev *d, const u8 *frame, size_t len)
 	qp = check_qp(d, &pkt, hdr_ok);
 	if (!qp)
 		return;
+	if (qp->type == RNIC_QPT_RC) {
+		v2_rc_recv(d, qp, &pkt);	/* counts for itself */
+		return;
+	}
+	/* Transport packet bytes, as the RC engine counts them */
 	V2_QP_INC(qp, rx_packets);
-	V2_QP_ADD(qp, rx_bytes, pkt.paylen);
-	if (qp->type == RNIC_QPT_RC)
-		v2_rc_recv(d, qp, &pkt);
-	else
-		v2_ud_recv(d, qp, &pkt);
+	V2_QP_ADD(qp, rx_bytes, pkt.tlen);
+	v2_ud_recv(d, qp, &pkt);
 }

@@ -154,8 +154,7 @@ static void fill_lengths(u8 *f, size_t len, unsigned int net, size_t l2)
 	}
 }
 
-static void count_tx(struct rdev *d, struct v2_qp *qp, unsigned int net,
-		     size_t len, size_t plen)
+static void count_tx(struct rdev *d, unsigned int net, size_t len)
 {
 	if (net == RNIC_RX_CLASS_ROCE_V1) {
 		RDEV_INC(d, tx_roce_v1_frames);
@@ -164,19 +163,18 @@ static void count_tx(struct rdev *d, struct v2_qp *qp, unsigned int net,
 		RDEV_INC(d, tx_roce_v2_frames);
 		RDEV_ADD(d, tx_roce_v2_bytes, len);
 	}
-	if (qp) {
-		V2_QP_INC(qp, tx_packets);
-		V2_QP_ADD(qp, tx_bytes, plen);
-	}
 }
 
-int v2_tx_packet(struct rdev *d, struct v2_qp *qp,
-		 const struct rnic_hdr_tmpl *t, u8 *hdrs, size_t hlen,
-		 const void *payload, size_t plen)
+/*
+ * Send a transport packet (BTH .. pad) behind template @t: lengths,
+ * checksum and ICRC filled in; loopback if the destination is our MAC.
+ */
+int v2_tx_raw(struct rdev *d, struct v2_qp *qp, const struct rnic_hdr_tmpl *t,
+	      const u8 *pkt, size_t plen)
 {
 	unsigned int net = v2_tmpl_net(t), l2 = tmpl_l2_len(t);
-	size_t pad = (4 - (plen & 3)) & 3;
-	size_t len = t->hdr_len + hlen + plen + pad + RNIC_ICRC_LEN;
+	size_t len = t->hdr_len + plen + RNIC_ICRC_LEN;
+	bool rc = qp && qp->type == RNIC_QPT_RC;
 	struct pkt_info info = {};
 	u8 *f = d->v2->txbuf;
 
@@ -188,13 +186,10 @@ int v2_tx_packet(struct rdev *d, struct v2_qp *qp,
 	}
 	/* Nothing is sent while the link is down; the transport goes on. */
 	if (!d->link_up)
-		return 0;
-	hdrs[1] = (hdrs[1] & ~0x30) | (u8)(pad << 4);
+		return -ENETDOWN;
 	memcpy(f, t->hdr, t->hdr_len);
-	memcpy(f + t->hdr_len, hdrs, hlen);
-	if (plen)
-		memcpy(f + t->hdr_len + hlen, payload, plen);
-	memset(f + t->hdr_len + hlen + plen, 0, pad + RNIC_ICRC_LEN);
+	memcpy(f + t->hdr_len, pkt, plen);
+	memset(f + t->hdr_len + plen, 0, RNIC_ICRC_LEN);
 	fill_lengths(f, len, net, l2);
 	info.cls = net == RNIC_RX_CLASS_ROCE_V1 ? PKT_CLASS_ROCE_V1 :
 		   net == RNIC_RX_CLASS_ROCE_V2_IPV4 ? PKT_CLASS_ROCE_V2_IPV4 :
@@ -204,17 +199,37 @@ int v2_tx_packet(struct rdev *d, struct v2_qp *qp,
 	info.icrc_off = len - RNIC_ICRC_LEN;
 	pkt_icrc_fill(f, &info);
 
+	/* (The RC engine keeps its own per-QP packet counters.) */
+	if (qp && !rc) {
+		V2_QP_INC(qp, tx_packets);
+		V2_QP_ADD(qp, tx_bytes, plen);
+	}
 	if (!memcmp(f, d->port.mac, 6)) {
 		V2_INC(d, loopback_packets);
-		if (qp) {
-			V2_QP_INC(qp, tx_packets);
-			V2_QP_ADD(qp, tx_bytes, plen);
-		}
 		v2_rx_loopback(d, f, len);
 		return 0;
 	}
 	if (plat_wire_tx(d->p, f, len) == -ENETDOWN)
-		return 0;	/* lost, as on a link that just went down */
-	count_tx(d, qp, net, len, plen);
+		return -ENETDOWN;	/* lost, as on a link that just went down */
+	count_tx(d, net, len);
 	return 0;
+}
+
+int v2_tx_packet(struct rdev *d, struct v2_qp *qp,
+		 const struct rnic_hdr_tmpl *t, u8 *hdrs, size_t hlen,
+		 const void *payload, size_t plen)
+{
+	u8 pkt[V2_BTH_LEN + V2_RETH_LEN + V2_IMM_LEN + 4096 + 3];
+	size_t pad = (4 - (plen & 3)) & 3;
+	int rc;
+
+	if (hlen + plen + pad > sizeof(pkt))
+		return -E2BIG;
+	hdrs[1] = (hdrs[1] & ~0x30) | (u8)(pad << 4);
+	memcpy(pkt, hdrs, hlen);
+	if (plen)
+		memcpy(pkt + hlen, payload, plen);
+	memset(pkt + hlen + plen, 0, pad);
+	rc = v2_tx_raw(d, qp, t, pkt, hlen + plen + pad);
+	return rc == -ENETDOWN ? 0 : rc;
 }

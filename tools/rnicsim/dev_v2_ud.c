@@ -83,8 +83,10 @@ bool v2_ud_send_step(struct rdev *d, struct v2_qp *qp)
 			    v2_ring_addr(&qp->sq, qp->sq_next));
 		return false;
 	}
-	if (syn)
+	if (syn) {
+		V2_INC(d, wqe_errors);
 		return send_fail(d, qp, &w, RNIC_WC_LOC_QP_OP_ERR, syn);
+	}
 	if (ah_read(d, qp, le32_to_cpu(w.seg.ud.ah), &t))
 		return send_fail(d, qp, &w, RNIC_WC_LOC_QP_OP_ERR,
 				 RNIC_ERR_BAD_AH);
@@ -169,19 +171,23 @@ void v2_ud_recv(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt)
 	struct rnic_rdma_cqe cqe = {};
 	u8 grh[V2_UD_GRH_LEN];
 	struct v2_rwqe w;
+	u64 info = 0;
+	u8 syn = 0;
 	int rc;
-	u8 syn;
 
 	if (qp->state == RNIC_QPS_ERR)
 		return;
-	rc = v2_rwqe_peek(d, qp, &w);
+	rc = v2_rwqe_peek(d, qp, &w, &syn, &info);
 	if (rc == -ENOENT) {
 		V2_INC(d, rx_drop_no_recv_wqe);
 		return;
 	}
-	if (rc < 0)
-		return;		/* the ring failed: the QP or SRQ is in error */
+	if (rc < 0) {
+		v2_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, syn, info);
+		return;
+	}
 	if (rc > 0) {
+		V2_INC(d, wqe_errors);
 		v2_rwqe_take(d, qp, &w);
 		recv_fail(d, qp, &w, RNIC_WC_LOC_QP_OP_ERR, rc);
 		return;

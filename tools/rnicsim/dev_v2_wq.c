@@ -205,10 +205,8 @@ u8 v2_sq_fetch(struct rdev *d, struct v2_qp *qp, u16 idx, struct v2_swqe *w)
 	    (w->flags & ~RNIC_SQE_F_ALL) ||
 	    sqe->ctrl.reserved0 || sqe->ctrl.reserved1 ||
 	    (!op_uses_key(w->opcode) && w->imm_key) ||
-	    w->length > V2_MAX_MSG || !seg_ok(qp, w) || !data_ok(qp, w, raw)) {
-		V2_INC(d, wqe_errors);
+	    w->length > V2_MAX_MSG || !seg_ok(qp, w) || !data_ok(qp, w, raw))
 		return RNIC_ERR_BAD_WQE;
-	}
 	return 0;
 }
 
@@ -224,8 +222,7 @@ u8 v2_sq_opcode(struct rdev *d, struct v2_qp *qp, u16 idx)
 /* ---- receive WQEs ---- */
 
 /* Check a receive WQE (RQ slot or SRQ slot) and copy its SGEs. */
-static u8 rqe_parse(struct rdev *d, const u8 *raw, u8 rqe_log2,
-		    struct v2_rwqe *w)
+static u8 rqe_parse(const u8 *raw, u8 rqe_log2, struct v2_rwqe *w)
 {
 	const struct rnic_rqe *rqe = (const void *)raw;
 	unsigned int i;
@@ -237,7 +234,6 @@ static u8 rqe_parse(struct rdev *d, const u8 *raw, u8 rqe_log2,
 	    w->num_sge > rnic_rqe_max_sge(rqe_log2) ||
 	    w->num_sge > V2_MAX_RECV_SGE) {
 		w->num_sge = 0;
-		V2_INC(d, wqe_errors);
 		return RNIC_ERR_BAD_WQE;
 	}
 	memcpy(w->sge, raw + RNIC_RQE_HDR_SIZE,
@@ -276,27 +272,34 @@ static int srq_peek(struct rdev *d, struct v2_srq *srq, struct v2_rwqe *w)
 	}
 	w->srq = true;
 	w->idx = s;
-	return rqe_parse(d, raw, srq->rqe_log2, w);
+	return rqe_parse(raw, srq->rqe_log2, w);
 }
 
-int v2_rwqe_peek(struct rdev *d, struct v2_qp *qp, struct v2_rwqe *w)
+int v2_rwqe_peek(struct rdev *d, struct v2_qp *qp, struct v2_rwqe *w,
+		 u8 *syn, u64 *info)
 {
 	u8 raw[1 << RNIC_RQE_LOG2_MAX];
+	int rc;
 
 	memset(w, 0, offsetof(struct v2_rwqe, sge));
-	if (qp->srq)
-		return srq_peek(d, qp->srq, w);
-	if (qp->rq_ci == qp->rq_pi)
+	if (qp->srq) {
+		rc = srq_peek(d, qp->srq, w);
+		/* The SRQ failed its QPs; this one learns it here too. */
+		*syn = RNIC_ERR_SRQ_ERROR;
+		*info = qp->srq->srqn;
+		return rc;
+	}
+	if (qp->rq_next == qp->rq_pi)
 		return -ENOENT;
-	if (v2_ring_read(d, &qp->rq, qp->rq_ci, raw,
+	if (v2_ring_read(d, &qp->rq, qp->rq_next, raw,
 			 1U << qp->rq.esize_log2)) {
-		v2_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, RNIC_ERR_DMA_OOB,
-			    v2_ring_addr(&qp->rq, qp->rq_ci));
+		*syn = RNIC_ERR_DMA_OOB;
+		*info = v2_ring_addr(&qp->rq, qp->rq_next);
 		return -EIO;
 	}
 	w->srq = false;
-	w->idx = qp->rq_ci;
-	return rqe_parse(d, raw, qp->rq.esize_log2, w);
+	w->idx = qp->rq_next;
+	return rqe_parse(raw, qp->rq.esize_log2, w);
 }
 
 void v2_rwqe_take(struct rdev *d, struct v2_qp *qp, const struct v2_rwqe *w)
@@ -304,8 +307,10 @@ void v2_rwqe_take(struct rdev *d, struct v2_qp *qp, const struct v2_rwqe *w)
 	struct v2_srq *srq = qp->srq;
 	u16 avail;
 
-	if (!w->srq)
-		return;		/* an RQ WQE is retired by its completion */
+	if (!w->srq) {
+		qp->rq_next++;	/* retired (rq_ci) by its completion */
+		return;
+	}
 	srq->in_use[w->idx] = 1;
 	srq->ci++;
 	qp->srq_taken = true;
@@ -346,7 +351,9 @@ void v2_sq_slot(struct rdev *d, struct v2_qp *qp)
 	    wq_slot(d, qp, qp->sq_slot, qp->sq_ci, qp->sq.log2_depth, &pi))
 		return;
 	qp->sq_pi = pi;
-	if (qp->state == RNIC_QPS_RTS || qp->state == RNIC_QPS_ERR)
+	if (qp->type == RNIC_QPT_RC)
+		v2_rc_sq_doorbell(d, qp);
+	else if (qp->state == RNIC_QPS_RTS || qp->state == RNIC_QPS_ERR)
 		v2_runq_add(d, qp);
 }
 
@@ -358,7 +365,9 @@ void v2_rq_slot(struct rdev *d, struct v2_qp *qp)
 	    wq_slot(d, qp, qp->rq_slot, qp->rq_ci, qp->rq.log2_depth, &pi))
 		return;
 	qp->rq_pi = pi;
-	if (qp->state == RNIC_QPS_ERR)
+	if (qp->type == RNIC_QPT_RC)
+		v2_rc_rq_doorbell(d, qp);
+	else if (qp->state == RNIC_QPS_ERR)
 		v2_runq_add(d, qp);	/* flush what was posted late */
 }
 

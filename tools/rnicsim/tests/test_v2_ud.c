@@ -181,7 +181,9 @@ static void ud_round_trip(u8 net, u16 vlan, u8 opcode)
 	CHECK_EQ(t2_rctr(p.a, RNIC_RDMA_STAT_ud_send_packets), 1);
 	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_ud_recv_packets), 1);
 	CHECK_EQ(t2_qpctr(p.b, p.bqp.qpn, RNIC_QP_STAT_rx_packets), 1);
-	CHECK_EQ(t2_qpctr(p.a, p.aqp.qpn, RNIC_QP_STAT_tx_bytes), MSG_LEN);
+	/* transport packet bytes: BTH, DETH, ImmDt, payload */
+	CHECK_EQ(t2_qpctr(p.a, p.aqp.qpn, RNIC_QP_STAT_tx_bytes),
+		 12 + 8 + MSG_LEN + (opcode == RNIC_SQE_OP_SEND_IMM ? 4 : 0));
 	CHECK_EQ(t2_pctr(p.a, net == RNIC_RX_CLASS_ROCE_V1 ?
 			 RNIC_PORT_STAT_tx_roce_v1_frames :
 			 RNIC_PORT_STAT_tx_roce_v2_frames), 1);

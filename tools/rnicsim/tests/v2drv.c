@@ -774,3 +774,62 @@ unsigned int twire_run(struct twire *w)
 	}
 	return n;
 }
+
+int t2_rc_connect(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
+		  u32 peer_qpn, u8 net)
+{
+	u64 path = t2_alloc(x, sizeof(struct rnic_hdr_tmpl), 8);
+	struct rnic_aq_modify_qp m = {};
+	int st;
+
+	m.qpn = cpu_to_le32(qp->qpn);
+	m.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_PKEY_INDEX |
+				  RNIC_QP_ATTR_ACCESS);
+	m.state = RNIC_QPS_INIT;
+	m.access = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
+		   RNIC_ACCESS_REMOTE_ATOMIC;
+	st = t2_qp_modify(x, &m, NULL);
+	if (st)
+		return st;
+	t2_tmpl(x, peer, net, 0, t2_ram(x, path));
+	memset(&m, 0, sizeof(m));
+	m.qpn = cpu_to_le32(qp->qpn);
+	m.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_PATH |
+				  RNIC_QP_ATTR_PATH_MTU |
+				  RNIC_QP_ATTR_DEST_QPN | RNIC_QP_ATTR_RQ_PSN |
+				  RNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+				  RNIC_QP_ATTR_MIN_RNR_TIMER);
+	m.state = RNIC_QPS_RTR;
+	m.path_addr = cpu_to_le64(path);
+	m.path_mtu = RNIC_PMTU_1024;
+	m.dest_qpn = cpu_to_le32(peer_qpn);
+	m.rq_psn = cpu_to_le32(0x1000 + peer_qpn);
+	m.max_dest_rd_atomic = 16;
+	m.min_rnr_timer = 1;
+	st = t2_qp_modify(x, &m, NULL);
+	if (st)
+		return st;
+	memset(&m, 0, sizeof(m));
+	m.qpn = cpu_to_le32(qp->qpn);
+	m.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_SQ_PSN |
+				  RNIC_QP_ATTR_TIMEOUT |
+				  RNIC_QP_ATTR_RETRY_CNT |
+				  RNIC_QP_ATTR_RNR_RETRY |
+				  RNIC_QP_ATTR_MAX_RD_ATOMIC);
+	m.state = RNIC_QPS_RTS;
+	m.sq_psn = cpu_to_le32(0x1000 + qp->qpn);
+	m.timeout = 10;		/* about 4 ms */
+	m.retry_cnt = 7;
+	m.rnr_retry = 7;
+	m.max_rd_atomic = 16;
+	return t2_qp_modify(x, &m, NULL);
+}
+
+void twire_advance(struct twire *w, u64 ns)
+{
+	w->a->t->p->now += ns;
+	w->b->t->p->now += ns;
+	rdev_tick(w->a->t->d, w->a->t->p->now);
+	rdev_tick(w->b->t->d, w->b->t->p->now);
+	twire_run(w);
+}

@@ -174,4 +174,10 @@ void twire_free(struct twire *w);
 /* Deliver until nothing is in flight; returns frames delivered */
 unsigned int twire_run(struct twire *w);
 
+/* RESET -> INIT -> RTR -> RTS for an RC QP whose peer is @peer_qpn on @peer */
+int t2_rc_connect(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
+		  u32 peer_qpn, u8 net);
+/* Let time pass on both ends of @w: clock forward, ticks, wire */
+void twire_advance(struct twire *w, u64 ns);
+
 #endif /* RNICSIM_TEST_V2DRV_H */
