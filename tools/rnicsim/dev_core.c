@@ -89,6 +89,9 @@ static void do_reset(struct rdev *d, u32 status)
 
 	/* Every 2.0 object goes, and the device serves 1.0 again. */
 	v2_reset(d);
+	if (d->bar2_len > RNIC_DBP_BASE_DEFAULT)
+		memset(d->bar2 + RNIC_DBP_BASE_DEFAULT, 0,
+		       d->bar2_len - RNIC_DBP_BASE_DEFAULT);
 	d->abi = RNIC_ABI_MAJOR;
 	d->enabled = false;
 	d->fatal = false;
@@ -154,6 +157,7 @@ struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
 
 void rdev_destroy(struct rdev *d)
 {
+	v2_reset(d);
 	free(d);
 }
 

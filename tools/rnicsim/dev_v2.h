@@ -384,7 +384,7 @@ struct v2_dev {
 
 /* ---- dev_v2_core.c ---- */
 int v2_enable(struct rdev *d);		/* 0 or -ENOMEM */
-void v2_reset(struct rdev *d);		/* frees all 2.0 state */
+void v2_reset(struct rdev *d);		/* frees all 2.0 state, no DMA */
 void v2_pump(struct rdev *d);		/* run queued RX frames and send work */
 void v2_runq_add(struct rdev *d, struct v2_qp *qp);
 void v2_runq_remove(struct rdev *d, struct v2_qp *qp);

@@ -147,10 +147,6 @@ void v2_reset(struct rdev *d)
 {
 	struct v2_dev *v = d->v2;
 
-	/* The doorbell pages are zeroed by every reset, 2.0 or not. */
-	if (d->bar2_len > RNIC_DBP_BASE_DEFAULT)
-		memset(d->bar2 + RNIC_DBP_BASE_DEFAULT, 0,
-		       d->bar2_len - RNIC_DBP_BASE_DEFAULT);
 	if (!v)
 		return;
 	free_objects(d);

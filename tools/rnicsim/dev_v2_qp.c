@@ -408,6 +408,7 @@ void v2_qp_flush(struct rdev *d, struct v2_qp *qp)
 		cqe.syndrome = RNIC_ERR_FLUSHED;
 		v2_rq_complete(d, qp, &w, &cqe, false);
 	}
+	qp->rq_next = qp->rq_ci;
 	last_wqe_check(d, qp);
 }
 
