@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rc.h: the RC transport engine of rnicsim (ABI 2.0).
+ * The RC transport engine of rnicsim (ABI 2.0).
  *
  * Documentation/hardware.rst, "Transport behaviour (2.0)", is the
  * contract this engine implements: requester (segmentation, PSN window,
@@ -283,32 +283,40 @@ struct rc_rwqe {
 	struct rc_sge sge[RC_MAX_SGE];
 };
 
-/* What ops->sq_peek() and ops->rq_take() found */
+/*
+ * What ops->sq_peek() and ops->rq_take() found. RC_WQE_BAD: a malformed
+ * WQE, with idx, opcode (send) and syndrome valid; it completes with
+ * LOC_QP_OP_ERR and the QP enters ERR. RC_WQE_FATAL: the ring cannot be
+ * read (DMA error, SRQ in error), syndrome valid; the QP gets QP_FATAL.
+ */
 enum rc_wqe_res {
 	RC_WQE_OK	= 0,	/* a well-formed WQE */
 	RC_WQE_NONE	= 1,	/* nothing posted at that index (yet) */
-	RC_WQE_BAD	= 2,	/* a malformed WQE: idx, opcode (send) and
-				 * syndrome valid; it completes with
-				 * LOC_QP_OP_ERR and the QP enters ERR */
-	RC_WQE_FATAL	= 3,	/* the ring cannot be read (DMA error, SRQ in
-				 * error): syndrome valid; QP_FATAL */
+	RC_WQE_BAD	= 2,
+	RC_WQE_FATAL	= 3,
 };
 
-/* Memory accesses the engine asks for (ops->mem) */
+/*
+ * Memory accesses the engine asks for (ops->mem): LOCAL_READ the send
+ * payload (lkey, no right needed); LOCAL_WRITE a READ response or atomic
+ * result (lkey, LOCAL_WRITE); RECV_WRITE a receive WQE's SGE (lkey,
+ * LOCAL_WRITE, the RQ's PD or the SRQ's); REMOTE_WRITE and REMOTE_READ
+ * (rkey, the REMOTE_* right).
+ */
 enum rc_mem_op {
-	RC_MEM_LOCAL_READ	= 0,	/* send payload: lkey, no right needed */
-	RC_MEM_LOCAL_WRITE	= 1,	/* READ response / atomic result:
-					 * lkey, LOCAL_WRITE */
-	RC_MEM_RECV_WRITE	= 2,	/* receive WQE SGE: lkey, LOCAL_WRITE,
-					 * the RQ's PD or the SRQ's */
-	RC_MEM_REMOTE_WRITE	= 3,	/* rkey, REMOTE_WRITE */
-	RC_MEM_REMOTE_READ	= 4,	/* rkey, REMOTE_READ */
+	RC_MEM_LOCAL_READ	= 0,
+	RC_MEM_LOCAL_WRITE	= 1,
+	RC_MEM_RECV_WRITE	= 2,
+	RC_MEM_REMOTE_WRITE	= 3,
+	RC_MEM_REMOTE_READ	= 4,
 };
 
-/* struct rc_cqe.flags beyond RNIC_RCQE_F_IMM, _INV and _SRQ */
+/*
+ * struct rc_cqe.flags beyond RNIC_RCQE_F_IMM, _INV and _SRQ. SILENT: an
+ * unsignaled success; retire the WQE, write no CQE.
+ */
 #define RC_CQE_F_SOLICITED	BIT(6)	/* receive: the last packet had SE */
-#define RC_CQE_F_SILENT		BIT(7)	/* unsignaled success: retire the WQE,
-					 * write no CQE */
+#define RC_CQE_F_SILENT		BIT(7)
 
 /**
  * struct rc_cqe - a completion (or silent retirement) of one WQE

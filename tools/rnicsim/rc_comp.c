@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rc_comp.c: the requester's receive side. ACKs, NAKs, READ responses and
+ * The requester's receive side. ACKs, NAKs, READ responses and
  * atomic ACKs move the oldest unacknowledged PSN; WQEs complete in SQ
  * order once acknowledged (SEND, WRITE) or placed (READ, atomics). Lost
  * packets are sent again from the NAKed or oldest unacknowledged PSN,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rc_pkt.c: IB transport headers of RC packets (BTH, RETH, AETH, ImmDt,
+ * IB transport headers of RC packets (BTH, RETH, AETH, ImmDt,
  * IETH, AtomicETH, AtomicAckETH), built and parsed. Pure functions: the
  * device may use rc_pkt_parse() for its own RX validation, and the tests
  * use both to craft hostile packets.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rc_qp.c: the RC engine's QP: state transitions (MODIFY_QP), the error
+ * The RC engine's QP: state transitions (MODIFY_QP), the error
  * state and its flush, the timer, the transmit arbiter between responder
  * and requester, and what the other rc_*.c files share.
  */

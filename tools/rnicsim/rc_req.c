@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rc_req.c: the requester's transmit side. Starts send WQEs in SQ order
+ * The requester's transmit side. Starts send WQEs in SQ order
  * (fence, max_rd_atomic, SQD), gives them PSNs, segments them by the path
  * MTU and sends their packets within the PSN window, from a cursor that
  * rc_comp.c moves back to retransmit (go-back-N).
@@ -364,11 +364,10 @@ static int rc_req_send(struct rc_qp *qp, struct rc_swr *r)
 	rc = rc_emit(qp, buf, len);
 	if (rc == -EAGAIN)
 		return rc;
-	if (rc_psn_after(req->sent_psn, h.psn)) {
+	if (rc_psn_after(req->sent_psn, h.psn))
 		RC_STAT_INC(qp, retransmits);
-	} else {
+	else
 		RC_STAT_INC(qp, rc_req_packets);
-	}
 	if (rc_psn_after(end, req->sent_psn))
 		req->sent_psn = end;
 	if (r->opcode == RNIC_SQE_OP_READ)
@@ -420,17 +419,42 @@ int rc_req_tx_one(struct rc_qp *qp)
 	return 0;
 }
 
+/*
+ * Whether rc_req_tx_one() would send or start something now: false while
+ * the window is full, a fence or the READ/atomic limit holds the SQ, or
+ * an RNR wait runs, so that a device polling this does not spin.
+ */
 bool rc_req_pending(const struct rc_qp *qp)
 {
 	const struct rc_req *req = &qp->req;
+	const struct rc_swqe *w = &req->txw;
 
 	if (qp->state != RNIC_QPS_RTS && qp->state != RNIC_QPS_SQD)
 		return false;
 	if (req->rnr_wait)
 		return false;
-	if (req->tx_idx != req->next_idx)
+	if (req->tx_idx != req->next_idx) {
+		const struct rc_swr *r = &req->wr[req->tx_idx % RC_SQ_TRACK];
+
+		if (r->state == RC_SWR_ERROR)
+			return false;
+		if (r->npsn && r->state == RC_SWR_PENDING)
+			return rc_psn_diff(req->tx_psn, req->una_psn) <
+			       RC_PSN_WINDOW;
 		return true;
-	return qp->state == RNIC_QPS_RTS && req->sq_more && !req->halted;
+	}
+	if (qp->state != RNIC_QPS_RTS || !req->sq_more || req->halted ||
+	    (u16)(req->next_idx - req->una_idx) >= RC_SQ_TRACK)
+		return false;
+	/* Peeked already and waiting for earlier READs/atomics? */
+	if (req->txw_valid && w->idx == req->next_idx) {
+		if (rc_op_rd_atomic(w->opcode) && qp->max_rd_atomic &&
+		    req->rd_atomic >= qp->max_rd_atomic)
+			return false;
+		if (w->flags & RNIC_SQE_F_FENCE && req->rd_atomic)
+			return false;
+	}
+	return true;
 }
 
 /* Move the transmit cursor back to @psn (go-back-N). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rc_resp.c: the responder. Checks each request against the expected PSN,
+ * The responder. Checks each request against the expected PSN,
  * executes new ones (SEND into receive WQEs, WRITE, READ, atomics),
  * answers duplicates (ACK, READ executed again, atomic replayed from the
  * responder resources), NAKs what it must, and queues its responses in PSN
@@ -443,7 +443,7 @@ static void rc_resp_read(struct rc_qp *qp, const struct rc_hdr *h)
 	struct rc_resp *resp = &qp->resp;
 	struct rc_resp_item *it;
 	u32 npsn;
-	u8 syn;
+	u8 syn, slot;
 
 	if (!qp->max_dest_rd_atomic) {
 		rc_resp_inv(qp, RNIC_ERR_RESP_RES);
@@ -469,9 +469,11 @@ static void rc_resp_read(struct rc_qp *qp, const struct rc_hdr *h)
 	}
 	npsn = rc_npsn(qp, h->dma_len);
 	resp->msn = rc_psn_add(resp->msn, 1);
+	/* The resource first: the count of unanswered excludes this one. */
+	slot = rc_resp_res_take(qp, false, h->psn, npsn);
+	resp->res[slot].msn = resp->msn;
 	it = rc_q_push(resp, RC_RI_READ);
-	it->res = rc_resp_res_take(qp, false, h->psn, npsn);
-	resp->res[it->res].msn = resp->msn;
+	it->res = slot;
 	it->psn = h->psn;
 	it->first_psn = h->psn;
 	it->last_psn = rc_psn_add(h->psn, npsn - 1);

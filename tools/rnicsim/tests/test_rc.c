@@ -567,8 +567,11 @@ static void world_run(struct world *w, u64 limit_ns)
 				busy = true;
 			}
 			if (n->woken || rc_tx_pending(&n->qp)) {
+				int refused = n->eagain;
+
 				n->woken = false;
-				if (rc_tx(&n->qp, 64))
+				/* a refused packet is offered again later */
+				if (rc_tx(&n->qp, 64) || n->eagain != refused)
 					busy = true;
 			}
 		}
@@ -968,6 +971,11 @@ TEST(rc_every_opcode_every_mtu)
 		}
 		CHECK_EQ(STAT(&w->n[0], retransmits), 0);
 		CHECK_EQ(STAT(&w->n[1], duplicate_requests), 0);
+		CHECK_EQ(STAT(&w->n[1], resp_res_exhausted), 0);
+		CHECK_EQ(STAT(&w->n[1], read_requests_rcvd),
+			 ARRAY_SIZE(lens));
+		CHECK_EQ(STAT(&w->n[1], atomic_requests_rcvd),
+			 2 * ARRAY_SIZE(lens));
 		CHECK_EQ(w->n[0].port_stats[RNIC_RDMA_STAT_rc_req_packets],
 			 STAT(&w->n[0], rc_req_packets));
 		world_free(w);
@@ -1011,13 +1019,25 @@ struct gen {
 	int rcq0;
 	u64 msgs;
 	u64 bytes;
+	/* knobs */
+	bool small;		/* messages of 0..64 bytes, many per batch */
+	bool local_ops;		/* LOCAL_INV / REG_MR among them */
+	bool late;		/* half the receive WQEs posted late: RNR */
+	/* receive WQEs the batch needs, posted in this order */
+	struct rc_rwqe *rcv;
+	int nrcv;
+	int rcv_posted;
+	u8 fr_variant;		/* FAST_REG MR (src slot 5) */
+	bool fr_valid;
 };
 
-static u32 rnd_len(struct world *w, u32 max)
+static u32 rnd_len(struct world *w, const struct gen *g, u32 max)
 {
 	u32 r = rnd(w) % 100, len;
 
-	if (r < 45)
+	if (g->small)
+		len = rnd(w) % 65;
+	else if (r < 45)
 		len = rnd(w) % 300;
 	else if (r < 90)
 		len = rnd(w) % 8192;
@@ -1038,12 +1058,26 @@ static void gen_init(struct gen *g, struct node *src, struct node *dst)
 	for (i = 0; i < NSLOT; i++)
 		memcpy(&g->model_at[i], dst->mr[1].buf + R_AT + 8 * i, 8);
 	g->exp = calloc(SQN, sizeof(*g->exp));
+	g->rcv = calloc(RQN, sizeof(*g->rcv));
+	g->fr_valid = true;
+	g->fr_variant = 1;
+	mr_add(src, 5, 0x5000000, 4096, ALL_ACCESS)->fastreg = true;
+}
+
+/* Post the batch's receive WQEs, up to @upto of them. */
+static void gen_post_recv(struct gen *g, int upto)
+{
+	struct node *d = g->dst;
+
+	while (g->rcv_posted < g->nrcv && g->rcv_posted < upto)
+		d->rq[d->rq_pi++ % RQN] = g->rcv[g->rcv_posted++];
 }
 
 static void gen_free(struct gen *g)
 {
 	free(g->model_w);
 	free(g->exp);
+	free(g->rcv);
 }
 
 /* Post up to @max random WQEs, as much as the areas hold. */
@@ -1055,6 +1089,8 @@ static void gen_batch(struct world *w, struct gen *g, int max)
 	int i;
 
 	g->nexp = 0;
+	g->nrcv = 0;
+	g->rcv_posted = 0;
 	g->scq0 = s->nscq;
 	g->rcq0 = d->nrcq;
 	for (i = 0; i < AREA; i++)
@@ -1067,6 +1103,20 @@ static void gen_batch(struct world *w, struct gen *g, int max)
 		u64 off;
 
 		memset(e, 0, sizeof(*e));
+		if (g->local_ops && rnd(w) % 20 == 0) {
+			struct fmr *fr = &s->mr[5];
+
+			/* invalidate, or register again with a new variant */
+			e->op = g->fr_valid ? RNIC_SQE_OP_LOCAL_INV :
+					      RNIC_SQE_OP_REG_MR;
+			if (!g->fr_valid)
+				g->fr_variant++;
+			q = sq_post(s, e->op, flags);
+			q->key = rnic_key_build(fr->key >> 8, g->fr_variant);
+			g->fr_valid = !g->fr_valid;
+			g->nexp++;
+			continue;
+		}
 		if (kind < 30)
 			e->op = RNIC_SQE_OP_SEND + rnd(w) % 2;
 		else if (kind < 60)
@@ -1078,9 +1128,9 @@ static void gen_batch(struct world *w, struct gen *g, int max)
 		if (e->op >= RNIC_SQE_OP_CMP_SWAP) {
 			len = 8;
 		} else if (e->op == RNIC_SQE_OP_READ) {
-			len = rnd_len(w, AREA - rd_used);
+			len = rnd_len(w, g, AREA - rd_used);
 		} else {
-			len = rnd_len(w, AREA - src_used);
+			len = rnd_len(w, g, AREA - src_used);
 			if (e->op <= RNIC_SQE_OP_SEND_IMM &&
 			    len > AREA - recv_used)
 				len = AREA - recv_used;
@@ -1146,11 +1196,17 @@ static void gen_batch(struct world *w, struct gen *g, int max)
 			q->flags &= ~RNIC_SQE_F_SIGNALED;
 		if (e->op <= RNIC_SQE_OP_SEND_IMM ||
 		    e->op == RNIC_SQE_OP_WRITE_IMM) {
+			struct rc_rwqe *rw = &g->rcv[g->nrcv++];
+
 			e->recv = true;
 			e->recv_off = R_RECV + recv_used;
 			/* A receive WQE a bit larger than the message. */
-			rq_post(d, rm, e->recv_off,
-				e->op == RNIC_SQE_OP_WRITE_IMM ? 0 : len + 16);
+			memset(rw, 0, sizeof(*rw));
+			rw->num_sge = 1;
+			rw->sge[0] = (struct rc_sge){
+				rm->va + e->recv_off,
+				e->op == RNIC_SQE_OP_WRITE_IMM ? 0 : len + 16,
+				rm->key };
 			if (e->op != RNIC_SQE_OP_WRITE_IMM)
 				recv_used += len;
 		}
@@ -1158,9 +1214,10 @@ static void gen_batch(struct world *w, struct gen *g, int max)
 		g->bytes += len;
 		g->nexp++;
 		if (src_used >= AREA || rd_used >= AREA ||
-		    recv_used >= AREA - 16)
+		    recv_used >= AREA - 16 || g->nrcv >= RQN / 2 - 1)
 			break;
 	}
+	gen_post_recv(g, g->late ? g->nrcv / 2 : g->nrcv);
 	/* The last one signaled, so that every WQE is seen retired. */
 	s->sq[(u16)(s->sq_pi - 1) % SQN].flags |= RNIC_SQE_F_SIGNALED;
 	ring(s);
@@ -1190,7 +1247,8 @@ static void gen_check(struct world *w, struct gen *g)
 			CHECK(test_mem_eq(__FILE__, __LINE__, "read",
 					  lm->buf + e->loff, rm->buf + e->roff,
 					  e->len));
-		} else if (e->op >= RNIC_SQE_OP_CMP_SWAP) {
+		} else if (e->op == RNIC_SQE_OP_CMP_SWAP ||
+			   e->op == RNIC_SQE_OP_FETCH_ADD) {
 			u64 v;
 
 			memcpy(&v, lm->buf + e->loff, 8);
@@ -1242,6 +1300,10 @@ struct stream_cfg {
 	u64 seed;
 	int batches;
 	bool both;		/* both directions at once */
+	bool small;
+	bool local_ops;
+	bool late;
+	int per_batch;		/* 0: 200 */
 };
 
 static void run_stream(const struct stream_cfg *sc)
@@ -1258,14 +1320,39 @@ static void run_stream(const struct stream_cfg *sc)
 		mr_add(&w->n[i], 0, 0x1000000 * (i + 1), MEMSZ, ALL_ACCESS);
 		mr_add(&w->n[i], 1, 0x3000000 * (i + 1), MEMSZ, ALL_ACCESS);
 	}
-	for (i = 0; i < nd; i++)
+	for (i = 0; i < nd; i++) {
 		gen_init(&g[i], &w->n[i], &w->n[!i]);
+		g[i].small = sc->small;
+		g[i].local_ops = sc->local_ops;
+		g[i].late = sc->late;
+	}
 	w->drop_pm = sc->drop_pm;
 	w->dup_pm = sc->dup_pm;
 	w->reorder_pm = sc->reorder_pm;
 	for (b = 0; b < sc->batches && !test_failed(); b++) {
 		for (i = 0; i < nd; i++)
-			gen_batch(w, &g[i], 200);
+			gen_batch(w, &g[i], sc->per_batch ? sc->per_batch : 200);
+		if (sc->late) {
+			/*
+			 * Run until the posted receives are used up (and
+			 * RNR NAKs start), then post the other half.
+			 */
+			int step;
+
+			for (step = 0; step < 20000; step++) {
+				bool used = true;
+
+				world_run(w, 10000);
+				for (i = 0; i < nd; i++)
+					used &= g[i].dst->rq_ci ==
+						g[i].dst->rq_pi;
+				if (used)
+					break;
+			}
+			world_run(w, 200000);
+			for (i = 0; i < nd; i++)
+				gen_post_recv(&g[i], RQN);
+		}
 		world_run(w, 100ULL * 1000000000ULL);
 		for (i = 0; i < nd && !test_failed(); i++)
 			gen_check(w, &g[i]);
@@ -1279,7 +1366,7 @@ static void run_stream(const struct stream_cfg *sc)
 	}
 	printf("# mtu %u drop %u dup %u reorder %u (1/10000): %llu msgs, "
 	       "%llu bytes; pkts %llu+%llu, retransmits %llu+%llu, "
-	       "timeouts %llu+%llu, dup req %llu+%llu\n",
+	       "timeouts %llu+%llu, dup req %llu+%llu, rnr %llu+%llu\n",
 	       rnic_pmtu_bytes(sc->pmtu), sc->drop_pm, sc->dup_pm,
 	       sc->reorder_pm, (unsigned long long)(g[0].msgs + (nd > 1 ? g[1].msgs : 0)),
 	       (unsigned long long)(g[0].bytes + (nd > 1 ? g[1].bytes : 0)),
@@ -1290,7 +1377,9 @@ static void run_stream(const struct stream_cfg *sc)
 	       (unsigned long long)STAT(&w->n[0], local_ack_timeouts),
 	       (unsigned long long)STAT(&w->n[1], local_ack_timeouts),
 	       (unsigned long long)STAT(&w->n[0], duplicate_requests),
-	       (unsigned long long)STAT(&w->n[1], duplicate_requests));
+	       (unsigned long long)STAT(&w->n[1], duplicate_requests),
+	       (unsigned long long)STAT(&w->n[0], rnr_naks_sent),
+	       (unsigned long long)STAT(&w->n[1], rnr_naks_sent));
 	for (i = 0; i < nd; i++)
 		gen_free(&g[i]);
 	world_free(w);
@@ -2195,4 +2284,959 @@ TEST(rc_atomic_replay)
 	CHECK_EQ(STAT(b, resp_res_exhausted), 1);
 	free(rc);
 	world_free(w);
+}
+
+/* ------------------------------------------------------------------------
+ * Hostile packets: each handled as the specification says, nothing else
+ * changed
+ */
+
+struct hostile {
+	struct world *w;
+	struct recorder *rc;
+	struct node *b;
+	u8 *snap;
+	u32 e;
+};
+
+static void hostile_init(struct hostile *hs)
+{
+	hs->w = world_mr(&conn_default, &hs->rc);
+	hs->b = &hs->w->n[1];
+	/* Record what the responder says, but keep it from node 0. */
+	hs->rc->drop_all[1] = true;
+	rq_post(hs->b, &hs->b->mr[0], 0x9000, 2048);
+	hs->snap = malloc(1 << 20);
+	memcpy(hs->snap, hs->b->mr[0].buf, 1 << 20);
+	hs->e = rc_rq_psn(&hs->b->qp);
+}
+
+static void hostile_free(struct hostile *hs)
+{
+	free(hs->snap);
+	free(hs->rc);
+	world_free(hs->w);
+}
+
+static void inject(struct hostile *hs, struct rc_hdr *h, u32 plen)
+{
+	u8 payload[4096], buf[RC_PKT_MAX];
+	size_t len;
+
+	memset(payload, 0x5a, sizeof(payload));
+	h->pkey = 0xffff;
+	if (!h->dest_qpn)
+		h->dest_qpn = hs->b->qp.qpn;
+	len = rc_pkt_build(buf, h, payload, plen);
+	rc_rx(&hs->b->qp, buf, len);
+	world_run(hs->w, 1000000000ULL);
+}
+
+static void inject_raw(struct hostile *hs, const u8 *buf, size_t len)
+{
+	rc_rx(&hs->b->qp, buf, len);
+	world_run(hs->w, 1000000000ULL);
+}
+
+/* The responder is as it was, but for @psn_adv and what it sent. */
+static void unchanged(struct hostile *hs, u32 psn_adv, int rq_taken)
+{
+	struct node *b = hs->b;
+
+	CHECK_MEM_EQ(b->mr[0].buf, hs->snap, 1 << 20);
+	CHECK_EQ(rc_rq_psn(&b->qp), rc_psn_add(hs->e, psn_adv));
+	CHECK_EQ(b->rq_ci, rq_taken);
+	CHECK_EQ(b->qp.state, RNIC_QPS_RTS);
+	CHECK_EQ(b->nev, 0);
+}
+
+static const struct rec *last_from(const struct recorder *rc, int from)
+{
+	int i;
+
+	for (i = rc->n - 1; i >= 0; i--)
+		if (rc->r[i].from == from)
+			return &rc->r[i];
+	return NULL;
+}
+
+TEST(rc_hostile_psn)
+{
+	struct hostile hs;
+	struct rc_hdr h;
+	const struct rec *r;
+
+	hostile_init(&hs);
+	/* Ahead: one NAK sequence error with ePSN, then silence. */
+	h = (struct rc_hdr){ .opcode = RC_OP_WRITE_ONLY, .ackreq = true,
+			     .psn = rc_psn_add(hs.e, 5),
+			     .va = hs.b->mr[0].va, .rkey = hs.b->mr[0].key,
+			     .dma_len = 16 };
+	inject(&hs, &h, 16);
+	h.psn = rc_psn_add(hs.e, 6);
+	inject(&hs, &h, 16);
+	CHECK_EQ(rec_count(hs.rc, 1, -1), 1);
+	r = last_from(hs.rc, 1);
+	REQUIRE(r);
+	CHECK_EQ(r->syn, RC_AETH_NAK_SEQ);
+	CHECK_EQ(r->psn, hs.e);
+	CHECK_EQ(STAT(hs.b, out_of_sequence), 2);
+	CHECK_EQ(hs.b->qp.qp_stats[RNIC_QP_STAT_out_of_sequence], 2);
+	unchanged(&hs, 0, 0);
+	/* Far ahead (more than half the PSN space) is "before". */
+	h.psn = rc_psn_add(hs.e, 0x800001);
+	inject(&hs, &h, 16);
+	CHECK_EQ(STAT(hs.b, duplicate_requests), 1);
+	r = last_from(hs.rc, 1);
+	CHECK_EQ(r->syn, RC_AETH_ACK);
+	CHECK_EQ(r->psn, rc_psn_add(hs.e, RC_PSN_MASK));
+	unchanged(&hs, 0, 0);
+	/* Behind, without AckReq: nothing at all. */
+	h.psn = rc_psn_add(hs.e, -3u);
+	h.ackreq = false;
+	inject(&hs, &h, 16);
+	CHECK_EQ(rec_count(hs.rc, 1, -1), 2);
+	CHECK_EQ(STAT(hs.b, duplicate_requests), 2);
+	/* A duplicate SEND takes no receive WQE. */
+	h.opcode = RC_OP_SEND_ONLY;
+	h.ackreq = true;
+	inject(&hs, &h, 16);
+	CHECK_EQ(rec_count(hs.rc, 1, -1), 3);
+	unchanged(&hs, 0, 0);
+	/* ePSN at last: executed; a new gap gets a new NAK. */
+	h = (struct rc_hdr){ .opcode = RC_OP_SEND_ONLY, .ackreq = true,
+			     .psn = hs.e };
+	inject(&hs, &h, 16);
+	CHECK_EQ(hs.b->nrcq, 1);
+	CHECK_EQ(rc_rq_psn(&hs.b->qp), rc_psn_add(hs.e, 1));
+	h.psn = rc_psn_add(hs.e, 3);
+	inject(&hs, &h, 16);
+	r = last_from(hs.rc, 1);
+	CHECK_EQ(r->syn, RC_AETH_NAK_SEQ);
+	CHECK_EQ(r->psn, rc_psn_add(hs.e, 1));
+	CHECK_EQ(STAT(hs.b, nak_seq_sent), 2);
+	hostile_free(&hs);
+}
+
+TEST(rc_hostile_malformed_dropped)
+{
+	struct hostile hs;
+	struct rc_hdr h = { 0 };
+	u8 buf[64];
+	size_t len;
+
+	hostile_init(&hs);
+	h.opcode = RC_OP_SEND_ONLY;
+	h.psn = hs.e;
+	h.pkey = 0xffff;
+	h.dest_qpn = hs.b->qp.qpn;
+	len = rc_pkt_build(buf, &h, "abcdefgh", 8);
+	/* not a whole number of words */
+	inject_raw(&hs, buf, len - 1);
+	/* pad beyond the payload */
+	buf[1] |= 0x30;
+	inject_raw(&hs, buf, RC_BTH_LEN);
+	buf[1] &= ~0x30;
+	/* TVer 1 */
+	buf[1] |= 1;
+	inject_raw(&hs, buf, len);
+	buf[1] &= ~1;
+	/* reserved and UD opcodes */
+	buf[0] = 0x15;
+	inject_raw(&hs, buf, len);
+	buf[0] = 0x64;
+	inject_raw(&hs, buf, len);
+	buf[0] = RC_OP_SEND_ONLY;
+	/* another QP's packet */
+	buf[7] ^= 1;
+	inject_raw(&hs, buf, len);
+	buf[7] ^= 1;
+	/* a WRITE too short for its RETH */
+	h.opcode = RC_OP_WRITE_ONLY;
+	len = rc_pkt_build(buf, &h, NULL, 0);
+	inject_raw(&hs, buf, RC_BTH_LEN + 8);
+	CHECK_EQ(rec_count(hs.rc, 1, -1), 0);
+	CHECK_EQ(hs.b->qp.qp_stats[RNIC_QP_STAT_rx_packets], 0);
+	unchanged(&hs, 0, 0);
+	/* and the QP still works */
+	h.opcode = RC_OP_SEND_ONLY;
+	h.ackreq = true;
+	inject(&hs, &h, 8);
+	CHECK_EQ(hs.b->nrcq, 1);
+	CHECK_EQ(hs.b->rcq[0].byte_len, 8);
+	hostile_free(&hs);
+}
+
+struct bad_req {
+	const char *what;
+	u8 op1;			/* a valid first packet, or 0xff */
+	u32 len1;
+	u8 op;
+	u32 plen;
+	u32 dma_len;
+	u8 pad_extra;		/* pad count forced */
+	u8 nak;
+	int rq_taken;
+	u32 adv;
+};
+
+TEST(rc_hostile_invalid_requests)
+{
+	const struct bad_req cases[] = {
+		{ "MIDDLE without FIRST", 0xff, 0, RC_OP_SEND_MIDDLE, 1024, 0,
+		  0, RC_AETH_NAK_INV, 0, 0 },
+		{ "LAST without FIRST", 0xff, 0, RC_OP_WRITE_LAST, 10, 0, 0,
+		  RC_AETH_NAK_INV, 0, 0 },
+		{ "WRITE LAST after SEND FIRST", RC_OP_SEND_FIRST, 1024,
+		  RC_OP_WRITE_LAST, 10, 0, 0, RC_AETH_NAK_INV, 1, 1 },
+		{ "SEND FIRST inside a SEND", RC_OP_SEND_FIRST, 1024,
+		  RC_OP_SEND_FIRST, 1024, 0, 0, RC_AETH_NAK_INV, 1, 1 },
+		{ "READ inside a WRITE", RC_OP_WRITE_FIRST, 4096,
+		  RC_OP_READ_REQ, 0, 8, 0, RC_AETH_NAK_INV, 0, 1 },
+		{ "short FIRST", 0xff, 0, RC_OP_SEND_FIRST, 1020, 0, 0,
+		  RC_AETH_NAK_INV, 0, 0 },
+		{ "long ONLY", 0xff, 0, RC_OP_SEND_ONLY, 1028, 0, 0,
+		  RC_AETH_NAK_INV, 0, 0 },
+		{ "empty LAST", RC_OP_SEND_FIRST, 1024, RC_OP_SEND_LAST, 0, 0,
+		  0, RC_AETH_NAK_INV, 1, 1 },
+		{ "MIDDLE with pad", RC_OP_SEND_FIRST, 1024,
+		  RC_OP_SEND_MIDDLE, 1024, 0, 0x30, RC_AETH_NAK_INV, 1, 1 },
+		{ "WRITE ONLY shorter than its RETH", 0xff, 0,
+		  RC_OP_WRITE_ONLY, 16, 100, 0, RC_AETH_NAK_INV, 0, 0 },
+		{ "WRITE FIRST that is all of it", 0xff, 0, RC_OP_WRITE_FIRST,
+		  1024, 1024, 0, RC_AETH_NAK_INV, 0, 0 },
+		{ "WRITE LAST beyond its RETH", RC_OP_WRITE_FIRST, 2000,
+		  RC_OP_WRITE_LAST, 1000, 0, 0, RC_AETH_NAK_INV, 0, 1 },
+		{ "READ with payload", 0xff, 0, RC_OP_READ_REQ, 8, 8, 0,
+		  RC_AETH_NAK_INV, 0, 0 },
+		{ "READ beyond max_msg_size", 0xff, 0, RC_OP_READ_REQ, 0,
+		  0x80000001u, 0, RC_AETH_NAK_INV, 0, 0 },
+		{ "atomic with payload", 0xff, 0, RC_OP_FETCH_ADD, 8, 0, 0,
+		  RC_AETH_NAK_INV, 0, 0 },
+		{ "WRITE with a bad R_Key", 0xff, 0, RC_OP_WRITE_ONLY, 16, 16,
+		  0, RC_AETH_NAK_ACCESS, 0, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases) && !test_failed(); i++) {
+		const struct bad_req *t = &cases[i];
+		struct hostile hs;
+		struct rc_hdr h;
+		const struct rec *r;
+		u8 buf[RC_PKT_MAX];
+		size_t len;
+
+		hostile_init(&hs);
+		if (t->op1 != 0xff) {
+			h = (struct rc_hdr){ .opcode = t->op1, .psn = hs.e,
+					     .va = hs.b->mr[0].va + 0x100,
+					     .rkey = hs.b->mr[0].key,
+					     .dma_len = t->len1 };
+			inject(&hs, &h, 1024);
+		}
+		memcpy(hs.snap, hs.b->mr[0].buf, 1 << 20);
+		h = (struct rc_hdr){ .opcode = t->op, .ackreq = true,
+				     .psn = rc_psn_add(hs.e, t->adv),
+				     .va = hs.b->mr[0].va + 0x1000,
+				     .rkey = hs.b->mr[0].key,
+				     .dma_len = t->dma_len,
+				     .pkey = 0xffff,
+				     .dest_qpn = hs.b->qp.qpn };
+		if (t->nak == RC_AETH_NAK_ACCESS)
+			h.rkey ^= 0x100;
+		len = rc_pkt_build(buf, &h, NULL, t->plen);
+		memset(buf + rc_hdr_len(t->op), 0x77, t->plen);
+		buf[1] |= t->pad_extra;
+		if (t->pad_extra)
+			len += 4;	/* the pad counted inside, still words */
+		inject_raw(&hs, buf, len);
+		r = last_from(hs.rc, 1);
+		REQUIRE(r);
+		CHECK_EQ(r->op, RC_OP_ACK);
+		CHECK_EQ(r->syn, t->nak);
+		CHECK_EQ(r->psn, rc_psn_add(hs.e, t->adv));
+		CHECK_EQ(hs.b->qp.state, RNIC_QPS_ERR);
+		CHECK_EQ(hs.b->nev, 1);
+		CHECK_EQ(hs.b->ev[0].type, t->nak == RC_AETH_NAK_INV ?
+			 RNIC_EQE_QP_REQ_ERR : RNIC_EQE_QP_ACCESS_ERR);
+		CHECK_MEM_EQ(hs.b->mr[0].buf, hs.snap, 1 << 20);
+		CHECK_EQ(rc_rq_psn(&hs.b->qp), rc_psn_add(hs.e, t->adv));
+		/* a receive WQE it had taken is flushed, the rest too */
+		CHECK_EQ(hs.b->nrcq, 1);
+		CHECK_EQ(hs.b->rcq[0].status, RNIC_WC_WR_FLUSH_ERR);
+		CHECK_EQ(STAT(hs.b, qp_errors), 1);
+		if (test_failed())
+			fprintf(stderr, "# case: %s\n", t->what);
+		hostile_free(&hs);
+	}
+}
+
+TEST(rc_hostile_responses)
+{
+	struct recorder *rc;
+	struct world *w;
+	struct node *a;
+	struct rc_hdr h;
+	u8 buf[RC_PKT_MAX];
+	size_t len;
+	u32 p0 = conn_default.psn[0];
+
+	/* Responses for nothing outstanding: counted, ignored. */
+	w = world_mr(&conn_default, &rc);
+	a = &w->n[0];
+	rc->drop_all[0] = true;
+	post_rdma(w, RNIC_SQE_OP_READ, 0, 0, 3000, 0);
+	ring(a);
+	world_run(w, 1000);		/* the request is out, nothing back */
+	h = (struct rc_hdr){ .opcode = RC_OP_ACK, .psn = rc_psn_add(p0, 3),
+			     .syndrome = RC_AETH_ACK, .pkey = 0xffff,
+			     .dest_qpn = a->qp.qpn };
+	len = rc_pkt_build(buf, &h, NULL, 0);
+	rc_rx(&a->qp, buf, len);
+	h.psn = rc_psn_add(p0, -1u);
+	len = rc_pkt_build(buf, &h, NULL, 0);
+	rc_rx(&a->qp, buf, len);
+	h.opcode = RC_OP_ATOMIC_ACK;
+	h.psn = rc_psn_add(p0, 100);
+	len = rc_pkt_build(buf, &h, NULL, 0);
+	rc_rx(&a->qp, buf, len);
+	h.opcode = RC_OP_READ_RESP_ONLY;
+	h.psn = rc_psn_add(p0, 5);
+	len = rc_pkt_build(buf, &h, a->mr[0].buf, 64);
+	rc_rx(&a->qp, buf, len);
+	CHECK_EQ(STAT(a, duplicate_responses), 4);
+	CHECK_EQ(a->nscq, 0);
+	CHECK_EQ(a->qp.state, RNIC_QPS_RTS);
+	/* A READ response of the wrong length: BAD_RESP_ERR. */
+	h.opcode = RC_OP_READ_RESP_FIRST;
+	h.psn = p0;
+	len = rc_pkt_build(buf, &h, a->mr[0].buf, 1000);
+	rc_rx(&a->qp, buf, len);
+	REQUIRE(a->nscq == 1);
+	CHECK_EQ(a->scq[0].status, RNIC_WC_BAD_RESP_ERR);
+	CHECK_EQ(a->scq[0].syndrome, RNIC_ERR_BAD_RESP);
+	CHECK_EQ(a->qp.state, RNIC_QPS_ERR);
+	free(rc);
+	world_free(w);
+
+	/* An ACK where a READ response belongs: it asks again. */
+	w = world_mr(&conn_default, &rc);
+	a = &w->n[0];
+	rc->drop_all[0] = true;
+	post_rdma(w, RNIC_SQE_OP_READ, 0, 0, 3000, 0);
+	ring(a);
+	world_run(w, 1000);
+	h = (struct rc_hdr){ .opcode = RC_OP_ACK, .psn = p0,
+			     .syndrome = RC_AETH_ACK, .pkey = 0xffff,
+			     .dest_qpn = a->qp.qpn };
+	len = rc_pkt_build(buf, &h, NULL, 0);
+	rc_rx(&a->qp, buf, len);
+	rc_rx(&a->qp, buf, len);	/* once per PSN, not twice */
+	world_run(w, 1000);
+	CHECK_EQ(rec_count(rc, 0, RC_OP_READ_REQ), 2);
+	CHECK_EQ(a->nscq, 0);
+	/* An AETH syndrome the contract does not know: BAD_RESP_ERR. */
+	h.syndrome = 0x64;
+	len = rc_pkt_build(buf, &h, NULL, 0);
+	rc_rx(&a->qp, buf, len);
+	REQUIRE(a->nscq == 1);
+	CHECK_EQ(a->scq[0].status, RNIC_WC_BAD_RESP_ERR);
+	free(rc);
+	world_free(w);
+
+	/* An atomic ACK for a SEND: BAD_RESP_ERR. */
+	w = world_mr(&conn_default, &rc);
+	a = &w->n[0];
+	rc->drop_all[0] = true;
+	post_send(w, RNIC_SQE_OP_SEND, 10, 0);
+	ring(a);
+	world_run(w, 1000);
+	h = (struct rc_hdr){ .opcode = RC_OP_ATOMIC_ACK, .psn = p0,
+			     .syndrome = RC_AETH_ACK, .pkey = 0xffff,
+			     .dest_qpn = a->qp.qpn };
+	len = rc_pkt_build(buf, &h, NULL, 0);
+	rc_rx(&a->qp, buf, len);
+	REQUIRE(a->nscq == 1);
+	CHECK_EQ(a->scq[0].status, RNIC_WC_BAD_RESP_ERR);
+	free(rc);
+	world_free(w);
+}
+
+/* ------------------------------------------------------------------------
+ * Wire compatibility: rxe's frames parse, and build back byte for byte
+ */
+
+#include "pcapread.h"
+#include "pkt.h"
+
+static void rxe_vectors(const char *name)
+{
+	char path[4096], err[256];
+	struct pcapread_frame fr;
+	struct pcapread *r;
+	int n = 0, rc;
+
+	snprintf(path, sizeof(path), "%s/tests/vectors/%s", test_srcdir(),
+		 name);
+	r = pcapread_open(path, err, sizeof(err));
+	REQUIRE(r);
+	while ((rc = pcapread_next(r, &fr, err, sizeof(err))) == 1) {
+		struct pkt_info info;
+		struct rc_hdr h;
+		u8 buf[RC_PKT_MAX + 64];
+		const u8 *t;
+		size_t tlen, blen;
+
+		if (pkt_classify(fr.data, fr.len, PKT_ROCE_V2_PORT, &info) !=
+		    PKT_CLASS_ROCE_V2_IPV4 &&
+		    pkt_classify(fr.data, fr.len, PKT_ROCE_V2_PORT, &info) !=
+		    PKT_CLASS_ROCE_V2_IPV6)
+			continue;
+		t = fr.data + info.bth_off;
+		tlen = info.icrc_off - info.bth_off;
+		if (t[0] >= 0x20)	/* UD and others: not ours */
+			continue;
+		REQUIRE(rc_pkt_parse(t, tlen, &h) == 0);
+		REQUIRE(tlen <= sizeof(buf));
+		/* Build it again from the parsed fields. */
+		blen = rc_pkt_build(buf, &h, h.payload, h.payload_len);
+		CHECK_EQ(blen, tlen);
+		/* byte 4 (FECN/BECN) and AckReq's reserved bits aside */
+		buf[4] = t[4];
+		CHECK(test_mem_eq(__FILE__, __LINE__, name, buf, t, tlen));
+		n++;
+	}
+	CHECK_EQ(rc, 0);
+	pcapread_close(r);
+	printf("# %s: %d RC packets of rxe parsed and rebuilt\n", name, n);
+	CHECK(n > 0);
+}
+
+TEST(rc_rxe_wire_format)
+{
+	rxe_vectors("rxe_v2_ipv4.pcap");
+	rxe_vectors("rxe_v2_ipv6.pcap");
+}
+
+/* ------------------------------------------------------------------------
+ * States, events, ACKs, and the device interface's corners
+ */
+
+TEST(rc_sqd_drains_begun_wqes)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0];
+	struct rc_attr at = { .mask = A(STATE) | A(SQD_NOTIFY),
+			      .state = RNIC_QPS_SQD, .sqd_notify = 1 };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 5000, 0);
+	ring(a);
+	/* Start the first WQE only (one of its five packets), then SQD. */
+	CHECK_EQ(rc_tx(&a->qp, 1), 1);
+	CHECK_EQ(rc_modify(&a->qp, &at), 0);
+	CHECK(rc_sq_draining(&a->qp));
+	CHECK_EQ(count_events(a, RNIC_EQE_SQ_DRAINED), 0);
+	/* SQD->SQD changes wait for the drain */
+	at.mask = A(TIMEOUT);
+	at.timeout = 12;
+	CHECK_EQ(rc_modify(&a->qp, &at), RNIC_AQ_BAD_STATE);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(a->nscq, 1);
+	CHECK_EQ(rec_count(rc, 0, -1), 5);
+	CHECK(!rc_sq_draining(&a->qp));
+	CHECK_EQ(count_events(a, RNIC_EQE_SQ_DRAINED), 1);
+	CHECK_EQ(rc_modify(&a->qp, &at), 0);
+	/* the responder of an SQD QP still serves */
+	CHECK_EQ(a->qp.state, RNIC_QPS_SQD);
+	at.mask = A(STATE);
+	at.state = RNIC_QPS_RTS;
+	CHECK_EQ(rc_modify(&a->qp, &at), 0);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(a->nscq, 4);
+	CHECK_EQ(count_events(a, RNIC_EQE_SQ_DRAINED), 1);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_comm_est_and_rtr)
+{
+	struct conn c = conn_default;
+	struct world *w = calloc(1, sizeof(*w));
+	struct node *a, *b;
+	int i;
+
+	/* node 1 stays in RTR: it answers, it does not send */
+	w->rng = 1;
+	for (i = 0; i < 2; i++) {
+		struct node *n = &w->n[i];
+
+		n->w = w;
+		n->id = i;
+		n->bad_sq_idx = -1;
+		n->sq = calloc(SQN, sizeof(*n->sq));
+		n->rq = calloc(RQN, sizeof(*n->rq));
+		n->scq = calloc(NCQE, sizeof(*n->scq));
+		n->rcq = calloc(NCQE, sizeof(*n->rcq));
+		rc_qp_init(&n->qp, &f_ops, n, 0x100 + 0x11 * (i + 1));
+	}
+	for (i = 0; i < 2; i++) {
+		CHECK_EQ(node_modify(&w->n[i], RNIC_QPS_INIT, M_INIT, &c), 0);
+		CHECK_EQ(node_modify(&w->n[i], RNIC_QPS_RTR, M_RTR, &c), 0);
+	}
+	a = &w->n[0];
+	b = &w->n[1];
+	CHECK_EQ(node_modify(a, RNIC_QPS_RTS, M_RTS, &c), 0);
+	mr_add(a, 0, 0x1000, 65536, ALL_ACCESS);
+	mr_add(b, 0, 0x1000, 65536, ALL_ACCESS);
+	/* b's SQ is not read in RTR */
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 10, 0);
+	a->sq_pi = 0;
+	b->sq[0] = a->sq[0];
+	b->sq_pi = 1;
+	rc_sq_doorbell(&b->qp);
+	CHECK_EQ(rc_tx(&b->qp, 10), 0);
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 10, 0);
+	post_rdma(w, RNIC_SQE_OP_READ, 0, 0, 10, 0);
+	ring(a);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(a->nscq, 2);
+	CHECK_EQ(count_events(b, RNIC_EQE_COMM_EST), 1);
+	CHECK_EQ(b->nev, 1);
+	CHECK_EQ(b->nscq, 0);
+	world_free(w);
+}
+
+TEST(rc_ack_coalescing_and_ackreq)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0], *b = &w->n[1];
+	int i, k;
+
+	/* 20 single-packet messages in one burst: one ACK for all. */
+	for (i = 0; i < 20; i++)
+		post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0x100 * i, 100, 0);
+	ring(a);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(a->nscq, 20);
+	CHECK_EQ(STAT(b, acks_sent), 1);
+	CHECK_EQ(STAT(a, acks_rcvd), 1);
+	CHECK_EQ(rec_count(rc, 1, -1), 1);
+	/* A 100-packet message: AckReq on packets 32, 64, 96 and the last. */
+	rc->n = 0;
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 100 * 1024, 0);
+	ring(a);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(a->nscq, 21);
+	for (i = 0, k = 0; i < rc->n; i++) {
+		if (rc->r[i].from)
+			continue;
+		CHECK_EQ(rc->r[i].ackreq,
+			 (k + 1) % 32 == 0 || k == 99);
+		k++;
+	}
+	CHECK_EQ(k, 100);
+	free(rc);
+	world_free(w);
+}
+
+static bool window_tap(struct world *w, int from, u8 *pkt, size_t *len)
+{
+	struct rc_hdr h;
+	struct node *a = &w->n[0];
+
+	if (!from && !rc_pkt_parse(pkt, *len, &h))
+		CHECK(rc_psn_diff(h.psn, a->qp.req.una_psn) < RC_PSN_WINDOW);
+	return true;
+}
+
+TEST(rc_psn_window)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0];
+	unsigned int sent;
+
+	w->tap = window_tap;
+	/* Nothing comes back: exactly the window goes out. */
+	w->n[1].qp.state = RNIC_QPS_INIT;
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 300 * 1024, 0);
+	ring(a);
+	sent = rc_tx(&a->qp, 1000);
+	CHECK_EQ(sent, RC_PSN_WINDOW);
+	CHECK_EQ(rc_tx(&a->qp, 1000), 0);
+	w->n[1].qp.state = RNIC_QPS_RTS;
+	w->nq = 0;
+	world_run(w, 1000000000ULL);
+	REQUIRE(a->nscq == 1);
+	CHECK_EQ(a->scq[0].status, RNIC_WC_SUCCESS);
+	CHECK_MEM_EQ(w->n[1].mr[0].buf, a->mr[0].buf, 300 * 1024);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_emit_eagain_and_unsignaled)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0], *b = &w->n[1];
+	struct rc_cqe cq[8];
+	int i;
+
+	a->eagain = 7;
+	b->eagain = 3;
+	for (i = 0; i < 6; i++) {
+		post_rdma(w, i % 2 ? RNIC_SQE_OP_READ : RNIC_SQE_OP_WRITE,
+			  0x10000 * i, 0x10000 * i, 9000, 0);
+		if (i != 3 && i != 5)
+			a->sq[i].flags &= ~RNIC_SQE_F_SIGNALED;
+	}
+	ring(a);
+	world_run(w, 1000000000ULL);
+	REQUIRE(a->nscq == 6);
+	for (i = 0; i < 6; i++) {
+		CHECK_EQ(a->scq[i].status, RNIC_WC_SUCCESS);
+		CHECK_EQ(!!(a->scq[i].flags & RC_CQE_F_SILENT),
+			 i != 3 && i != 5);
+	}
+	CHECK_EQ(scq_visible(a, cq, 8), 2);
+	CHECK_EQ(cq[0].wqe_idx, 3);
+	for (i = 0; i < 6; i++)
+		CHECK(test_mem_eq(__FILE__, __LINE__, "data",
+				  a->mr[0].buf + 0x10000 * i,
+				  b->mr[0].buf + 0x10000 * i, 9000));
+	CHECK_EQ(STAT(a, retransmits), 0);
+	CHECK_EQ(a->eagain, 0);
+	CHECK_EQ(b->eagain, 0);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_local_operations)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0];
+	struct fmr *fr = mr_add(a, 5, 0x7000000, 4096, ALL_ACCESS);
+	struct rc_swqe *s;
+	struct rc_cqe cq[8];
+
+	fr->fastreg = true;
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 50000, 0);
+	s = sq_post(a, RNIC_SQE_OP_LOCAL_INV, 0);
+	s->key = fr->key;
+	s = sq_post(a, RNIC_SQE_OP_REG_MR, 0);
+	s->key = rnic_key_build(fr->key >> 8, 7);
+	/* ... and then a SEND from the re-registered key */
+	s = sq_post(a, RNIC_SQE_OP_SEND, 0);
+	s->sge[s->num_sge++] = (struct rc_sge){ fr->va, 16,
+						rnic_key_build(fr->key >> 8, 7) };
+	s->length = 16;
+	rq_post(&w->n[1], &w->n[1].mr[0], 0, 16);
+	ring(a);
+	/* LOCAL_INV ran when the SQ reached it, the WRITE still going */
+	CHECK_EQ(rc_tx(&a->qp, 5), 5);
+	CHECK(fr->valid);
+	world_run(w, 1000000000ULL);
+	REQUIRE(scq_visible(a, cq, 8) == 4);
+	CHECK_EQ(cq[0].opcode, RNIC_SQE_OP_WRITE);
+	CHECK_EQ(cq[1].opcode, RNIC_SQE_OP_LOCAL_INV);
+	CHECK_EQ(cq[1].byte_len, 0);
+	CHECK_EQ(cq[2].opcode, RNIC_SQE_OP_REG_MR);
+	CHECK_EQ(cq[3].status, RNIC_WC_SUCCESS);
+	CHECK(fr->valid);
+	CHECK_EQ(fr->key & 0xff, 7);
+	/* A LOCAL_INV that fails: LOC_QP_OP_ERR with its syndrome, ERR. */
+	s = sq_post(a, RNIC_SQE_OP_LOCAL_INV, 0);
+	s->key = a->mr[0].key;		/* not FAST_REG */
+	ring(a);
+	world_run(w, 1000000000ULL);
+	REQUIRE(a->nscq == 5);
+	CHECK_EQ(a->scq[4].status, RNIC_WC_LOC_QP_OP_ERR);
+	CHECK_EQ(a->scq[4].syndrome, RNIC_ERR_KEY_STATE);
+	CHECK_EQ(a->qp.state, RNIC_QPS_ERR);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_fatal_cq_error_reset)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0], *b = &w->n[1];
+	struct rc_attr at = { .mask = A(STATE), .state = RNIC_QPS_RESET };
+
+	/* The CQ cannot take a completion: QP_FATAL, ERR, silence. */
+	rq_post(b, &b->mr[0], 0, 100);
+	rq_post(b, &b->mr[0], 0, 100);
+	b->cq_fail = true;
+	post_send(w, RNIC_SQE_OP_SEND, 10, 0);
+	post_send(w, RNIC_SQE_OP_SEND, 10, 0);
+	ring(a);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(b->qp.state, RNIC_QPS_ERR);
+	CHECK_EQ(count_events(b, RNIC_EQE_QP_FATAL), 1);
+	CHECK_EQ(b->ev[0].reason, RNIC_ERR_CQ_ERROR);
+	CHECK_EQ(b->nrcq, 0);
+	CHECK_EQ(STAT(b, qp_errors), 1);
+	/*
+	 * a: the first SEND was ACKed before b died, or not: either way
+	 * every WQE completes, in order.
+	 */
+	REQUIRE(a->nscq == 2);
+	CHECK_EQ(a->scq[1].status, a->scq[0].status == RNIC_WC_SUCCESS ?
+		 a->scq[1].status : RNIC_WC_WR_FLUSH_ERR);
+	/* rc_fatal from the device */
+	b->cq_fail = false;
+	CHECK_EQ(rc_modify(&b->qp, &at), 0);
+	CHECK_EQ(b->qp.state, RNIC_QPS_RESET);
+	CHECK_EQ(b->deadline, 0);
+	free(rc);
+	world_free(w);
+
+	w = world_mr(&conn_default, &rc);
+	a = &w->n[0];
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 50000, 0);
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 50, 0);
+	ring(a);
+	rc_tx(&a->qp, 10);
+	rc_fatal(&a->qp, RNIC_ERR_BAD_DOORBELL, 0x1234);
+	CHECK_EQ(a->qp.state, RNIC_QPS_ERR);
+	REQUIRE(a->nev == 1);
+	CHECK_EQ(a->ev[0].type, RNIC_EQE_QP_FATAL);
+	CHECK_EQ(a->ev[0].reason, RNIC_ERR_BAD_DOORBELL);
+	CHECK_EQ(a->ev[0].info, 0x1234);
+	REQUIRE(a->nscq == 2);
+	CHECK_EQ(a->scq[0].status, RNIC_WC_WR_FLUSH_ERR);
+	CHECK_EQ(a->scq[1].status, RNIC_WC_WR_FLUSH_ERR);
+	CHECK_EQ(STAT(a, qp_errors), 0);
+	CHECK_EQ(a->deadline, 0);
+	/* to RESET mid-flight: no completions, nothing sent, fresh PSNs */
+	CHECK_EQ(rc_modify(&a->qp, &at), 0);
+	CHECK_EQ(a->nscq, 2);
+	CHECK_EQ(rc_tx(&a->qp, 10), 0);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_srq_flush_and_last_wqe)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0], *b = &w->n[1];
+	struct rc_attr at = { .mask = A(STATE), .state = RNIC_QPS_ERR };
+
+	b->qp.srq = true;
+	rq_post(b, &b->mr[0], 0, 8192);
+	rq_post(b, &b->mr[0], 0x4000, 8192);
+	rq_post(b, &b->mr[0], 0x8000, 8192);
+	/* The first packet of a SEND takes an SRQ WQE; then b dies. */
+	rc->drop_all[0] = false;
+	post_send(w, RNIC_SQE_OP_SEND, 3000, 0);
+	ring(a);
+	rc_tx(&a->qp, 1);
+	w->now += LAT_NS;
+	while (wire_deliver(w))
+		;
+	CHECK_EQ(b->rq_ci, 1);
+	CHECK_EQ(rc_modify(&b->qp, &at), 0);
+	/* only the taken WQE is flushed, then LAST_WQE_REACHED */
+	REQUIRE(b->nrcq == 1);
+	CHECK_EQ(b->rcq[0].status, RNIC_WC_WR_FLUSH_ERR);
+	CHECK_EQ(b->rcq[0].wqe_idx, 0);
+	CHECK_EQ(b->rq_ci, 1);
+	CHECK_EQ(count_events(b, RNIC_EQE_LAST_WQE_REACHED), 1);
+	rc_rq_doorbell(&b->qp);
+	CHECK_EQ(b->nrcq, 1);
+	CHECK_EQ(b->rq_ci, 1);
+	free(rc);
+	world_free(w);
+}
+
+/* ------------------------------------------------------------------------
+ * Segmentation on the wire, and a READ stream restarted by its duplicate
+ */
+
+TEST(rc_segmentation_opcodes)
+{
+	static const struct {
+		u8 op;
+		u8 wire[3];
+		u32 mask[3];
+	} t[] = {
+		{ RNIC_SQE_OP_SEND, { RC_OP_SEND_FIRST, RC_OP_SEND_MIDDLE,
+				      RC_OP_SEND_LAST }, { 0, 0, 0 } },
+		{ RNIC_SQE_OP_SEND_IMM, { RC_OP_SEND_FIRST, RC_OP_SEND_MIDDLE,
+					  RC_OP_SEND_LAST_IMM },
+		  { 0, 0, RC_HDR_IMMDT } },
+		{ RNIC_SQE_OP_SEND_INV, { RC_OP_SEND_FIRST, RC_OP_SEND_MIDDLE,
+					  RC_OP_SEND_LAST_INV },
+		  { 0, 0, RC_HDR_IETH } },
+		{ RNIC_SQE_OP_WRITE, { RC_OP_WRITE_FIRST, RC_OP_WRITE_MIDDLE,
+				       RC_OP_WRITE_LAST },
+		  { RC_HDR_RETH, 0, 0 } },
+		{ RNIC_SQE_OP_WRITE_IMM, { RC_OP_WRITE_FIRST,
+					   RC_OP_WRITE_MIDDLE,
+					   RC_OP_WRITE_LAST_IMM },
+		  { RC_HDR_RETH, 0, RC_HDR_IMMDT } },
+	};
+	struct conn c = conn_default;
+	unsigned int i;
+
+	c.pmtu = RNIC_PMTU_256;
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct recorder *rc;
+		struct world *w = world_mr(&c, &rc);
+		struct node *a = &w->n[0], *b = &w->n[1];
+		int k;
+
+		mr_add(b, 3, 0x900000, 4096, ALL_ACCESS)->fastreg = true;
+		rq_post(b, &b->mr[0], 0, 1000);
+		post_rdma(w, t[i].op, 0, 0, 600, RNIC_SQE_F_SOLICITED);
+		a->sq[0].key = b->mr[3].key;
+		ring(a);
+		rc_tx(&a->qp, 10);
+		REQUIRE(w->nq == 3);
+		for (k = 0; k < 3; k++) {
+			struct rc_hdr h;
+
+			REQUIRE(rc_pkt_parse(w->q[k].data, w->q[k].len,
+					     &h) == 0);
+			CHECK_EQ(h.opcode, t[i].wire[k]);
+			CHECK_EQ(h.mask, t[i].mask[k]);
+			CHECK_EQ(h.payload_len, k < 2 ? 256 : 88);
+			CHECK_EQ(h.pad, 0);
+			CHECK_EQ(h.se, k == 2 && t[i].op != RNIC_SQE_OP_WRITE);
+			CHECK_EQ(h.ackreq, k == 2);
+			CHECK_EQ(h.psn, rc_psn_add(c.psn[0], k));
+			CHECK_EQ(h.dest_qpn, b->qp.qpn);
+			CHECK_EQ(h.pkey, 0xffff);
+			if (k == 0 && h.mask & RC_HDR_RETH)
+				CHECK_EQ(h.dma_len, 600);
+		}
+		world_run(w, 1000000000ULL);
+		CHECK_EQ(a->nscq, 1);
+		CHECK_EQ(a->scq[0].status, RNIC_WC_SUCCESS);
+		free(rc);
+		world_free(w);
+	}
+}
+
+TEST(rc_duplicate_read_restarts_stream)
+{
+	struct hostile hs;
+	struct rc_hdr h, p;
+	struct node *b;
+	u32 e, got = 0, i, mtu = 1024;
+	bool first_seen = false;
+
+	hostile_init(&hs);
+	hs.rc->drop_all[1] = false;	/* onto the wire, never delivered */
+	b = hs.b;
+	e = hs.e;
+	h = (struct rc_hdr){ .opcode = RC_OP_READ_REQ, .ackreq = true,
+			     .psn = e, .va = b->mr[0].va + 0x1000,
+			     .rkey = b->mr[0].key, .dma_len = 10 * mtu,
+			     .pkey = 0xffff, .dest_qpn = b->qp.qpn };
+	{
+		u8 buf[64];
+		size_t len = rc_pkt_build(buf, &h, NULL, 0);
+
+		rc_rx(&b->qp, buf, len);
+		CHECK_EQ(rc_tx(&b->qp, 3), 3);	/* responses e .. e+2 */
+		/* "responses 1 and 2 were lost": asked again from e + 1 */
+		h.psn = rc_psn_add(e, 1);
+		h.va += mtu;
+		h.dma_len -= mtu;
+		len = rc_pkt_build(buf, &h, NULL, 0);
+		rc_rx(&b->qp, buf, len);
+	}
+	CHECK_EQ(STAT(b, duplicate_requests), 1);
+	CHECK_EQ(STAT(b, read_requests_rcvd), 1);
+	hs.w->nq = 0;
+	CHECK_EQ(rc_tx(&b->qp, 100), 9);
+	REQUIRE(hs.w->nq == 9);
+	for (i = 0; i < 9; i++) {
+		REQUIRE(rc_pkt_parse(hs.w->q[i].data, hs.w->q[i].len, &p) == 0);
+		CHECK_EQ(p.psn, rc_psn_add(e, 1 + i));
+		if (!i) {
+			CHECK_EQ(p.opcode, RC_OP_READ_RESP_FIRST);
+			first_seen = true;
+		} else {
+			CHECK_EQ(p.opcode, i == 8 ? RC_OP_READ_RESP_LAST :
+				 RC_OP_READ_RESP_MIDDLE);
+		}
+		CHECK(test_mem_eq(__FILE__, __LINE__, "resp", p.payload,
+				  b->mr[0].buf + 0x1000 + (1 + i) * mtu, mtu));
+		got += p.payload_len;
+	}
+	CHECK(first_seen);
+	CHECK_EQ(got, 9 * mtu);
+	CHECK_EQ(rc_tx(&b->qp, 100), 0);
+	unchanged(&hs, 10, 0);
+	hostile_free(&hs);
+}
+
+TEST(rc_resp_res_exhausted_counts_beyond_max_dest)
+{
+	struct conn c = conn_default;
+	int n, pat;
+
+	c.max_dest_rd_atomic = 2;
+	/* all READs, all atomics, alternating; 1 to 4 in one burst */
+	for (pat = 0; pat < 3; pat++) {
+		for (n = 1; n <= 4; n++) {
+			struct recorder *rc;
+			struct world *w = world_mr(&c, &rc);
+			int i;
+
+			for (i = 0; i < n; i++) {
+				bool at = pat == 1 || (pat == 2 && i % 2);
+
+				post_rdma(w, at ? RNIC_SQE_OP_FETCH_ADD :
+					  RNIC_SQE_OP_READ, 0x100 * i,
+					  0x100 * i, 8, 0);
+			}
+			ring(&w->n[0]);
+			world_run(w, 1000000000ULL);
+			CHECK_EQ(w->n[0].nscq, n);
+			CHECK_EQ(STAT(&w->n[1], resp_res_exhausted),
+				 n > 2 ? n - 2 : 0);
+			free(rc);
+			world_free(w);
+		}
+	}
+}
+
+TEST(rc_random_stream_small_messages_local_ops)
+{
+	struct stream_cfg sc = { .pmtu = RNIC_PMTU_256, .seed = 16,
+				 .batches = 8, .small = true,
+				 .local_ops = true, .per_batch = 1000,
+				 .both = true };
+
+	run_stream(&sc);
+}
+
+TEST(rc_random_stream_late_receives_lossy)
+{
+	struct stream_cfg sc = { .pmtu = RNIC_PMTU_2048, .drop_pm = 100,
+				 .dup_pm = 50, .reorder_pm = 100, .seed = 17,
+				 .batches = 6, .late = true, .local_ops = true,
+				 .both = true };
+
+	run_stream(&sc);
+}
+
+TEST(rc_random_stream_small_lossy)
+{
+	struct stream_cfg sc = { .pmtu = RNIC_PMTU_1024, .drop_pm = 150,
+				 .dup_pm = 100, .reorder_pm = 200, .seed = 18,
+				 .batches = 5, .small = true, .late = true,
+				 .per_batch = 1000 };
+
+	run_stream(&sc);
 }
