@@ -52,14 +52,19 @@ static bool fifo_put(struct rdev *d, const u8 *frame, size_t len)
 	return true;
 }
 
+/*
+ * Frames wait in the receive buffer until the next tick, which the
+ * platform runs after every batch of events: the transport then sees a
+ * whole batch before it sends, which is what coalesces ACKs (one per
+ * batch), and a burst fills the buffer the 2.0 PFC watermarks watch.
+ */
 void v2_rx_frame(struct rdev *d, const u8 *frame, size_t len,
 		 const struct pkt_info *info)
 {
 	(void)info;	/* classified again when the transport takes it */
 	if (!d->enabled)
 		return;
-	if (fifo_put(d, frame, len))
-		v2_pump(d);
+	fifo_put(d, frame, len);
 	rdev_pfc_check(d, plat_now_ns(d->p));
 }
 

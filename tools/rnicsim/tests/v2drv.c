@@ -755,23 +755,32 @@ void twire_free(struct twire *w)
 	free(w);
 }
 
+/*
+ * As rnicsim's loop does: a batch of received frames, then a tick of
+ * each device (which runs what they received), until the wire is quiet.
+ */
 unsigned int twire_run(struct twire *w)
 {
-	unsigned int n = 0;
+	unsigned int n = 0, batch;
 	struct twire_frame f;
 
-	while (w->count && n < 100000) {
-		f = w->q[w->head];
-		w->head = (w->head + 1) % T2_WIRE_MAX;
-		w->count--;
-		if (w->filter && !w->filter(w, &f)) {
-			w->dropped++;
-			continue;
+	do {
+		for (batch = w->count; batch; batch--) {
+			f = w->q[w->head];
+			w->head = (w->head + 1) % T2_WIRE_MAX;
+			w->count--;
+			if (w->filter && !w->filter(w, &f)) {
+				w->dropped++;
+				continue;
+			}
+			rdev_wire_rx((f.to ? w->b : w->a)->t->d, f.data,
+				     f.len);
+			n++;
+			w->delivered++;
 		}
-		rdev_wire_rx((f.to ? w->b : w->a)->t->d, f.data, f.len);
-		n++;
-		w->delivered++;
-	}
+		rdev_tick(w->a->t->d, w->a->t->p->now);
+		rdev_tick(w->b->t->d, w->b->t->p->now);
+	} while (w->count && n < 100000);
 	return n;
 }
 
