@@ -787,6 +787,12 @@ unsigned int twire_run(struct twire *w)
 int t2_rc_connect(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
 		  u32 peer_qpn, u8 net)
 {
+	return t2_rc_connect_upto(x, qp, peer, peer_qpn, net, RNIC_QPS_RTS);
+}
+
+int t2_rc_connect_upto(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
+		       u32 peer_qpn, u8 net, u8 upto)
+{
 	u64 path = t2_alloc(x, sizeof(struct rnic_hdr_tmpl), 8);
 	struct rnic_aq_modify_qp m = {};
 	int st;
@@ -816,7 +822,7 @@ int t2_rc_connect(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
 	m.max_dest_rd_atomic = 16;
 	m.min_rnr_timer = 1;
 	st = t2_qp_modify(x, &m, NULL);
-	if (st)
+	if (st || upto == RNIC_QPS_RTR)
 		return st;
 	memset(&m, 0, sizeof(m));
 	m.qpn = cpu_to_le32(qp->qpn);

@@ -177,6 +177,9 @@ unsigned int twire_run(struct twire *w);
 /* RESET -> INIT -> RTR -> RTS for an RC QP whose peer is @peer_qpn on @peer */
 int t2_rc_connect(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
 		  u32 peer_qpn, u8 net);
+/* The same, stopping at @upto (RNIC_QPS_RTR or RNIC_QPS_RTS) */
+int t2_rc_connect_upto(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
+		       u32 peer_qpn, u8 net, u8 upto);
 /* Let time pass on both ends of @w: clock forward, ticks, wire */
 void twire_advance(struct twire *w, u64 ns);
 
