@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "../opts.h"
 #include "test.h"
 #include "v2drv.h"
 
@@ -978,4 +979,17 @@ TEST(v2_qp_state_machine_rc)
 	CHECK_EQ(q.flags & RNIC_QPQ_F_PATH, 0);
 	t2_free(peer);
 	t2_free(x);
+}
+
+TEST(v2_opts_abi2)
+{
+	char *a1[] = { "rnicsim", "--socket", "s", NULL };
+	char *a2[] = { "rnicsim", "--socket", "s", "--abi2", NULL };
+	struct sim_opts o;
+	char err[256];
+
+	REQUIRE(opts_parse(&o, 3, a1, err, sizeof(err)) == 0);
+	CHECK(!o.abi2);
+	REQUIRE(opts_parse(&o, 4, a2, err, sizeof(err)) == 0);
+	CHECK(o.abi2);
 }
