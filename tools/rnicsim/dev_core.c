@@ -307,10 +307,12 @@ static void data_doorbell(struct rdev *d)
 	for (i = 0; i < RDEV_MAX_QUEUES; i++)
 		if (d->queues[i].used && !d->queues[i].error)
 			rdev_ring_pi(d, i, &pi);
-	rdev_tx_all(d);
 	if (d->v2) {
+		/* The QPs that moved, then every sender takes turns. */
 		v2_kick(d);
-		v2_pump(d);
+		rdev_tx_all(d);
+	} else {
+		rdev_tx_all(d);
 	}
 	rdev_pfc_check(d, plat_now_ns(d->p));
 }

@@ -154,6 +154,7 @@ void rdev_admin_doorbell(struct rdev *d);
 
 /* dev_tx.c */
 void rdev_tx_all(struct rdev *d);
+bool rdev_tx_round(struct rdev *d);
 
 /* dev_rx.c */
 void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len);

@@ -375,6 +375,7 @@ struct v2_dev {
 	unsigned int fifo_head, fifo_count;
 
 	struct v2_runq runq;
+	bool eth_pending;	/* the Ethernet TX rings may have frames */
 	bool busy;		/* inside v2_pump() */
 	unsigned int npaths;	/* QPs with a path template (UDP port lock) */
 

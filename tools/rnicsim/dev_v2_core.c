@@ -254,9 +254,11 @@ static bool qp_step(struct rdev *d, struct v2_qp *qp)
 }
 
 /*
- * Run received frames and QPs with send work, in turn, until there is
- * nothing left. Re-entry (a loopback packet, a CQE that fails a QP)
- * only queues work for the running pump.
+ * Run received frames first, then the senders in turn, a packet each:
+ * the Ethernet TX rings (a frame per ring) and every QP with send work
+ * (hardware.rst, "Scheduling"), until there is nothing left. Re-entry
+ * (a loopback packet, a CQE that fails a QP) only queues work for the
+ * running pump.
  */
 void v2_pump(struct rdev *d)
 {
@@ -277,11 +279,13 @@ void v2_pump(struct rdev *d)
 			v->fifo_count--;
 			continue;
 		}
+		if (v->eth_pending)
+			v->eth_pending = rdev_tx_round(d);
 		qp = runq_pop(v);
-		if (!qp)
-			break;
-		if (qp_step(d, qp))
+		if (qp && qp_step(d, qp))
 			v2_runq_add(d, qp);
+		if (!qp && !v->eth_pending)
+			break;
 	}
 	v->busy = false;
 	rdev_pfc_check(d, plat_now_ns(d->p));
@@ -326,7 +330,7 @@ u64 v2_tick(struct rdev *d, u64 now)
 	next = earliest(next, v2_rc_tick(d, now));
 	v2_pump(d);
 	/* Work left over by a pump that hit its limit: come back at once. */
-	if (d->v2->fifo_count || d->v2->runq.head)
+	if (d->v2->fifo_count || d->v2->runq.head || d->v2->eth_pending)
 		next = now;
 	return next;
 }

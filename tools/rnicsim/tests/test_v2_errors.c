@@ -621,3 +621,54 @@ TEST(v2_link_down_ud_completes)
 	t2_free(peer);
 	t2_free(s.x);
 }
+
+/* The Ethernet rings and the QPs take turns on the wire (one kick) */
+TEST(v2_eth_and_qps_take_turns)
+{
+	struct rnic_hdr_tmpl t;
+	struct t2 *peer;
+	struct self s;
+	struct tcq tcq;
+	struct tq tq;
+	u64 frame;
+	unsigned int i, first_ud = 99, last_eth = 0;
+	u8 wqe[64];
+
+	self_up(&s, 6);
+	peer = t2_new(2, false);
+	t2_tmpl(s.x, peer, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
+	t2_ah_set(s.x, 2, s.x->pdn, &t);
+	REQUIRE(tcreate_cq(s.x->t, 4, 1, &tcq) == RNIC_AQ_SUCCESS);
+	REQUIRE(tcreate_queue(s.x->t, RNIC_QUEUE_ETH_TX, 4, tcq.id, 0, 0,
+			      &tq) == RNIC_AQ_SUCCESS);
+	frame = t2_alloc(s.x, 64, 64);
+	memset(t2_ram(s.x, frame), 0x42, 64);
+	for (i = 0; i < 6; i++) {
+		struct rnic_tx_desc d = {};
+		u64 a = frame;
+		u32 l = 64;
+
+		REQUIRE(rnic_tx_desc_build(&d, 0, 0, &a, &l, 1) == 0);
+		memcpy(t2_ram(s.x, tq.base + 64 * i), &d, sizeof(d));
+		t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 2, 7, QKEY, s.buf, 16,
+			  s.x->dma_key);
+		t2_post_send(s.x, &s.qp, wqe, false);
+	}
+	tbar_w32(s.x->t, RNIC_DB_QUEUE_OFF(tq.id), 6);
+	t2_kick_add(s.x, s.x->dbp, s.qp.sq_off);
+	t2_kick(s.x);
+	REQUIRE(s.x->t->p->ntx == 12);
+	for (i = 0; i < 12; i++) {
+		bool eth = s.x->t->p->tx[i].data[12] == 0x42;
+
+		if (eth)
+			last_eth = i;
+		else if (first_ud == 99)
+			first_ud = i;
+	}
+	/* Neither kind waited for the other to finish */
+	CHECK(first_ud < 3);
+	CHECK(last_eth > 8);
+	t2_free(peer);
+	t2_free(s.x);
+}
