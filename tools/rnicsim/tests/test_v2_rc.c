@@ -540,3 +540,100 @@ TEST(v2_rc_srq_last_wqe_reached)
 	}
 	rc_down(&p);
 }
+
+/* Drop or duplicate some of A's and B's frames, from a seeded PRNG */
+struct chaos {
+	u64 seed;
+	unsigned int dropped;
+};
+
+static bool chaos_filter(struct twire *w, struct twire_frame *f)
+{
+	struct chaos *ch = w->filter_ctx;
+
+	(void)f;
+	ch->seed = ch->seed * 6364136223846793005ULL + 1442695040888963407ULL;
+	if ((ch->seed >> 33) % 100 < 3) {
+		ch->dropped++;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A stream of SENDs (each checked at B) and WRITE+READ pairs over a
+ * lossy wire, through small rings that wrap many times.
+ */
+TEST(v2_rc_stream_lossy_wire)
+{
+	struct chaos ch = { .seed = 42 };
+	struct rnic_rdma_cqe c;
+	struct rnic_data_sge rs;
+	struct rcpair p;
+	unsigned int sent = 0, acked = 0, recvd = 0, i, spins = 0;
+	u8 wqe[128];
+	u8 *ab, *bb;
+
+	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV6, false);
+	ab = t2_ram(p.a, p.abuf);
+	bb = t2_ram(p.b, p.bbuf);
+	fill(ab, RC_BUF, 11);
+	p.w->filter = chaos_filter;
+	p.w->filter_ctx = &ch;
+	/* B keeps 32 receive buffers of 4 KiB posted */
+	for (i = 0; i < 32; i++) {
+		rs = sge(RC_IOVA + 4096 * i, 4096, p.bkey);
+		t2_post_recv(p.b, &p.bqp, &rs, 1, i == 31);
+	}
+	while (acked < 600 && spins < 20000) {
+		/* Keep at most 16 WQEs outstanding on A's SQ of 64 */
+		while (sent - acked < 16 && sent < 600) {
+			u32 len = 1 + (sent * 2654435761u) % 4000;
+
+			if (sent % 3 == 2) {
+				rc_wqe(wqe, RNIC_SQE_OP_READ,
+				       RNIC_SQE_F_SIGNALED, len,
+				       RC_IOVA + 0x30000, p.akey,
+				       RC_IOVA + 0x20000, p.bkey);
+			} else {
+				rc_wqe(wqe, RNIC_SQE_OP_SEND,
+				       RNIC_SQE_F_SIGNALED, len,
+				       RC_IOVA + (sent % 50), p.akey, 0, 0);
+			}
+			t2_post_send(p.a, &p.aqp, wqe, true);
+			sent++;
+		}
+		twire_run(p.w);
+		while (t2_cq_poll(p.a, &p.acq, &c)) {
+			CHECK_EQ(c.status, RNIC_WC_SUCCESS);
+			CHECK_EQ(le16_to_cpu(c.wqe_idx), (u16)acked);
+			if (c.status)
+				goto out;
+			acked++;
+		}
+		while (t2_cq_poll(p.b, &p.bcq, &c)) {
+			u16 idx = le16_to_cpu(c.wqe_idx);
+			unsigned int msg = recvd / 2 * 3 + recvd % 2;
+			u32 len = 1 + (msg * 2654435761u) % 4000;
+
+			CHECK_EQ(c.status, RNIC_WC_SUCCESS);
+			CHECK_EQ(idx, (u16)recvd);
+			CHECK_EQ(le32_to_cpu(c.byte_len), len);
+			CHECK_MEM_EQ(bb + 4096 * (idx % 32), ab + (msg % 50),
+				     len);
+			recvd++;
+			rs = sge(RC_IOVA + 4096 * (idx % 32), 4096, p.bkey);
+			t2_post_recv(p.b, &p.bqp, &rs, 1, true);
+			if (test_failed())
+				goto out;
+		}
+		twire_advance(p.w, 2000000);
+		spins++;
+	}
+	CHECK_EQ(acked, 600);
+	CHECK_EQ(recvd, 400);
+	CHECK(ch.dropped > 10);
+	CHECK(t2_rctr(p.a, RNIC_RDMA_STAT_retransmits) > 0);
+out:
+	rc_down(&p);
+}
