@@ -347,7 +347,8 @@ int v2_sq_complete(struct rdev *d, struct v2_qp *qp, u16 idx, u8 opcode,
 static void last_wqe_check(struct rdev *d, struct v2_qp *qp)
 {
 	/* (RC QPs: the engine posts it after its own flush.) */
-	if (qp->srq && qp->type != RNIC_QPT_RC && qp->state == RNIC_QPS_ERR && !qp->srq_taken &&
+	if (qp->srq && qp->type != RNIC_QPT_RC &&
+	    qp->state == RNIC_QPS_ERR && !qp->srq_taken &&
 	    !qp->last_wqe_sent) {
 		qp->last_wqe_sent = true;
 		v2_event(d, RNIC_EQE_LAST_WQE_REACHED, RNIC_ERR_NONE,

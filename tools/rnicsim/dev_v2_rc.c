@@ -317,7 +317,7 @@ static const struct rc_ops v2_rc_ops = {
 
 /* ---- what the device asks of the engine ---- */
 
-/* Calls into the engine for @qp are bracketed, so errors found meanwhile wait. */
+/* Calls into the engine are bracketed: errors found meanwhile wait. */
 static void enter(struct v2_qp *qp)
 {
 	qp->rc_busy++;

@@ -97,8 +97,10 @@ struct twire {
 };
 
 struct t2 *t2_new(u8 id, bool abi2);
-/* t2_new + enable with ABI 2 + caps, a doorbell page, a completion EQ,
- * a privileged PD with a DMA MR, the GID table and the AH table. */
+/*
+ * t2_new + enable with ABI 2 + caps, a doorbell page, a completion EQ,
+ * a privileged PD with a DMA MR, the GID table and the AH table.
+ */
 struct t2 *t2_up(u8 id);
 void t2_free(struct t2 *x);
 
