@@ -246,8 +246,10 @@ static int op_complete(struct rc_qp *rq, const struct rc_cqe *cqe)
 	}
 	if (cqe->flags & RC_CQE_F_SILENT)
 		return 0;
-	c.flags = cqe->flags & (RNIC_RCQE_F_IMM | RNIC_RCQE_F_INV |
-				RNIC_RCQE_F_SRQ);
+	/* An error CQE carries only phase and SRQ among the flags. */
+	c.flags = cqe->flags & (cqe->status == RNIC_WC_SUCCESS ?
+				RNIC_RCQE_F_IMM | RNIC_RCQE_F_INV |
+				RNIC_RCQE_F_SRQ : RNIC_RCQE_F_SRQ);
 	c.opcode = cqe->opcode;
 	c.status = cqe->status;
 	c.syndrome = cqe->syndrome;
