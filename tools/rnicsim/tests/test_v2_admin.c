@@ -993,3 +993,67 @@ TEST(v2_opts_abi2)
 	REQUIRE(opts_parse(&o, 4, a2, err, sizeof(err)) == 0);
 	CHECK(o.abi2);
 }
+
+/*
+ * Random 2.0 commands: real opcodes, random fields (addresses often
+ * inside guest RAM, handles often small). Nothing may crash, every
+ * command completes, every failure is counted.
+ */
+TEST(v2_admin_fuzz)
+{
+	static const u8 ops[] = {
+		0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29,
+		0x30, 0x31, 0x32, 0x33, 0x34, 0x38, 0x39, 0x3a, 0x40, 0x41,
+		0x42, 0x43, 0x48, 0x49, 0x4a, 0x4b, 0x2a, 0x35, 0x4c,
+	};
+	struct t2 *x = t2_up(1);
+	unsigned int i, j, fails = 0;
+	u64 seed = 7;
+
+	for (i = 0; i < 6000; i++) {
+		union rnic_aq_entry e;
+		int st;
+
+		for (j = 0; j < sizeof(e); j++) {
+			seed = seed * 6364136223846793005ULL +
+			       1442695040888963407ULL;
+			e.raw[j] = seed >> 56;
+		}
+		e.hdr.opcode = ops[(seed >> 20) % ARRAY_SIZE(ops)];
+		e.hdr.reserved0 = 0;
+		e.hdr.reserved1 = 0;
+		e.hdr.cmd_id = 0;
+		/* Bias towards plausible values so commands get deep */
+		for (j = 8; j < 64; j += 4) {
+			seed = seed * 6364136223846793005ULL +
+			       1442695040888963407ULL;
+			switch ((seed >> 40) & 3) {
+			case 0:		/* small: handles, sizes, flags */
+				*(__le32 *)(e.raw + j) =
+					cpu_to_le32((seed >> 50) & 0x1f);
+				break;
+			case 1:		/* an aligned address in RAM */
+				*(__le32 *)(e.raw + j) =
+					cpu_to_le32((seed >> 30) & 0xfff000);
+				break;
+			case 2:
+				*(__le32 *)(e.raw + j) = 0;
+				break;
+			default:
+				break;
+			}
+		}
+		st = t2_cmd(x, &e, NULL);
+		REQUIRE(st >= 0);
+		fails += st != RNIC_AQ_SUCCESS;
+	}
+	CHECK(fails > 1000);
+	CHECK_EQ(t2_pctr(x, RNIC_PORT_STAT_admin_errors), fails);
+	/* And it is still a device that works */
+	{
+		struct t2cq cq;
+
+		CHECK_EQ(t2_cq_create(x, 4, &cq), RNIC_AQ_SUCCESS);
+	}
+	t2_free(x);
+}
