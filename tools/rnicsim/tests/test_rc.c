@@ -61,6 +61,7 @@ struct node {
 	u64 deadline;
 	bool cq_fail;
 	int eagain;		/* emit refuses this many packets */
+	bool link_down;		/* emit loses every packet (-ENETDOWN) */
 	u64 port_stats[RNIC_NUM_RDMA_STATS];
 };
 
@@ -286,6 +287,8 @@ static int f_emit(struct rc_qp *qp, const u8 *pkt, size_t len)
 		n->eagain--;
 		return -EAGAIN;
 	}
+	if (n->link_down)
+		return -ENETDOWN;
 	if (len > sizeof(buf)) {
 		test_fail(__FILE__, __LINE__, "packet of %zu bytes", len);
 		return 0;
@@ -3239,4 +3242,92 @@ TEST(rc_random_stream_small_lossy)
 				 .per_batch = 1000 };
 
 	run_stream(&sc);
+}
+
+/* ------------------------------------------------------------------------
+ * Link down, PFC pause, QUERY_QP PSNs
+ */
+
+TEST(rc_link_down_retry_exceeded)
+{
+	struct conn c = conn_default;
+	struct recorder *rc;
+	struct world *w;
+	struct node *a;
+	u64 t = rnic_ack_timeout_ns(c.timeout);
+
+	c.retry_cnt = 2;
+	w = world_mr(&c, &rc);
+	a = &w->n[0];
+	a->link_down = true;
+	post_send(w, RNIC_SQE_OP_SEND, 100, 0);
+	ring(a);
+	world_run(w, 1000ULL * 1000000000ULL);
+	/* Lost sends count as sent: the timers run as on a real link. */
+	REQUIRE(a->nscq == 1);
+	CHECK_EQ(a->scq[0].status, RNIC_WC_RETRY_EXC_ERR);
+	CHECK_EQ(STAT(a, rc_req_packets), 1);
+	CHECK_EQ(STAT(a, retransmits), 2);
+	CHECK_EQ(a->qp.qp_stats[RNIC_QP_STAT_tx_packets], 3);
+	CHECK(w->now >= 3 * t);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_timer_defer_for_pfc)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0];
+	u64 t = rnic_ack_timeout_ns(conn_default.timeout), d0;
+
+	rc->drop_all[0] = true;
+	post_send(w, RNIC_SQE_OP_SEND, 100, 0);
+	ring(a);
+	rc_tx(&a->qp, 10);
+	d0 = a->deadline;
+	CHECK_EQ(d0, w->now + t);
+	/* a 1 ms pause does not count */
+	rc_timer_defer(&a->qp, 1000000);
+	CHECK_EQ(a->deadline, d0 + 1000000);
+	/* an early rc_timer() is harmless */
+	rc_timer(&a->qp);
+	CHECK_EQ(a->deadline, d0 + 1000000);
+	CHECK_EQ(STAT(a, local_ack_timeouts), 0);
+	w->now = d0 + 999999;
+	rc_timer(&a->qp);
+	CHECK_EQ(STAT(a, local_ack_timeouts), 0);
+	w->now = d0 + 1000000;
+	rc_timer(&a->qp);
+	CHECK_EQ(STAT(a, local_ack_timeouts), 1);
+	CHECK_EQ(a->deadline, w->now + t);
+	free(rc);
+	world_free(w);
+}
+
+TEST(rc_query_psns)
+{
+	struct recorder *rc;
+	struct world *w = world_mr(&conn_default, &rc);
+	struct node *a = &w->n[0], *b = &w->n[1];
+	u32 p0 = conn_default.psn[0];
+
+	CHECK_EQ(rc_sq_psn(&a->qp), p0);
+	CHECK_EQ(rc_rq_psn(&b->qp), p0);
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 3000, 0);	/* 3 PSNs */
+	post_rdma(w, RNIC_SQE_OP_READ, 0, 0, 5000, 0);	/* 5 PSNs */
+	post_rdma(w, RNIC_SQE_OP_FETCH_ADD, 0, 0, 8, 0);	/* 1 PSN */
+	ring(a);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(a->nscq, 3);
+	CHECK_EQ(rc_sq_psn(&a->qp), rc_psn_add(p0, 9));
+	CHECK_EQ(rc_rq_psn(&b->qp), rc_psn_add(p0, 9));
+	/* and across 2^24 */
+	post_rdma(w, RNIC_SQE_OP_WRITE, 0, 0, 10 * 1024, 0);
+	ring(a);
+	world_run(w, 1000000000ULL);
+	CHECK_EQ(rc_sq_psn(&a->qp), rc_psn_add(p0, 19));
+	CHECK_EQ(rc_rq_psn(&b->qp), 3);
+	free(rc);
+	world_free(w);
 }
