@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dev_priv.h"
+#include "dev_v2.h"
 
 static bool all_zero(const void *p, size_t n)
 {
@@ -36,8 +36,14 @@ static u8 query_device(struct rdev *d, const struct rnic_aq_query *c,
 
 	if (c->scope || c->id)
 		return RNIC_AQ_BAD_PARAM;
-	a.abi_major = cpu_to_le16(RNIC_ABI_MAJOR);
-	a.abi_minor = cpu_to_le16(RNIC_ABI_MINOR);
+	/* The ABI in effect, not the newest the signature offers. */
+	if (d->abi == RNIC_ABI2_MAJOR) {
+		a.abi_major = cpu_to_le16(RNIC_ABI2_MAJOR);
+		a.abi_minor = cpu_to_le16(RNIC_ABI2_MINOR);
+	} else {
+		a.abi_major = cpu_to_le16(RNIC_ABI_MAJOR);
+		a.abi_minor = cpu_to_le16(RNIC_ABI_MINOR);
+	}
 	a.caps = cpu_to_le32(d->caps);
 	memcpy(a.mac, d->cfg.mac, sizeof(a.mac));
 	a.num_msix = cpu_to_le16(d->cfg.num_vectors);
@@ -164,6 +170,10 @@ static u8 check_set_port(struct rdev *d, const struct rnic_aq_set_port *c)
 		if ((flags & RNIC_PORT_F_RX_VLAN_STRIP) &&
 		    !(d->caps & RNIC_CAP_VLAN))
 			return RNIC_AQ_BAD_PARAM;
+		/* 2.0: RoCE frames go to the transport, which checks ICRCs. */
+		if ((flags & (RNIC_PORT_F_RX_ICRC_CHECK |
+			      RNIC_PORT_F_RX_ICRC_DELIVER_BAD)) && d->v2)
+			return RNIC_AQ_BAD_PARAM;
 	}
 	if (valid & RNIC_PORT_VALID_PFC) {
 		if (c->pfc_prio > RNIC_MAX_PRIO)
@@ -171,6 +181,11 @@ static u8 check_set_port(struct rdev *d, const struct rnic_aq_set_port *c)
 		if ((low || high) && low >= high)
 			return RNIC_AQ_BAD_PARAM;
 	}
+	/* 2.0: templates carry the port; it cannot change under them. */
+	if ((valid & RNIC_PORT_VALID_UDP_PORT) && d->v2 &&
+	    le16_to_cpu(c->udp_port) != d->port.udp_port &&
+	    (d->v2->npaths || d->v2->ah_pages))
+		return RNIC_AQ_BAD_STATE;
 	return RNIC_AQ_SUCCESS;
 }
 
@@ -272,6 +287,7 @@ static u8 check_create_queue(struct rdev *d,
 	    !all_zero(c->reserved1, sizeof(c->reserved1)))
 		return RNIC_AQ_BAD_PARAM;
 	if (c->type < RNIC_QUEUE_ETH_TX || c->type > RNIC_QUEUE_ROCE_RX ||
+	    (d->v2 && c->type >= RNIC_QUEUE_ROCE_TX) ||
 	    c->log2_depth < RNIC_RING_LOG2_MIN ||
 	    c->log2_depth > RDEV_MAX_RING_LOG2)
 		return RNIC_AQ_BAD_PARAM;
@@ -355,10 +371,9 @@ static u8 cmd_destroy_queue(struct rdev *d, const union rnic_aq_entry *e)
 	return RNIC_AQ_SUCCESS;
 }
 
-static u8 execute(struct rdev *d, const union rnic_aq_entry *e, u32 *result)
+static u8 execute_v1(struct rdev *d, const union rnic_aq_entry *e,
+		     u32 *result)
 {
-	if (e->hdr.reserved0 || e->hdr.reserved1)
-		return RNIC_AQ_BAD_PARAM;
 	switch (e->hdr.opcode) {
 	case RNIC_AQ_QUERY_DEVICE:
 	case RNIC_AQ_QUERY_PORT:
@@ -379,6 +394,28 @@ static u8 execute(struct rdev *d, const union rnic_aq_entry *e, u32 *result)
 	}
 }
 
+static u8 execute(struct rdev *d, const union rnic_aq_entry *e,
+		  union rnic_aq_resp *resp)
+{
+	u32 result = 0;
+	u8 st;
+
+	if (e->hdr.reserved0 || e->hdr.reserved1)
+		return RNIC_AQ_BAD_PARAM;
+	if (e->hdr.opcode >= RNIC_AQ_QUERY_RDMA_CAPS) {
+		if (!d->v2)
+			return RNIC_AQ_BAD_OPCODE;
+		st = v2_admin(d, e, resp);
+		/* Commands can make QPs runnable or fail them: run that now. */
+		v2_pump(d);
+		return st;
+	}
+	st = execute_v1(d, e, &result);
+	/* 1.0's result is the first word of the 2.0 response. */
+	resp->id.id = cpu_to_le32(result);
+	return st;
+}
+
 /* Doorbell vector 1: run every command up to the admin SQ's slot. */
 void rdev_admin_doorbell(struct rdev *d)
 {
@@ -395,8 +432,8 @@ void rdev_admin_doorbell(struct rdev *d)
 	while (d->aq_head != (u16)slot && d->enabled) {
 		u16 idx = d->aq_head;
 		union rnic_aq_entry e;
-		struct rnic_acqe c = {};
-		u32 result = 0;
+		union rnic_aq_resp resp = {};
+		struct rnic_acqe2 c = {};
 		u8 st;
 
 		if (plat_dma_read(d->p, d->aq_sq + (u64)(idx & mask) *
@@ -405,7 +442,7 @@ void rdev_admin_doorbell(struct rdev *d)
 			rdev_device_error(d, RNIC_ERR_DMA_OOB, d->aq_sq);
 			break;
 		}
-		st = execute(d, &e, &result);
+		st = execute(d, &e, &resp);
 		RDEV_INC(d, admin_cmds);
 		if (st)
 			RDEV_INC(d, admin_errors);
@@ -415,7 +452,7 @@ void rdev_admin_doorbell(struct rdev *d)
 			  RNIC_ACQE_F_PHASE : 0;
 		c.cmd_id = e.hdr.cmd_id;
 		c.sq_head = cpu_to_le16((u16)(idx + 1));
-		c.result = cpu_to_le32(result);
+		c.resp = resp;
 		d->aq_head = idx + 1;
 		if (rdev_post_entry(d, d->aq_cq + (u64)(idx & mask) *
 				    RNIC_ACQ_ENTRY_SIZE, &c, sizeof(c))) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev_priv.h"
+#include "dev_v2.h"
 
 #define NS_PER_MS	1000000ULL
 
@@ -18,6 +18,13 @@ u32 rdev_bar_read(struct rdev *d, unsigned int off)
 	__le32 *p = (__le32 *)(d->bar2 + off);
 
 	return le32_to_cpu(__atomic_load_n(p, __ATOMIC_ACQUIRE));
+}
+
+u16 rdev_bar_read16(struct rdev *d, unsigned int off)
+{
+	__le16 *p = (__le16 *)(d->bar2 + off);
+
+	return le16_to_cpu(__atomic_load_n(p, __ATOMIC_ACQUIRE));
 }
 
 void rdev_bar_write(struct rdev *d, unsigned int off, u32 val)
@@ -42,8 +49,15 @@ static void write_signature(struct rdev *d)
 	struct rnic_sig sig = {};
 
 	sig.magic = cpu_to_le32(RNIC_SIG_MAGIC);
-	sig.abi_major = cpu_to_le16(RNIC_ABI_MAJOR);
-	sig.abi_minor = cpu_to_le16(RNIC_ABI_MINOR);
+	if (d->serves_abi2) {
+		sig.abi_major = cpu_to_le16(RNIC_ABI2_MAJOR);
+		sig.abi_minor = cpu_to_le16(RNIC_ABI2_MINOR);
+		sig.abi_compat = cpu_to_le16(BIT(RNIC_ABI_MAJOR) |
+					     BIT(RNIC_ABI2_MAJOR));
+	} else {
+		sig.abi_major = cpu_to_le16(RNIC_ABI_MAJOR);
+		sig.abi_minor = cpu_to_le16(RNIC_ABI_MINOR);
+	}
 	sig.caps = cpu_to_le32(d->caps);
 	sig.shm_size = cpu_to_le32((u32)d->bar2_len);
 	memcpy(sig.mac, d->cfg.mac, sizeof(sig.mac));
@@ -56,7 +70,7 @@ static void write_signature(struct rdev *d)
 	sig.max_frame = cpu_to_le32(RDEV_MAX_FRAME);
 	sig.speed_mbps = cpu_to_le32(RDEV_SPEED_MBPS);
 	snprintf(sig.model_version, sizeof(sig.model_version), "%s",
-		 RDEV_MODEL_VERSION);
+		 d->serves_abi2 ? RDEV_MODEL_VERSION_V2 : RDEV_MODEL_VERSION);
 
 	memset(d->bar2 + RNIC_SIG_OFF, 0, RNIC_REGS_OFF - RNIC_SIG_OFF);
 	memcpy(d->bar2 + RNIC_SIG_OFF, &sig, sizeof(sig));
@@ -73,6 +87,12 @@ static void do_reset(struct rdev *d, u32 status)
 	/* Do not leave the link partner paused on our behalf. */
 	rdev_pfc_release(d);
 
+	/* Every 2.0 object goes, and the device serves 1.0 again. */
+	v2_reset(d);
+	if (d->bar2_len > RNIC_DBP_BASE_DEFAULT)
+		memset(d->bar2 + RNIC_DBP_BASE_DEFAULT, 0,
+		       d->bar2_len - RNIC_DBP_BASE_DEFAULT);
+	d->abi = RNIC_ABI_MAJOR;
 	d->enabled = false;
 	d->fatal = false;
 	d->aq_sq = 0;
@@ -124,7 +144,12 @@ struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
 		d->cfg.num_vectors = 1;
 	d->bar2 = bar2;
 	d->bar2_len = len;
-	d->caps = RNIC_CAP_ALL & ~cfg->caps_disable;
+	/* Without the transport bit, or room for doorbell pages, 1.0 only. */
+	d->serves_abi2 = cfg->abi2 && len >= RNIC_SHM_MIN_SIZE_V2 &&
+			 !(cfg->caps_disable & RNIC_CAP_TRANSPORT) &&
+			 d->cfg.num_vectors >= 2;
+	d->caps = (d->serves_abi2 ? RNIC_CAP_ALL_V2 : RNIC_CAP_ALL) &
+		  ~cfg->caps_disable;
 	d->link_up = true;
 	do_reset(d, 0);
 	return d;
@@ -132,6 +157,7 @@ struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
 
 void rdev_destroy(struct rdev *d)
 {
+	v2_reset(d);
 	free(d);
 }
 
@@ -143,6 +169,10 @@ void rdev_reset(struct rdev *d)
 static void set_fatal(struct rdev *d, u32 reason)
 {
 	plat_log(d->p, "device fatal, reason %u", reason);
+	/* 2.0: tell the driver first, if event queue 0 still works. */
+	if (d->enabled && d->abi == RNIC_ABI2_MAJOR)
+		rdev_event(d, RNIC_EQE_DEVICE_FATAL, RNIC_ERR_NONE,
+			   RNIC_EQE_OBJ_NONE, 0, reason);
 	d->enabled = false;
 	d->fatal = true;
 	rdev_bar_write(d, RNIC_REG_FATAL_REASON, reason);
@@ -190,17 +220,40 @@ static u32 check_queues(struct rdev *d, u64 *sq, u64 *cq, u64 *eq,
 	return RNIC_FATAL_NONE;
 }
 
-static void enable(struct rdev *d)
+/* CTRL.ABI: 0 and 1 mean 1.0; another major must be one we serve. */
+static int check_abi(struct rdev *d, u32 ctrl)
+{
+	unsigned int abi = FIELD_GET(RNIC_CTRL_ABI, ctrl);
+
+	if (abi <= RNIC_ABI_MAJOR)
+		return RNIC_ABI_MAJOR;
+	if (abi == RNIC_ABI2_MAJOR && d->serves_abi2)
+		return RNIC_ABI2_MAJOR;
+	return -1;
+}
+
+static void enable(struct rdev *d, u32 ctrl)
 {
 	unsigned int aq_log2, eq_log2;
 	u64 sq, cq, eq;
 	u32 reason;
+	int abi;
 
 	reason = check_queues(d, &sq, &cq, &eq, &aq_log2, &eq_log2);
 	if (reason) {
 		set_fatal(d, reason);
 		return;
 	}
+	abi = check_abi(d, ctrl);
+	if (abi < 0) {
+		set_fatal(d, RNIC_FATAL_BAD_ABI);
+		return;
+	}
+	if (abi == RNIC_ABI2_MAJOR && v2_enable(d)) {
+		set_fatal(d, RNIC_FATAL_INTERNAL);
+		return;
+	}
+	d->abi = abi;
 	d->aq_sq = sq;
 	d->aq_cq = cq;
 	d->aq_log2 = aq_log2;
@@ -211,7 +264,9 @@ static void enable(struct rdev *d)
 	d->eq.last_arm_seq = -1;
 	d->enabled = true;
 	rdev_bar_write(d, RNIC_REG_AQ_SQ_HEAD, 0);
-	rdev_bar_write(d, RNIC_REG_STATUS, RNIC_STATUS_ENABLED);
+	rdev_bar_write(d, RNIC_REG_STATUS, RNIC_STATUS_ENABLED |
+		       (abi == RNIC_ABI2_MAJOR ?
+			FIELD_PREP(RNIC_STATUS_ABI, RNIC_ABI2_MAJOR) : 0));
 	rdev_event(d, RNIC_EQE_LINK_CHANGE, 0, 0, rdev_link_word(d), 0);
 }
 
@@ -226,7 +281,7 @@ static void ctrl_doorbell(struct rdev *d)
 	}
 	if (d->fatal)
 		return;
-	if (ctrl & ~RNIC_CTRL_ALL) {
+	if (ctrl & ~(d->serves_abi2 ? RNIC_CTRL_ALL_V2 : RNIC_CTRL_ALL)) {
 		set_fatal(d, RNIC_FATAL_BAD_CTRL);
 		return;
 	}
@@ -234,7 +289,7 @@ static void ctrl_doorbell(struct rdev *d)
 		if (d->enabled)
 			return;
 		if (rdev_bar_read(d, RNIC_REG_STATUS) & RNIC_STATUS_RESET_DONE)
-			enable(d);
+			enable(d, ctrl);
 		else
 			set_fatal(d, RNIC_FATAL_BAD_CTRL);
 		return;
@@ -252,7 +307,13 @@ static void data_doorbell(struct rdev *d)
 	for (i = 0; i < RDEV_MAX_QUEUES; i++)
 		if (d->queues[i].used && !d->queues[i].error)
 			rdev_ring_pi(d, i, &pi);
-	rdev_tx_all(d);
+	if (d->v2) {
+		/* The QPs that moved, then every sender takes turns. */
+		v2_kick(d);
+		rdev_tx_all(d);
+	} else {
+		rdev_tx_all(d);
+	}
 	rdev_pfc_check(d, plat_now_ns(d->p));
 }
 
@@ -319,6 +380,12 @@ uint64_t rdev_tick(struct rdev *d, uint64_t now_ns)
 	next = rdev_pfc_tick(d, now_ns);
 	if (!next || next > d->next_heartbeat)
 		next = d->next_heartbeat;
+	if (d->v2) {
+		u64 t = v2_tick(d, now_ns);
+
+		if (t && t < next)
+			next = t;
+	}
 	return next;
 }
 
@@ -353,4 +420,5 @@ void rdev_dump_counters(struct rdev *d,
 			out(ctx, line);
 		}
 	}
+	v2_dump_counters(d, out, ctx);
 }

@@ -8,7 +8,7 @@
  * low watermark (refreshed every half pause time), XON once they reach the
  * high watermark.
  */
-#include "dev_priv.h"
+#include "dev_v2.h"
 #include "pkt.h"
 
 bool rdev_pfc_active(struct rdev *d)
@@ -70,8 +70,11 @@ void rdev_pfc_rx(struct rdev *d, const u8 *frame, size_t len)
 		d->pfc.pause_end[prio] = now + rnic_pause_ns(quanta[prio],
 							     RDEV_SPEED_MBPS);
 	}
-	if (resumed)
+	if (resumed) {
 		rdev_tx_all(d);
+		if (d->v2)
+			v2_pfc_resume(d);
+	}
 }
 
 static void send_pause(struct rdev *d, u16 quanta)
@@ -111,24 +114,41 @@ static void watermarks(struct rdev *d, unsigned int depth, unsigned int *low,
 		*low = *high - 1;
 }
 
-void rdev_pfc_check(struct rdev *d, u64 now)
+/*
+ * What the no-drop priority protects, as free entries of a depth: 1.0
+ * the ROCE_RX ring's posted descriptors, 2.0 the RoCE receive buffer.
+ * False when there is nothing to watch.
+ */
+static bool rx_room(struct rdev *d, unsigned int *free, unsigned int *depth)
 {
-	unsigned int low, high, free;
 	struct rdev_queue *q;
 	u16 pi;
 
-	if (!d->enabled || !d->link_up || !rdev_pfc_active(d) ||
-	    !rdev_queue_usable(d, d->roce_rx)) {
-		rdev_pfc_release(d);
-		return;
+	if (d->v2) {
+		*depth = V2_RX_FIFO;
+		*free = V2_RX_FIFO - d->v2->fifo_count;
+		return true;
 	}
+	if (!rdev_queue_usable(d, d->roce_rx))
+		return false;
 	q = &d->queues[d->roce_rx];
-	if (rdev_ring_pi(d, d->roce_rx, &pi)) {
+	if (rdev_ring_pi(d, d->roce_rx, &pi))
+		return false;
+	*free = rnic_ring_used(pi, q->cons);
+	*depth = 1U << q->log2;
+	return true;
+}
+
+void rdev_pfc_check(struct rdev *d, u64 now)
+{
+	unsigned int low, high, free, depth;
+
+	if (!d->enabled || !d->link_up || !rdev_pfc_active(d) ||
+	    !rx_room(d, &free, &depth)) {
 		rdev_pfc_release(d);
 		return;
 	}
-	free = rnic_ring_used(pi, q->cons);
-	watermarks(d, 1U << q->log2, &low, &high);
+	watermarks(d, depth, &low, &high);
 
 	if (!d->pfc.xoff) {
 		if (free < low) {
@@ -162,8 +182,11 @@ u64 rdev_pfc_tick(struct rdev *d, u64 now)
 			next = d->pfc.pause_end[prio];
 		}
 	}
-	if (resumed)
+	if (resumed) {
 		rdev_tx_all(d);
+		if (d->v2)
+			v2_pfc_resume(d);
+	}
 	rdev_pfc_check(d, now);
 	if (d->pfc.xoff) {
 		t = d->pfc.xoff_sent_ns +

@@ -9,6 +9,7 @@
  * dev_tx.c	TX rings: descriptor parsing, gather, offloads, wire
  * dev_rx.c	RX path: classification, ICRC check, VLAN strip, delivery
  * dev_pfc.c	802.1Qbb pause honour and emission
+ * dev_v2_*.c	ABI 2.0: objects, doorbell pages, transport (dev_v2.h)
  *
  * All state lives in struct rdev; the platform calls in from one thread.
  */
@@ -28,6 +29,7 @@
 #define RDEV_MAX_FRAME		9018
 #define RDEV_SPEED_MBPS		10000
 #define RDEV_MODEL_VERSION	"rnicsim 1.0"
+#define RDEV_MODEL_VERSION_V2	"rnicsim 2.0"
 
 /* TX gather buffer: the largest frame plus room for a tag and the ICRC */
 #define RDEV_TXBUF_SIZE		(RDEV_MAX_FRAME + 64)
@@ -89,12 +91,17 @@ struct rdev_pfc {
 	u64 xoff_sent_ns;
 };
 
+struct v2_dev;
+
 struct rdev {
 	struct plat *p;
 	struct rdev_config cfg;
 	u8 *bar2;
 	size_t bar2_len;
-	u32 caps;
+	u32 caps;		/* as advertised (CAP_TRANSPORT with 2.0) */
+	bool serves_abi2;	/* cfg.abi2 and BAR2 large enough */
+	u8 abi;			/* major in effect: 1, or 2 once enabled so */
+	struct v2_dev *v2;	/* 2.0 state, only while 2.0 is in effect */
 
 	bool enabled;
 	bool fatal;
@@ -124,6 +131,7 @@ struct rdev {
 
 /* dev_core.c: BAR2 access (all registers and slots are le32) */
 u32 rdev_bar_read(struct rdev *d, unsigned int off);
+u16 rdev_bar_read16(struct rdev *d, unsigned int off);
 void rdev_bar_write(struct rdev *d, unsigned int off, u32 val);
 void rdev_port_defaults(struct rdev *d);
 
@@ -146,6 +154,7 @@ void rdev_admin_doorbell(struct rdev *d);
 
 /* dev_tx.c */
 void rdev_tx_all(struct rdev *d);
+bool rdev_tx_round(struct rdev *d);
 
 /* dev_rx.c */
 void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len);

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dev_priv.h"
+#include "dev_v2.h"
 
 #define SLOT_CQ_BITS	(RNIC_DB_CQ_CI | RNIC_DB_CQ_ARM_SEQ | RNIC_DB_CQ_ARM)
 
@@ -229,6 +229,8 @@ void rdev_event_doorbell(struct rdev *d)
 		}
 	}
 
+	if (d->v2)
+		v2_eq_doorbell(d);
 	for (i = 0; i < RDEV_MAX_CQS; i++) {
 		struct rdev_cq *cq = &d->cqs[i];
 

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "dev_priv.h"
+#include "dev_v2.h"
 #include "pkt.h"
 
 #define ETH_HLEN	14
@@ -167,6 +167,8 @@ void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len)
 		return;
 	case PKT_CLASS_MALFORMED:
 		RDEV_INC(d, rx_drop_malformed);
+		if (d->v2)
+			v2_rx_malformed(d, frame, len);
 		return;
 	case PKT_CLASS_ROCE_V1:
 		r.rx_class = RNIC_RX_CLASS_ROCE_V1;
@@ -184,6 +186,12 @@ void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len)
 		r.rx_class = RNIC_RX_CLASS_ETH;
 		qid = d->eth_rx;
 		break;
+	}
+	/* 2.0: RoCE frames belong to the transport, never to a ring. */
+	if (d->v2 && r.rx_class != RNIC_RX_CLASS_ETH) {
+		count_rx(d, r.rx_class, len);
+		v2_rx_frame(d, frame, len, &r.info);
+		return;
 	}
 	if (!d->enabled || !rdev_queue_usable(d, qid)) {
 		RDEV_INC(d, rx_drop_no_queue);

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dev_priv.h"
+#include "dev_v2.h"
 #include "pkt.h"
 
 #define ETH_HLEN	14
@@ -269,6 +269,34 @@ static void tx_queue(struct rdev *d, unsigned int qid)
 			break;
 }
 
+static bool is_tx(u8 type)
+{
+	return type == RNIC_QUEUE_ETH_TX || type == RNIC_QUEUE_ROCE_TX;
+}
+
+/*
+ * One frame from each TX queue that has one (2.0: the turn of the
+ * Ethernet rings in the packet scheduler). True if any has more.
+ */
+bool rdev_tx_round(struct rdev *d)
+{
+	bool more = false;
+	unsigned int i;
+	u16 pi;
+
+	for (i = 0; i < RDEV_MAX_QUEUES; i++) {
+		struct rdev_queue *q = &d->queues[i];
+
+		if (!is_tx(q->type) || !rdev_queue_usable(d, i) ||
+		    rdev_ring_pi(d, i, &pi) || q->cons == pi)
+			continue;
+		if (tx_one(d, i) == TX_DONE && q->cons != pi &&
+		    rdev_queue_usable(d, i))
+			more = true;
+	}
+	return more;
+}
+
 /* Transmit what every usable TX queue has posted (doorbell 3, unpause). */
 void rdev_tx_all(struct rdev *d)
 {
@@ -276,11 +304,16 @@ void rdev_tx_all(struct rdev *d)
 
 	if (!d->enabled)
 		return;
+	/* 2.0: the rings take turns with the QPs, packet by packet. */
+	if (d->v2) {
+		d->v2->eth_pending = true;
+		v2_pump(d);
+		return;
+	}
 	for (i = 0; i < RDEV_MAX_QUEUES; i++) {
 		u8 type = d->queues[i].type;
 
-		if ((type == RNIC_QUEUE_ETH_TX || type == RNIC_QUEUE_ROCE_TX) &&
-		    rdev_queue_usable(d, i))
+		if (is_tx(type) && rdev_queue_usable(d, i))
 			tx_queue(d, i);
 	}
 }

@@ -21,6 +21,12 @@ struct rdev_config {
 	uint8_t mac[6];			/* the port's MAC address */
 	unsigned int num_vectors;	/* MSI-X vectors the guest has */
 	uint32_t caps_disable;		/* capability bits to hide (tests) */
+	/*
+	 * Serve ABI 2.0 besides 1.0 and advertise it in the signature
+	 * (--abi2). Off by default while 2.0 is being built, so that the
+	 * 1.0 driver, which declines a 2.0 signature, keeps working.
+	 */
+	bool abi2;
 };
 
 /* Create the model and write the signature block into BAR2. */

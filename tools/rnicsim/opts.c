@@ -13,7 +13,7 @@ enum {
 	OPT_SOCKET = 256, OPT_GUEST_MEM, OPT_GUEST_MEM_SIZE, OPT_TAP, OPT_MAC,
 	OPT_VECTORS, OPT_SHM_SIZE, OPT_CTL, OPT_PCAP, OPT_FAULT, OPT_LOG,
 	OPT_SEED, OPT_CAPS_DISABLE, OPT_BENCH, OPT_BENCH_SECONDS,
-	OPT_SELFTEST, OPT_CTL_CMD, OPT_HELP,
+	OPT_SELFTEST, OPT_CTL_CMD, OPT_HELP, OPT_ABI2,
 };
 
 static const struct option long_opts[] = {
@@ -30,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "caps-disable", required_argument, NULL, OPT_CAPS_DISABLE },
+	{ "abi2", no_argument, NULL, OPT_ABI2 },
 	{ "bench", no_argument, NULL, OPT_BENCH },
 	{ "bench-seconds", required_argument, NULL, OPT_BENCH_SECONDS },
 	{ "selftest", no_argument, NULL, OPT_SELFTEST },
@@ -59,6 +60,8 @@ void opts_usage(FILE *f)
 "  --log FILE             log here instead of stderr\n"
 "  --seed N               fault-injection PRNG seed (default 1)\n"
 "  --caps-disable MASK    hide device capability bits (testing)\n"
+"  --abi2                 also serve ABI 2.0 (the device runs the transport)\n"
+"                         and advertise it; a 1.0-only driver declines it\n"
 "Sizes take K, M, G suffixes (binary).\n", f);
 }
 
@@ -221,6 +224,9 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 				FAIL("--caps-disable '%s': not a 32-bit mask",
 				     optarg);
 			o->caps_disable = (uint32_t)v;
+			break;
+		case OPT_ABI2:
+			o->abi2 = true;
 			break;
 		case OPT_BENCH:
 			o->mode = SIM_MODE_BENCH;

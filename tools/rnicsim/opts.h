@@ -6,6 +6,7 @@
 #ifndef RNICSIM_OPTS_H
 #define RNICSIM_OPTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,6 +37,7 @@ struct sim_opts {
 	const char *log;
 	uint64_t seed;
 	uint32_t caps_disable;
+	bool abi2;			/* --abi2: serve and advertise ABI 2.0 */
 	/* --ctl-cmd */
 	const char *ctl_cmd_path;
 	char ctl_cmd[1024];

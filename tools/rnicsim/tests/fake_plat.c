@@ -86,6 +86,8 @@ int plat_wire_tx(struct plat *p, const uint8_t *frame, size_t len)
 
 	if (p->wire_rc)
 		return p->wire_rc;
+	if (p->wire_hook)
+		p->wire_hook(p->wire_ctx, frame, len);
 	if (p->ntx < FAKE_MAX_FRAMES && len <= sizeof(f->data)) {
 		f = &p->tx[p->ntx];
 		memcpy(f->data, frame, len);
@@ -116,21 +118,27 @@ void plat_log(struct plat *p, const char *fmt, ...)
 
 /* ---- the fake driver ---- */
 
-struct tdev *tdev_new(u32 caps_disable)
+struct tdev *tdev_new_cfg(const struct rdev_config *cfg, size_t ram_len)
 {
-	struct rdev_config cfg = { .num_vectors = 8,
-				   .caps_disable = caps_disable };
 	struct tdev *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		abort();
-	memcpy(cfg.mac, t_mac, sizeof(cfg.mac));
-	t->p = fake_plat_new(1 << 20, T_RAM_SIZE);
-	t->d = rdev_create(t->p, &cfg);
+	t->p = fake_plat_new(1 << 20, ram_len);
+	t->d = rdev_create(t->p, cfg);
 	t->next_alloc = 0x10000;
 	if (!t->d)
 		abort();
 	return t;
+}
+
+struct tdev *tdev_new(u32 caps_disable)
+{
+	struct rdev_config cfg = { .num_vectors = 8,
+				   .caps_disable = caps_disable };
+
+	memcpy(cfg.mac, t_mac, sizeof(cfg.mac));
+	return tdev_new_cfg(&cfg, T_RAM_SIZE);
 }
 
 void tdev_free(struct tdev *t)
@@ -144,7 +152,7 @@ u64 talloc(struct tdev *t, size_t size, size_t align)
 {
 	u64 a = (t->next_alloc + align - 1) & ~(u64)(align - 1);
 
-	if (a + size > T_RAM_SIZE)
+	if (a + size > t->p->ram_len)
 		abort();
 	t->next_alloc = a + size;
 	memset(t->p->ram + a, 0, size);
@@ -203,6 +211,11 @@ u64 tctr(struct tdev *t, enum rnic_port_stat s)
 
 u32 tdev_init(struct tdev *t)
 {
+	return tdev_init_abi(t, 0);
+}
+
+u32 tdev_init_abi(struct tdev *t, unsigned int abi)
+{
 	t->aq_sq = talloc(t, RNIC_AQ_ENTRY_SIZE << T_AQ_LOG2, 4096);
 	t->aq_cq = talloc(t, RNIC_ACQ_ENTRY_SIZE << T_AQ_LOG2, 4096);
 	t->eq = talloc(t, RNIC_EQE_SIZE << T_EQ_LOG2, 4096);
@@ -221,7 +234,8 @@ u32 tdev_init(struct tdev *t)
 	tbar_w32(t, RNIC_REG_EQ_BASE_LO, (u32)t->eq);
 	tbar_w32(t, RNIC_REG_EQ_BASE_HI, (u32)(t->eq >> 32));
 	tbar_w32(t, RNIC_REG_EQ_CFG, T_EQ_LOG2);
-	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_ENABLE);
+	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_ENABLE |
+		 FIELD_PREP(RNIC_CTRL_ABI, abi));
 	tring(t, RNIC_DB_VEC_CTRL);
 	return tbar_r32(t, RNIC_REG_STATUS);
 }
@@ -236,6 +250,16 @@ struct tdev *tdev_up(void)
 }
 
 int tadmin(struct tdev *t, union rnic_aq_entry *e, u32 *result)
+{
+	union rnic_aq_resp resp;
+	int st = tadmin2(t, e, &resp);
+
+	if (st >= 0 && result)
+		*result = le32_to_cpu(resp.id.id);
+	return st;
+}
+
+int tadmin2(struct tdev *t, union rnic_aq_entry *e, union rnic_aq_resp *resp)
 {
 	unsigned int mask = (1U << T_AQ_LOG2) - 1;
 	u16 idx = t->aq_pi;
@@ -253,8 +277,7 @@ int tadmin(struct tdev *t, union rnic_aq_entry *e, u32 *result)
 		return -1;	/* no completion */
 	if (c->cmd_id != e->hdr.cmd_id || le16_to_cpu(c->sq_head) != t->aq_pi)
 		return -2;
-	if (result)
-		*result = le32_to_cpu(c->result);
+	memcpy(resp, &c->result, sizeof(*resp));
 	return c->status;
 }
 

@@ -35,6 +35,9 @@ struct plat {
 	struct fake_frame *tx;		/* FAKE_MAX_FRAMES, oldest first */
 	unsigned int ntx;		/* frames captured (capped) */
 	int wire_rc;			/* what plat_wire_tx returns */
+	/* if set, every frame sent also goes here (an in-process wire) */
+	int (*wire_hook)(void *ctx, const u8 *frame, size_t len);
+	void *wire_ctx;
 };
 
 struct plat *fake_plat_new(size_t bar2_len, size_t ram_len);
@@ -75,9 +78,13 @@ extern const u8 t_mac[6];
 
 /* Create platform + device (not yet initialised). */
 struct tdev *tdev_new(u32 caps_disable);
+/* The same with a device configuration and @ram_len bytes of guest RAM */
+struct tdev *tdev_new_cfg(const struct rdev_config *cfg, size_t ram_len);
 void tdev_free(struct tdev *t);
 /* Reset + enable handshake; returns STATUS afterwards. */
 u32 tdev_init(struct tdev *t);
+/* The same, asking for ABI @abi at enable (CTRL.ABI) */
+u32 tdev_init_abi(struct tdev *t, unsigned int abi);
 /* tdev_new + tdev_init, REQUIREs success is the caller's business. */
 struct tdev *tdev_up(void);
 
@@ -90,6 +97,8 @@ u64 tctr(struct tdev *t, enum rnic_port_stat s);
 
 /* Submit one admin command; returns its status, result in *result. */
 int tadmin(struct tdev *t, union rnic_aq_entry *e, u32 *result);
+/* The same with the whole 2.0 response (bytes 8..15 of the completion) */
+int tadmin2(struct tdev *t, union rnic_aq_entry *e, union rnic_aq_resp *resp);
 int tcreate_cq(struct tdev *t, unsigned int log2, unsigned int vector,
 	       struct tcq *cq);
 int tcreate_queue(struct tdev *t, u8 type, unsigned int log2, u16 cq_id,

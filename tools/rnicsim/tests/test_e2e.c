@@ -237,3 +237,140 @@ out:
 			fclose(f);
 	}
 }
+
+/* The same binary with --abi2: the 2.0 signature, enable, a doorbell page. */
+TEST(e2e_rnicsim_binary_abi2)
+{
+	char bin[4200], sock[300], ctl[300], ram[300], log[300], vec[8];
+	char out[16384];
+	const struct rnic_sig *sig;
+	struct rnic_acqe2 *c;
+	struct rnic_aq_query_obj qo;
+	struct rnic_aq_alloc_db_page ap;
+	struct rnic_rdma_caps *caps;
+	struct qemu_peer q = { .sock = -1 };
+	u8 *bar = MAP_FAILED, *mem = MAP_FAILED;
+	unsigned int page_off, kickval;
+	int fd, status;
+	ssize_t n;
+	pid_t pid;
+
+	n = readlink("/proc/self/exe", bin, sizeof(bin) - 16);
+	REQUIRE(n > 0);
+	bin[n] = '\0';
+	strcpy(strrchr(bin, '/'), "/rnicsim");
+	if (access(bin, X_OK)) {
+		test_fail(__FILE__, __LINE__, "%s not built", bin);
+		return;
+	}
+	snprintf(sock, sizeof(sock), "%s/e2e2.sock", test_tmpdir());
+	snprintf(ctl, sizeof(ctl), "%s/e2e2.ctl", test_tmpdir());
+	snprintf(ram, sizeof(ram), "%s/e2e2-ram", test_tmpdir());
+	snprintf(log, sizeof(log), "%s/e2e2.log", test_tmpdir());
+	snprintf(vec, sizeof(vec), "%d", E2E_VEC);
+	fd = open(ram, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	REQUIRE(fd >= 0 && ftruncate(fd, E2E_RAM) == 0);
+	mem = mmap(NULL, E2E_RAM, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	REQUIRE(mem != MAP_FAILED);
+
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		execl(bin, bin, "--socket", sock, "--ctl", ctl, "--guest-mem",
+		      ram, "--guest-mem-size", "4M", "--vectors", vec,
+		      "--log", log, "--abi2", (char *)NULL);
+		_exit(127);
+	}
+	if (!wait_for(ctl, 5000)) {
+		test_fail(__FILE__, __LINE__, "rnicsim did not start");
+		goto out;
+	}
+	REQUIRE(qp_connect(&q, sock) == 0);
+	if (qp_recv(&q, 3 + 2 * E2E_VEC, 2000) != 3 + 2 * E2E_VEC) {
+		test_fail(__FILE__, __LINE__, "handshake: %d messages", q.nmsg);
+		goto out;
+	}
+	bar = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   q.fd[2], 0);
+	if (bar == MAP_FAILED) {
+		test_fail(__FILE__, __LINE__, "mmap BAR2: %s", strerror(errno));
+		goto out;
+	}
+	sig = (const void *)(bar + RNIC_SIG_OFF);
+	CHECK_EQ(le16_to_cpu(sig->abi_major), RNIC_ABI2_MAJOR);
+	CHECK_EQ(le16_to_cpu(sig->abi_compat), BIT(1) | BIT(2));
+	CHECK(le32_to_cpu(sig->caps) & RNIC_CAP_TRANSPORT);
+
+	w32(bar, RNIC_REG_CTRL, RNIC_CTRL_RESET);
+	kick(&q, RNIC_DB_VEC_CTRL);
+	CHECK(status_is(bar, RNIC_STATUS_RESET_DONE, 2000));
+	memset(mem, 0, E2E_RAM);
+	w32(bar, RNIC_REG_AQ_SQ_BASE_LO, 0x10000);
+	w32(bar, RNIC_REG_AQ_CQ_BASE_LO, 0x11000);
+	w32(bar, RNIC_REG_AQ_CFG, 2);
+	w32(bar, RNIC_REG_EQ_BASE_LO, 0x12000);
+	w32(bar, RNIC_REG_EQ_CFG, 2);
+	w32(bar, RNIC_REG_CTRL, RNIC_CTRL_ENABLE |
+	    FIELD_PREP(RNIC_CTRL_ABI, RNIC_ABI2_MAJOR));
+	kick(&q, RNIC_DB_VEC_CTRL);
+	CHECK(status_is(bar, RNIC_STATUS_ENABLED |
+			FIELD_PREP(RNIC_STATUS_ABI, 2), 2000));
+
+	/* QUERY_RDMA_CAPS and ALLOC_DB_PAGE */
+	memset(&qo, 0, sizeof(qo));
+	qo.hdr.opcode = RNIC_AQ_QUERY_RDMA_CAPS;
+	qo.hdr.cmd_id = cpu_to_le16(1);
+	qo.buf_addr = cpu_to_le64(0x20000);
+	qo.buf_len = cpu_to_le32(sizeof(*caps));
+	memcpy(mem + 0x10000, &qo, sizeof(qo));
+	memset(&ap, 0, sizeof(ap));
+	ap.hdr.opcode = RNIC_AQ_ALLOC_DB_PAGE;
+	ap.hdr.cmd_id = cpu_to_le16(2);
+	memcpy(mem + 0x10000 + RNIC_AQ_ENTRY_SIZE, &ap, sizeof(ap));
+	w32(bar, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_ADMIN_SQ), 2);
+	kick(&q, RNIC_DB_VEC_ADMIN);
+	CHECK(irq(&q, 0, 2000));
+	c = (struct rnic_acqe2 *)(mem + 0x11000);
+	CHECK_EQ(c[0].status, RNIC_AQ_SUCCESS);
+	CHECK_EQ(le32_to_cpu(c[0].resp.query.len), sizeof(*caps));
+	caps = (struct rnic_rdma_caps *)(mem + 0x20000);
+	CHECK_EQ(le16_to_cpu(caps->max_eq), E2E_VEC - 1);
+	CHECK_EQ(c[1].status, RNIC_AQ_SUCCESS);
+	page_off = le32_to_cpu(caps->db_base) +
+		   (le32_to_cpu(c[1].resp.db_page.page) << caps->db_page_log2);
+	kickval = le32_to_cpu(c[1].resp.db_page.kick);
+	CHECK_EQ(FIELD_GET(RNIC_IVSHMEM_DB_PEER, kickval), RNIC_MODEL_PEER_ID);
+
+	/* A kick entry naming no slot: the device reads it and counts it. */
+	bar[page_off + 0x800] = 7;
+	w32(bar, page_off + 0xc00, 1);
+	kick(&q, FIELD_GET(RNIC_IVSHMEM_DB_VECTOR, kickval));
+	{
+		struct timespec ts = { 0, 1000000 };
+		int ms = 2000;
+
+		while (ms-- > 0 && r32(bar, page_off + 0xc40) != 1)
+			nanosleep(&ts, NULL);
+	}
+	CHECK_EQ(r32(bar, page_off + 0xc40), 1);
+	CHECK_EQ(run_ctl(bin, ctl, "counters", out, sizeof(out)), 0);
+	CHECK(strstr(out, "rdma_kicks 1\n") != NULL);
+	CHECK(strstr(out, "rdma_bad_kicks 1\n") != NULL);
+out:
+	if (bar != MAP_FAILED)
+		munmap(bar, 1 << 20);
+	munmap(mem, E2E_RAM);
+	qp_close(&q);
+	kill(pid, SIGTERM);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (test_failed()) {
+		FILE *f = fopen(log, "r");
+
+		while (f && fgets(out, sizeof(out), f))
+			fprintf(stderr, "# rnicsim log: %s", out);
+		if (f)
+			fclose(f);
+	}
+}

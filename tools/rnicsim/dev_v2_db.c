@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnicsim device model, ABI 2.0 doorbell pages (hardware.rst, "Doorbell
+ * pages (2.0)"): allocation, slot placement, and the kick ring that tells
+ * the device which slots moved, so that a kick never costs a scan of
+ * every queue.
+ *
+ * Every page shares the kick value of doorbell vector 3 (the model's
+ * first implementation), so a kick reads kick_pi of each allocated page.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "dev_v2.h"
+
+#define DBP_KICK_OFF	offsetof(struct rnic_db_page, kick)
+#define DBP_KICK_PI_OFF	offsetof(struct rnic_db_page, kick_pi)
+#define DBP_KICK_CI_OFF	offsetof(struct rnic_db_page, kick_ci)
+
+static unsigned int dbp_off(struct rdev *d, struct v2_dbp *page)
+{
+	return RNIC_DBP_BASE_DEFAULT +
+	       (unsigned int)(page - d->v2->dbp) * RNIC_DBP_SIZE;
+}
+
+struct v2_dbp *v2_dbp_get(struct rdev *d, u32 id)
+{
+	if (id >= d->v2->num_db_pages || !d->v2->dbp[id].used)
+		return NULL;
+	return &d->v2->dbp[id];
+}
+
+u32 v2_slot_read(struct rdev *d, struct v2_dbp *page, u16 slot)
+{
+	return rdev_bar_read(d, dbp_off(d, page) + 4 * slot);
+}
+
+void v2_slot_write(struct rdev *d, struct v2_dbp *page, u16 slot, u32 v)
+{
+	rdev_bar_write(d, dbp_off(d, page) + 4 * slot, v);
+}
+
+/* A free slot of @page for an object, zeroed: -ENOSPC if none. */
+int v2_slot_assign(struct rdev *d, struct v2_dbp *page, u8 kind, void *obj,
+		   u16 *slot)
+{
+	unsigned int i, s;
+
+	if (page->nslots >= RNIC_DBP_SLOTS)
+		return -ENOSPC;
+	for (i = 0; i < RNIC_DBP_SLOTS; i++) {
+		s = (page->next + i) % RNIC_DBP_SLOTS;
+		if (page->slot[s].kind == V2_SLOT_FREE)
+			break;
+	}
+	page->next = (s + 1) % RNIC_DBP_SLOTS;
+	page->slot[s].kind = kind;
+	page->slot[s].obj = obj;
+	page->nslots++;
+	v2_slot_write(d, page, s, 0);
+	*slot = s;
+	return 0;
+}
+
+void v2_slot_release(struct rdev *d, struct v2_dbp *page, u16 slot)
+{
+	(void)d;
+	if (slot >= RNIC_DBP_SLOTS || page->slot[slot].kind == V2_SLOT_FREE)
+		return;
+	page->slot[slot].kind = V2_SLOT_FREE;
+	page->slot[slot].obj = NULL;
+	page->nslots--;
+}
+
+u8 v2_cmd_alloc_db_page(struct rdev *d, const union rnic_aq_entry *e,
+			union rnic_aq_resp *resp)
+{
+	const struct rnic_aq_alloc_db_page *c = (const void *)e;
+	u32 flags = le32_to_cpu(c->flags);
+	struct v2_dev *v = d->v2;
+	struct v2_dbp *page;
+	u32 id;
+
+	if ((flags & ~RNIC_DBP_F_ALL) ||
+	    !v2_all_zero(c->reserved, sizeof(c->reserved)))
+		return RNIC_AQ_BAD_PARAM;
+	for (id = 0; id < v->num_db_pages; id++)
+		if (!v->dbp[id].used)
+			break;
+	if (id == v->num_db_pages)
+		return RNIC_AQ_NO_RESOURCES;
+	page = &v->dbp[id];
+	memset(page, 0, sizeof(*page));
+	page->used = true;
+	page->user = flags & RNIC_DBP_F_USER;
+	memset(d->bar2 + dbp_off(d, page), 0, RNIC_DBP_SIZE);
+	resp->db_page.page = cpu_to_le32(id);
+	resp->db_page.kick = cpu_to_le32(rnic_ivshmem_doorbell(RNIC_DB_VEC_DATA));
+	return RNIC_AQ_SUCCESS;
+}
+
+u8 v2_cmd_free_db_page(struct rdev *d, const union rnic_aq_entry *e)
+{
+	const struct rnic_aq_obj *c = (const void *)e;
+	struct v2_dbp *page = v2_dbp_get(d, le32_to_cpu(c->handle));
+
+	if (!page)
+		return RNIC_AQ_NOT_FOUND;
+	if (page->nslots)
+		return RNIC_AQ_BAD_STATE;
+	memset(page, 0, sizeof(*page));
+	return RNIC_AQ_SUCCESS;
+}
+
+/* The queue behind @slot moved, or may have: read its slot value. */
+static void slot_moved(struct rdev *d, struct v2_dbp *page, u16 slot)
+{
+	struct v2_slot *s = &page->slot[slot];
+
+	switch (s->kind) {
+	case V2_SLOT_SQ:
+		v2_sq_slot(d, s->obj);
+		break;
+	case V2_SLOT_RQ:
+		v2_rq_slot(d, s->obj);
+		break;
+	case V2_SLOT_SRQ:
+		v2_srq_slot(d, s->obj);
+		break;
+	case V2_SLOT_CQ:
+		v2_cq_slot(d, s->obj);
+		break;
+	default:
+		V2_INC(d, bad_kicks);
+		break;
+	}
+}
+
+static void page_kicked(struct rdev *d, struct v2_dbp *page)
+{
+	unsigned int base = dbp_off(d, page);
+	u16 pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
+	u16 n = pi - page->kick_ci;
+	unsigned int s;
+
+	if (!n)
+		return;
+	V2_INC(d, kicks);
+	if (n > RNIC_DBP_KICK_DEPTH) {
+		/* Entries were overwritten: every assigned slot, once. */
+		V2_INC(d, kick_overflows);
+		for (s = 0; s < RNIC_DBP_SLOTS; s++)
+			if (page->slot[s].kind != V2_SLOT_FREE)
+				slot_moved(d, page, s);
+		page->kick_ci = pi;
+	} else {
+		while (page->kick_ci != pi) {
+			u16 e = rdev_bar_read16(d, base + DBP_KICK_OFF + 2 *
+						(page->kick_ci %
+						 RNIC_DBP_KICK_DEPTH));
+
+			page->kick_ci++;
+			if (e >= RNIC_DBP_SLOTS ||
+			    page->slot[e].kind == V2_SLOT_FREE) {
+				V2_INC(d, bad_kicks);
+				continue;
+			}
+			slot_moved(d, page, e);
+		}
+	}
+	rdev_bar_write(d, base + DBP_KICK_CI_OFF, page->kick_ci);
+}
+
+void v2_kick(struct rdev *d)
+{
+	struct v2_dev *v = d->v2;
+	u32 id;
+
+	for (id = 0; id < v->num_db_pages; id++)
+		if (v->dbp[id].used)
+			page_kicked(d, &v->dbp[id]);
+}
