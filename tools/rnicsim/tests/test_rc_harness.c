@@ -321,7 +321,7 @@ u8 node_modify(struct node *n, u8 state, u32 mask,
 	return rc_modify(&n->qp, &a);
 }
 
-struct world *world_new(const struct conn *c, u64 seed)
+struct world *world_alloc(u64 seed)
 {
 	struct world *w = calloc(1, sizeof(*w));
 	int i;
@@ -340,6 +340,14 @@ struct world *world_new(const struct conn *c, u64 seed)
 		rc_qp_init(&n->qp, &f_ops, n, 0x100 + 0x11 * (i + 1));
 		n->qp.port_stats = n->port_stats;
 	}
+	return w;
+}
+
+struct world *world_new(const struct conn *c, u64 seed)
+{
+	struct world *w = world_alloc(seed);
+	int i;
+
 	for (i = 0; i < 2; i++) {
 		struct node *n = &w->n[i];
 

@@ -146,6 +146,8 @@ extern const struct conn conn_default;
 
 u32 rnd(struct world *w);
 u8 node_modify(struct node *n, u8 state, u32 mask, const struct conn *c);
+/* Two nodes, their QPs in RESET; world_new() brings them to RTS. */
+struct world *world_alloc(u64 seed);
 struct world *world_new(const struct conn *c, u64 seed);
 void world_free(struct world *w);
 struct fmr *mr_add(struct node *n, int slot, u64 va, u32 len, u8 access);

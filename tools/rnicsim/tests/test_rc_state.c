@@ -157,24 +157,11 @@ TEST(rc_sqd_drains_begun_wqes)
 TEST(rc_comm_est_and_rtr)
 {
 	struct conn c = conn_default;
-	struct world *w = calloc(1, sizeof(*w));
+	struct world *w = world_alloc(1);
 	struct node *a, *b;
 	int i;
 
 	/* node 1 stays in RTR: it answers, it does not send */
-	w->rng = 1;
-	for (i = 0; i < 2; i++) {
-		struct node *n = &w->n[i];
-
-		n->w = w;
-		n->id = i;
-		n->bad_sq_idx = -1;
-		n->sq = calloc(SQN, sizeof(*n->sq));
-		n->rq = calloc(RQN, sizeof(*n->rq));
-		n->scq = calloc(NCQE, sizeof(*n->scq));
-		n->rcq = calloc(NCQE, sizeof(*n->rcq));
-		rc_qp_init(&n->qp, &f_ops, n, 0x100 + 0x11 * (i + 1));
-	}
 	for (i = 0; i < 2; i++) {
 		CHECK_EQ(node_modify(&w->n[i], RNIC_QPS_INIT, M_INIT, &c), 0);
 		CHECK_EQ(node_modify(&w->n[i], RNIC_QPS_RTR, M_RTR, &c), 0);
