@@ -301,20 +301,43 @@ static int bench_rx(struct bench *b, const struct sim_opts *o, size_t payload)
 	return b->rx_bad ? -EIO : 0;
 }
 
-static void bench_crc(const struct sim_opts *o)
+/* @impl < 0: crc32_update() itself, as the ICRC code calls it. */
+static void bench_crc_one(const struct sim_opts *o, int impl)
 {
 	static uint8_t buf[65536];
-	uint64_t t0, n = 0, ns;
+	uint64_t t0, c0, n = 0, ns, cpu;
 	uint32_t c = 0;
 
 	memset(buf, 0xa5, sizeof(buf));
 	t0 = sim_now_ns();
+	c0 = bench_cpu_ns();
 	do {
-		c ^= crc32_update(c, buf, sizeof(buf));
+		if (impl < 0)
+			c ^= crc32_update(c, buf, sizeof(buf));
+		else
+			c ^= crc32_update_impl(impl, c, buf, sizeof(buf));
 		n++;
 	} while ((ns = sim_now_ns() - t0) < (uint64_t)(o->bench_seconds * 2e8));
-	printf("rnicsim bench: CRC-32 (ICRC): %.0f MB/s (check %08x)\n",
-	       (double)n * sizeof(buf) / secs(ns) / 1e6, c);
+	cpu = bench_cpu_ns() - c0;
+	printf("rnicsim bench: CRC-32 (%s): %6.0f MB/s | per model CPU-s "
+	       "%6.0f MB/s  (%s; check %08x)\n",
+	       impl < 0 ? "ICRC" : crc32_impl_name(impl),
+	       (double)n * sizeof(buf) / secs(ns) / 1e6,
+	       (double)n * sizeof(buf) / secs(cpu ? cpu : 1) / 1e6,
+	       impl < 0 ? crc32_impl_name(crc32_impl_active()) : "fallback",
+	       c);
+}
+
+/* What the ICRC uses, then the implementations it could fall back to. */
+static void bench_crc(const struct sim_opts *o)
+{
+	int impl;
+
+	bench_crc_one(o, -1);
+	for (impl = 0; impl < CRC32_IMPL_COUNT; impl++)
+		if (impl != (int)crc32_impl_active() &&
+		    crc32_impl_available(impl))
+			bench_crc_one(o, impl);
 }
 
 int bench_run(const struct sim_opts *o, const struct bench_dev_hooks *dev)

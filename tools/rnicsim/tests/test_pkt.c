@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pkt.c: CRC-32, RX classification (including every truncation of valid
+ * pkt.c: RX classification (including every truncation of valid
  * frames and random corruption), ICRC masking, PFC, VLAN, IPv4 checksum.
  *
  * Frames under test are copied into heap buffers of exactly their length,
@@ -9,42 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32.h"
 #include "frames.h"
 #include "pkt.h"
 #include "test.h"
-
-static uint32_t crc32_bitwise(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xffffffffu;
-	int k;
-
-	while (n--) {
-		c ^= *p++;
-		for (k = 0; k < 8; k++)
-			c = (c & 1) ? (c >> 1) ^ 0xedb88320u : c >> 1;
-	}
-	return ~c;
-}
-
-TEST(crc32_known_answers)
-{
-	uint8_t buf[300];
-	size_t n, off;
-
-	CHECK_EQ(crc32_ieee("123456789", 9), 0xcbf43926u);
-	CHECK_EQ(crc32_ieee("", 0), 0);
-	for (n = 0; n < sizeof(buf); n++)
-		buf[n] = (uint8_t)(n * 31 + 7);
-	/* Every length and alignment against a bit-at-a-time reference. */
-	for (off = 0; off < 8; off++)
-		for (n = 0; n + off <= sizeof(buf); n += 13)
-			CHECK_EQ(crc32_ieee(buf + off, n),
-				 crc32_bitwise(buf + off, n));
-	/* Split updates equal one pass. */
-	CHECK_EQ(~crc32_update(crc32_update(0xffffffffu, buf, 77), buf + 77, 200),
-		 crc32_ieee(buf, 277));
-}
 
 /* Classify a copy of exactly @len bytes, so over-reads are detectable. */
 static enum pkt_class classify_exact(const uint8_t *f, size_t len,
