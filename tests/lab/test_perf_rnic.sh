@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# lab-kernels: debug stock
+# lab-kernels: debug
 # shellcheck disable=SC2317 # functions are called through check
 #
 # rnic <-> rnic acceptance with rnic_perf (the DKMS-installed rnic and
