@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit tests for the ABI 2.0 CQE decoder (drivers/rnic_v2_cqe.c): every
+ * status and opcode of the contract's tables, the UD receive fields, and
+ * CQEs a faulty device could write, including WQE indices outside what is
+ * outstanding, which must be refused before they index anything.
+ */
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <rdma/ib_verbs.h>
+
+#include "rnic_compat.h"
+#include "rnic_v2_wqe.h"
+
+static void cqe_init(struct rnic_rdma_cqe *c, u8 opcode, u8 status)
+{
+	memset(c, 0, sizeof(*c));
+	c->flags = RNIC_RCQE_F_PHASE;
+	c->opcode = opcode;
+	c->status = status;
+	c->qpn = cpu_to_le32(0x123456);
+	c->wqe_idx = cpu_to_le16(7);
+}
+
+static void cqe_status_table(struct kunit *test)
+{
+	static const enum ib_wc_status exp[] = {
+		IB_WC_SUCCESS, IB_WC_LOC_LEN_ERR, IB_WC_LOC_QP_OP_ERR,
+		IB_WC_LOC_PROT_ERR, IB_WC_WR_FLUSH_ERR, IB_WC_LOC_ACCESS_ERR,
+		IB_WC_BAD_RESP_ERR, IB_WC_REM_INV_REQ_ERR,
+		IB_WC_REM_ACCESS_ERR, IB_WC_REM_OP_ERR, IB_WC_RETRY_EXC_ERR,
+		IB_WC_RNR_RETRY_EXC_ERR, IB_WC_FATAL_ERR, IB_WC_GENERAL_ERR,
+	};
+	struct rnic_rdma_cqe c;
+	struct ib_wc wc;
+	int s;
+
+	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(exp), RNIC_WC_GENERAL_ERR + 1);
+	for (s = 0; s < 256; s++) {
+		enum ib_wc_status want = s < ARRAY_SIZE(exp) ? exp[s] :
+					 IB_WC_GENERAL_ERR;
+
+		KUNIT_EXPECT_EQ_MSG(test, rnic_v2_wc_status(s), want,
+				    "status %d", s);
+		/* an error CQE on either queue decodes to it */
+		cqe_init(&c, RNIC_SQE_OP_WRITE, s);
+		c.syndrome = s ? RNIC_ERR_KEY_BOUNDS : 0;
+		KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), 0);
+		KUNIT_EXPECT_EQ(test, wc.status, want);
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
+		KUNIT_EXPECT_EQ(test, wc.vendor_err, s ? RNIC_ERR_KEY_BOUNDS : 0);
+		cqe_init(&c, RNIC_CQE_OP_RECV, s);
+		c.flags |= RNIC_RCQE_F_SRQ;
+		KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), 0);
+		KUNIT_EXPECT_EQ(test, wc.status, want);
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	}
+}
+
+/* Successful send CQEs: opcode and length; nothing about a peer */
+static void cqe_send_opcodes(struct kunit *test)
+{
+	static const struct {
+		u8 hw;
+		enum ib_wc_opcode ib;
+		bool ud;
+	} ops[] = {
+		{ RNIC_SQE_OP_SEND, IB_WC_SEND, true },
+		{ RNIC_SQE_OP_SEND_IMM, IB_WC_SEND, true },
+		{ RNIC_SQE_OP_SEND_INV, IB_WC_SEND, false },
+		{ RNIC_SQE_OP_WRITE, IB_WC_RDMA_WRITE, false },
+		{ RNIC_SQE_OP_WRITE_IMM, IB_WC_RDMA_WRITE, false },
+		{ RNIC_SQE_OP_READ, IB_WC_RDMA_READ, false },
+		{ RNIC_SQE_OP_CMP_SWAP, IB_WC_COMP_SWAP, false },
+		{ RNIC_SQE_OP_FETCH_ADD, IB_WC_FETCH_ADD, false },
+		{ RNIC_SQE_OP_LOCAL_INV, IB_WC_LOCAL_INV, false },
+		{ RNIC_SQE_OP_REG_MR, IB_WC_REG_MR, false },
+	};
+	struct rnic_rdma_cqe c;
+	struct ib_wc wc;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		cqe_init(&c, ops[i].hw, RNIC_WC_SUCCESS);
+		c.byte_len = cpu_to_le32(4000);
+		memset(&wc, 0xa5, sizeof(wc));
+		KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), 0);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.opcode, ops[i].ib);
+		KUNIT_EXPECT_EQ(test, wc.byte_len, 4000);
+		KUNIT_EXPECT_EQ(test, wc.wc_flags, 0);
+		KUNIT_EXPECT_EQ(test, wc.vendor_err, 0);
+		KUNIT_EXPECT_EQ(test, wc.port_num, 1);
+		KUNIT_EXPECT_EQ(test, wc.src_qp, 0);
+		KUNIT_EXPECT_EQ(test, wc.pkey_index, 0);
+		KUNIT_EXPECT_EQ(test, wc.slid, 0);
+		KUNIT_EXPECT_EQ(test, wc.sl, 0);
+		KUNIT_EXPECT_EQ(test, wc.dlid_path_bits, 0);
+		/* on a UD QP only the SENDs exist */
+		KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 0, &wc),
+				ops[i].ud ? 0 : -EIO);
+		/* receive-side flags on a send CQE */
+		c.flags |= RNIC_RCQE_F_IMM;
+		KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc),
+				-EIO);
+		c.flags = RNIC_RCQE_F_PHASE | RNIC_RCQE_F_SRQ;
+		KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc),
+				-EIO);
+	}
+}
+
+static void cqe_rc_recv(struct kunit *test)
+{
+	struct rnic_rdma_cqe c;
+	struct ib_wc wc;
+
+	/* SEND */
+	cqe_init(&c, RNIC_CQE_OP_RECV, RNIC_WC_SUCCESS);
+	c.byte_len = cpu_to_le32(100);
+	c.pkey_index = cpu_to_le16(0);
+	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 100);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, 0);
+	/* longer than the WQE offered */
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 99, &wc), -EIO);
+
+	/* SEND_IMM */
+	c.flags |= RNIC_RCQE_F_IMM;
+	c.imm_data = cpu_to_be32(0x01020304);
+	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, wc.ex.imm_data, cpu_to_be32(0x01020304));
+
+	/* SEND_INV */
+	c.flags = RNIC_RCQE_F_PHASE | RNIC_RCQE_F_INV;
+	c.inv_key = cpu_to_le32(0xabcdef01);
+	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, IB_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc.ex.invalidate_rkey, 0xabcdef01);
+	/* both at once */
+	c.flags |= RNIC_RCQE_F_IMM;
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), -EIO);
+	/* an RC receive has no network header, VLAN or sender */
+	c.flags = RNIC_RCQE_F_PHASE | RNIC_RCQE_F_GRH;
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), -EIO);
+	c.flags = RNIC_RCQE_F_PHASE | RNIC_RCQE_F_VLAN;
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), -EIO);
+
+	/* WRITE_IMM: the bytes went to the MR, not the (empty) WQE */
+	cqe_init(&c, RNIC_CQE_OP_RECV_WRITE_IMM, RNIC_WC_SUCCESS);
+	c.flags |= RNIC_RCQE_F_IMM | RNIC_RCQE_F_SRQ;
+	c.byte_len = cpu_to_le32(1 << 20);
+	c.imm_data = cpu_to_be32(9);
+	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 1 << 20);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, wc.ex.imm_data, cpu_to_be32(9));
+	/* a WRITE_IMM without its immediate, or on UD */
+	c.flags &= ~RNIC_RCQE_F_IMM;
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), -EIO);
+	c.flags |= RNIC_RCQE_F_IMM | RNIC_RCQE_F_GRH;
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 0, &wc), -EIO);
+}
+
+static void cqe_ud_recv(struct kunit *test)
+{
+	static const struct {
+		u8 net;
+		u8 type;
+	} nets[] = {
+		{ RNIC_RX_CLASS_ROCE_V1, RDMA_NETWORK_ROCE_V1 },
+		{ RNIC_RX_CLASS_ROCE_V2_IPV4, RDMA_NETWORK_IPV4 },
+		{ RNIC_RX_CLASS_ROCE_V2_IPV6, RDMA_NETWORK_IPV6 },
+	};
+	static const u8 mac[ETH_ALEN] = { 0x52, 0x54, 0, 0x10, 0, 2 };
+	struct rnic_rdma_cqe c;
+	struct ib_wc wc;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(nets); i++) {
+		cqe_init(&c, RNIC_CQE_OP_RECV, RNIC_WC_SUCCESS);
+		c.flags |= RNIC_RCQE_F_GRH | RNIC_RCQE_F_IMM;
+		c.byte_len = cpu_to_le32(256);
+		c.pkey_index = cpu_to_le16(3);
+		c.imm_data = cpu_to_be32(0x77);
+		c.src = cpu_to_le32(FIELD_PREP(RNIC_RCQE_NET, nets[i].net) |
+				    0xfedcba);
+		memcpy(c.smac, mac, ETH_ALEN);
+		KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), 0);
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+		/* the verbs count the 40-byte header area */
+		KUNIT_EXPECT_EQ(test, wc.byte_len, 296);
+		KUNIT_EXPECT_EQ(test, wc.src_qp, 0xfedcba);
+		KUNIT_EXPECT_EQ(test, wc.network_hdr_type, nets[i].type);
+		KUNIT_EXPECT_EQ(test, wc.pkey_index, 3);
+		KUNIT_EXPECT_MEMEQ(test, wc.smac, mac, ETH_ALEN);
+		KUNIT_EXPECT_EQ(test, wc.wc_flags,
+				IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE |
+				IB_WC_WITH_SMAC | IB_WC_WITH_IMM);
+		KUNIT_EXPECT_EQ(test, wc.ex.imm_data, cpu_to_be32(0x77));
+		KUNIT_EXPECT_EQ(test, wc.sl, 0);
+		KUNIT_EXPECT_EQ(test, wc.vlan_id, 0);
+		/* a buffer 1 byte too small */
+		KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 295, &wc),
+				-EIO);
+	}
+
+	/* tagged: VID and the PCP as the SL */
+	c.flags |= RNIC_RCQE_F_VLAN;
+	c.vlan_tci = cpu_to_le16(5 << 13 | 1 << 12 | 100);
+	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.vlan_id, 100);
+	KUNIT_EXPECT_EQ(test, wc.sl, 5);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_VLAN);
+
+	/* what a UD receive CQE cannot be */
+	c.flags &= ~RNIC_RCQE_F_GRH;
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), -EIO);
+	c.flags |= RNIC_RCQE_F_GRH;
+	c.src = cpu_to_le32(FIELD_PREP(RNIC_RCQE_NET, RNIC_RX_CLASS_ETH) | 5);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), -EIO);
+	c.src = cpu_to_le32(FIELD_PREP(RNIC_RCQE_NET, 4) | 5);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), -EIO);
+	c.src = cpu_to_le32(BIT(28) | FIELD_PREP(RNIC_RCQE_NET, 2) | 5);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), -EIO);
+	c.src = cpu_to_le32(FIELD_PREP(RNIC_RCQE_NET, 2) | 5);
+	c.flags |= RNIC_RCQE_F_INV;
+	c.flags &= ~RNIC_RCQE_F_IMM;
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), -EIO);
+	/* byte_len so large the header area would wrap it */
+	c.flags &= ~RNIC_RCQE_F_INV;
+	c.byte_len = cpu_to_le32(U32_MAX - 10);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, U32_MAX, &wc), -EIO);
+}
+
+/* CQEs the contract does not define */
+static void cqe_malformed(struct kunit *test)
+{
+	struct rnic_rdma_cqe c;
+	struct ib_wc wc;
+	int op;
+
+	for (op = 0; op < 256; op++) {
+		bool known = (op >= RNIC_SQE_OP_SEND &&
+			      op <= RNIC_SQE_OP_REG_MR) ||
+			     op == RNIC_CQE_OP_RECV ||
+			     op == RNIC_CQE_OP_RECV_WRITE_IMM;
+
+		/* an error CQE: opcode, status and syndrome only */
+		cqe_init(&c, op, RNIC_WC_WR_FLUSH_ERR);
+		c.syndrome = RNIC_ERR_FLUSHED;
+		KUNIT_EXPECT_EQ_MSG(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc),
+				    known ? 0 : -EIO, "opcode %#x", op);
+	}
+	/* QPNs are 24 bits */
+	cqe_init(&c, RNIC_SQE_OP_SEND, RNIC_WC_SUCCESS);
+	c.qpn = cpu_to_le32(0x1000001);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), -EIO);
+	/* an error CQE's other fields are not looked at */
+	cqe_init(&c, RNIC_CQE_OP_RECV, RNIC_WC_LOC_PROT_ERR);
+	c.byte_len = cpu_to_le32(U32_MAX);
+	c.flags |= RNIC_RCQE_F_IMM | RNIC_RCQE_F_INV;
+	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_PROT_ERR);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 0);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, 0);
+}
+
+/* Send CQE indices: [ci, pi) modulo 2^16, retiring the unsignaled */
+static void cqe_sq_index(struct kunit *test)
+{
+	static const struct {
+		u16 ci, pi, idx;
+		int ret;
+	} cases[] = {
+		{ 0, 1, 0, 1 },
+		{ 0, 1, 1, -EIO },		/* the producer index itself */
+		{ 0, 0, 0, -EIO },		/* nothing outstanding */
+		{ 10, 20, 15, 6 },		/* retires 10..15 */
+		{ 10, 20, 19, 10 },
+		{ 10, 20, 20, -EIO },
+		{ 10, 20, 9, -EIO },		/* already completed */
+		{ 10, 20, 0xffff, -EIO },
+		{ 0xfffe, 3, 0xffff, 2 },	/* across the wrap */
+		{ 0xfffe, 3, 2, 5 },
+		{ 0xfffe, 3, 3, -EIO },
+		{ 0xfffe, 3, 0xfffd, -EIO },
+		{ 0, 0x8000, 0x7fff, 0x8000 },	/* the deepest SQ, full */
+		{ 0, 0x8000, 0x8000, -EIO },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rnic_v2_cqe_sq_retire(cases[i].ci,
+							  cases[i].pi,
+							  cases[i].idx),
+				    cases[i].ret, "case %d", i);
+}
+
+static void cqe_rq_index(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(5, 6, 5), 0);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(5, 9, 6), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(5, 5, 5), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(5, 9, 4), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(0xffff, 1, 0xffff), 0);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(0xffff, 1, 0), -EIO);
+}
+
+static void cqe_srq_slot(struct kunit *test)
+{
+	DECLARE_BITMAP(busy, 64);
+
+	bitmap_zero(busy, 64);
+	set_bit(0, busy);
+	set_bit(63, busy);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(0, 64, busy), 0);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(63, 64, busy), 0);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(1, 64, busy), -EIO);
+	/* beyond the SRQ: never a bitmap read past its end */
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(64, 64, busy), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(0xffff, 64, busy), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(63, 32, busy), -EIO);
+}
+
+static struct kunit_case rnic_v2_cqe_cases[] = {
+	KUNIT_CASE(cqe_status_table),
+	KUNIT_CASE(cqe_send_opcodes),
+	KUNIT_CASE(cqe_rc_recv),
+	KUNIT_CASE(cqe_ud_recv),
+	KUNIT_CASE(cqe_malformed),
+	KUNIT_CASE(cqe_sq_index),
+	KUNIT_CASE(cqe_rq_index),
+	KUNIT_CASE(cqe_srq_slot),
+	{}
+};
+
+static struct kunit_suite rnic_v2_cqe_suite = {
+	.name = "rnic_v2_cqe",
+	.test_cases = rnic_v2_cqe_cases,
+};
+
+kunit_test_suite(rnic_v2_cqe_suite);
