@@ -38,23 +38,13 @@ KB="$CACHE/debug-kernel-$key"
 
 if [ ! -f "$KB/.rnic-built" ]; then
 	echo "debug-kernel: building in $KB (log $LOG)" >&2
-	# A build of an older fragment of the same source becomes this one:
-	# Kbuild rebuilds what the changed options touch (minutes, not the
-	# quarter of an hour of a build from scratch). Other old builds are
-	# dead weight (each is ~1 GB).
-	rm -rf "$KB"
-	old="$(find "$CACHE" -maxdepth 1 -name 'debug-kernel-*' -type d \
-		-printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)"
-	if [ -n "$old" ] && [ -f "$old/.rnic-built" ] &&
-		[ "$(cat "$old/.rnic-src" 2>/dev/null)" = "$(cat "$SRC/.rnic-stamp")" ]; then
-		echo "debug-kernel: starting from $old" >&2
-		rm -f "$old/.rnic-built"
-		mv "$old" "$KB"
-	fi
+	# Builds of older fragments are dead weight (each is ~1 GB). (Moving
+	# one here to build incrementally does not help: Kbuild's command
+	# lines name the build directory, so everything is rebuilt anyway.)
 	find "$CACHE" -maxdepth 1 -name 'debug-kernel-*' -type d ! -path "$KB" \
 		-exec rm -rf {} +
+	rm -rf "$KB"
 	mkdir -p "$KB"
-	cp "$SRC/.rnic-stamp" "$KB/.rnic-src"
 	t0=$SECONDS
 	{
 		make -C "$SRC" O="$KB" KCONFIG_ALLCONFIG="$FRAG" allnoconfig &&
