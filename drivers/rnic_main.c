@@ -205,8 +205,6 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		return -ENOMEM;
 	rdev->pdev = pdev;
 	pci_set_drvdata(pdev, rdev);
-	/* DEMO (reverted): an allocation nothing frees or points to */
-	WRITE_ONCE(*(u64 *)kmalloc(96, GFP_KERNEL), 0x726e69636c65616bULL);
 
 	err = rnic_probe_dev(rdev);
 	if (err)
