@@ -195,22 +195,6 @@ static void rnic_remove_dev(struct rnic_dev *rdev)
 	pci_disable_device(pdev);
 }
 
-/* DEMO (reverted): two locks taken in both orders */
-static DEFINE_MUTEX(rnic_demo_a);
-static DEFINE_MUTEX(rnic_demo_b);
-
-static void rnic_demo_inversion(void)
-{
-	mutex_lock(&rnic_demo_a);
-	mutex_lock(&rnic_demo_b);
-	mutex_unlock(&rnic_demo_b);
-	mutex_unlock(&rnic_demo_a);
-	mutex_lock(&rnic_demo_b);
-	mutex_lock(&rnic_demo_a);
-	mutex_unlock(&rnic_demo_a);
-	mutex_unlock(&rnic_demo_b);
-}
-
 static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 {
 	struct rnic_dev *rdev;
@@ -221,7 +205,6 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		return -ENOMEM;
 	rdev->pdev = pdev;
 	pci_set_drvdata(pdev, rdev);
-	rnic_demo_inversion();
 
 	err = rnic_probe_dev(rdev);
 	if (err)
