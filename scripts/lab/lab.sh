@@ -431,11 +431,12 @@ lab__sweep() {
 			>"$d/kmemleak.txt" 2>&1; then
 			found+=("the VM does not answer at the end of the test (hung or died)")
 		fi
-		# Only leaks with rnic code (or an unloaded module's address:
-		# rnic after rmmod) on the allocating stack are rnic's.
+		# Only leaks with rnic code (or a module's bare address: rnic
+		# after rmmod; modules live at 0xffffffffa0000000 and up, the
+		# kernel's text below) on the allocating stack are rnic's.
 		leaks="$(awk '/^unreferenced object/ { n += mine; bt = 0; mine = 0 }
 			/^  backtrace/ { bt = 1; next }
-			bt && /(\[rnic[a-z_]*\]|^ +0xffffffffc[0-9a-f]+$)/ { mine = 1 }
+			bt && /(\[rnic[a-z_]*\]|^ +0xffffffff[a-f][0-9a-f]+$)/ { mine = 1 }
 			END { print n + mine }' "$d/kmemleak.txt")"
 		[ "$leaks" = 0 ] ||
 			found+=("kmemleak: $leaks unreferenced objects allocated by rnic (see $d/kmemleak.txt)")
