@@ -38,14 +38,7 @@ perf_preflight
 
 lab_vm 1 --rnic --mem 1G
 lab_vm 2 --rnic --mem 1G
-for n in 1 2; do
-	if lab_wait_ready "$n"; then
-		lab_ok "$SUITE: vm$n boots to the agent"
-	else
-		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
-		exit 1
-	fi
-done
+boot_vms 1 2
 up() { rnic_up "$1" && roce_mode "$1" rnic0 "IB/RoCE v1"; }
 for n in 1 2; do
 	check "vm$n: rnic0 ACTIVE, default_roce_mode \"IB/RoCE v1\"" up "$n" || exit 1

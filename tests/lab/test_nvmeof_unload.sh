@@ -42,14 +42,7 @@ perf_preflight
 
 lab_vm 1 --rnic --mem 1G
 lab_vm 2 --rnic --mem 1G
-for n in 1 2; do
-	if lab_wait_ready "$n"; then
-		lab_ok "$SUITE: vm$n boots to the agent"
-	else
-		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
-		exit 1
-	fi
-done
+boot_vms 1 2
 for n in 1 2; do
 	check "vm$n: rnic0 ACTIVE" rnic_up "$n" || exit 1
 done

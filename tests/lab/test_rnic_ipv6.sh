@@ -37,14 +37,7 @@ perf_preflight
 
 lab_vm 1 --rnic
 lab_vm 2 --rnic
-for n in 1 2; do
-	if lab_wait_ready "$n"; then
-		lab_ok "$SUITE: vm$n boots to the agent"
-	else
-		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
-		exit 1
-	fi
-done
+boot_vms 1 2
 up() { rnic_up "$1" && roce_mode "$1" rnic0 "RoCE v2"; }
 for n in 1 2; do
 	check "vm$n: rnic0 ACTIVE, default_roce_mode \"RoCE v2\", rnic_perf loaded" up "$n" || exit 1

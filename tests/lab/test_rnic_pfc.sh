@@ -42,14 +42,7 @@ perf_preflight
 
 lab_vm 1 --rnic
 lab_vm 2 --rnic
-for n in 1 2; do
-	if lab_wait_ready "$n"; then
-		lab_ok "$SUITE: vm$n boots to the agent"
-	else
-		lab_not_ok "$SUITE: vm$n boots to the agent" "$LAB_DIR/vm$n/console.log"
-		exit 1
-	fi
-done
+boot_vms 1 2
 up() {
 	rnic_up "$1" "pfc_prio=$PRIO" &&
 		lab_exec "$1" --timeout 30 "grep -x $PRIO /sys/module/rnic/parameters/pfc_prio &&
