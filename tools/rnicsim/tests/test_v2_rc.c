@@ -68,31 +68,6 @@ static void fill(u8 *buf, size_t n, u8 seed)
 		buf[i] = (u8)(seed + i * 13 + (i >> 8));
 }
 
-/* An RC send WQE with one SGE in MR space (or none for @len 0) */
-static void rc_wqe(void *wqe, u8 opcode, u8 flags, u32 len, u64 addr,
-		   u32 lkey, u64 raddr, u32 rkey)
-{
-	struct rnic_sqe *s = wqe;
-
-	memset(s, 0, 128);
-	s->ctrl.opcode = opcode;
-	s->ctrl.flags = flags;
-	s->ctrl.length = cpu_to_le32(len);
-	if (opcode == RNIC_SQE_OP_SEND_IMM || opcode == RNIC_SQE_OP_WRITE_IMM)
-		s->ctrl.imm_data = cpu_to_be32(0x11223344);
-	if (opcode >= RNIC_SQE_OP_WRITE && opcode <= RNIC_SQE_OP_READ) {
-		s->seg.rdma.remote_addr = cpu_to_le64(raddr);
-		s->seg.rdma.rkey = cpu_to_le32(rkey);
-	}
-	if (len || opcode == RNIC_SQE_OP_CMP_SWAP ||
-	    opcode == RNIC_SQE_OP_FETCH_ADD) {
-		s->ctrl.num_sge = 1;
-		s->sge[0].addr = cpu_to_le64(addr);
-		s->sge[0].len = cpu_to_le32(len);
-		s->sge[0].lkey = cpu_to_le32(lkey);
-	}
-}
-
 static struct rnic_data_sge sge(u64 addr, u32 len, u32 key)
 {
 	struct rnic_data_sge s = {
@@ -109,7 +84,7 @@ static void rc_traffic(u8 net)
 	struct rnic_rdma_cqe c;
 	struct rnic_data_sge rs;
 	struct rcpair p;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 	u8 *ab, *bb;
 
 	rc_up(&p, net, false);
@@ -120,7 +95,7 @@ static void rc_traffic(u8 net)
 	/* SEND of 5000 bytes: five packets at path MTU 1024 */
 	rs = sge(RC_IOVA + 0x10000, 8192, p.bkey);
 	t2_post_recv(p.b, &p.bqp, &rs, 1, true);
-	rc_wqe(wqe, RNIC_SQE_OP_SEND_IMM, RNIC_SQE_F_SIGNALED |
+	t2_rc_wqe(wqe, RNIC_SQE_OP_SEND_IMM, RNIC_SQE_F_SIGNALED |
 	       RNIC_SQE_F_SOLICITED, 5000, RC_IOVA + 3, p.akey, 0, 0);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	CHECK(twire_run(p.w) >= 6);
@@ -139,10 +114,10 @@ static void rc_traffic(u8 net)
 	CHECK_EQ(le16_to_cpu(c.wqe_idx), 0);
 
 	/* WRITE 40000 bytes, unsignaled, then a signaled READ back */
-	rc_wqe(wqe, RNIC_SQE_OP_WRITE, 0, 40000, RC_IOVA + 100, p.akey,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, 0, 40000, RC_IOVA + 100, p.akey,
 	       RC_IOVA + 0x20000, p.bkey);
 	t2_post_send(p.a, &p.aqp, wqe, false);
-	rc_wqe(wqe, RNIC_SQE_OP_READ, RNIC_SQE_F_SIGNALED, 40000,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_READ, RNIC_SQE_F_SIGNALED, 40000,
 	       RC_IOVA + 0x20000, p.akey, RC_IOVA + 0x20000, p.bkey);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -156,7 +131,7 @@ static void rc_traffic(u8 net)
 
 	/* Atomics on the 8 bytes at B's 0x100 */
 	memcpy(bb + 0x100, "\x05\0\0\0\0\0\0\0", 8);
-	rc_wqe(wqe, RNIC_SQE_OP_FETCH_ADD, RNIC_SQE_F_SIGNALED, 8,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_FETCH_ADD, RNIC_SQE_F_SIGNALED, 8,
 	       RC_IOVA + 0x200, p.akey, 0, 0);
 	((struct rnic_sqe *)wqe)->seg.atomic.remote_addr =
 		cpu_to_le64(RC_IOVA + 0x100);
@@ -174,7 +149,7 @@ static void rc_traffic(u8 net)
 	/* WRITE_IMM takes a receive WQE at B */
 	rs = sge(RC_IOVA + 0x1000, 16, p.bkey);
 	t2_post_recv(p.b, &p.bqp, &rs, 1, true);
-	rc_wqe(wqe, RNIC_SQE_OP_WRITE_IMM, RNIC_SQE_F_SIGNALED, 3000,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE_IMM, RNIC_SQE_F_SIGNALED, 3000,
 	       RC_IOVA, p.akey, RC_IOVA + 0x8000, p.bkey);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -225,7 +200,7 @@ TEST(v2_rc_loss_recovered_by_timer)
 	struct rnic_data_sge rs;
 	unsigned int count = 0, i;
 	struct rcpair p;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
 	fill(t2_ram(p.a, p.abuf), RC_BUF, 7);
@@ -233,7 +208,7 @@ TEST(v2_rc_loss_recovered_by_timer)
 	p.w->filter_ctx = &count;
 	rs = sge(RC_IOVA, RC_BUF, p.bkey);
 	t2_post_recv(p.b, &p.bqp, &rs, 1, true);
-	rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 100000,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 100000,
 	       RC_IOVA, p.akey, 0, 0);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -253,10 +228,10 @@ TEST(v2_rc_rnr_then_receive)
 	struct rnic_data_sge rs;
 	struct rcpair p;
 	unsigned int i;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV6, false);
-	rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 64, RC_IOVA,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 64, RC_IOVA,
 	       p.akey, 0, 0);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -277,14 +252,14 @@ TEST(v2_rc_remote_access_error)
 	struct rnic_rdma_cqe c;
 	struct rnic_eqe e;
 	struct rcpair p;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
 	/* Outside B's MR: NAK remote access; both QPs end in ERR */
-	rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 64, RC_IOVA,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 64, RC_IOVA,
 	       p.akey, RC_IOVA + RC_BUF - 32, p.bkey);
 	t2_post_send(p.a, &p.aqp, wqe, true);
-	rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 8, RC_IOVA,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 8, RC_IOVA,
 	       p.akey, 0, 0);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -309,7 +284,7 @@ TEST(v2_rc_flush_and_drain)
 	struct rnic_qp_query q;
 	struct rcpair p;
 	unsigned int i;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
 	for (i = 0; i < 3; i++) {
@@ -326,7 +301,7 @@ TEST(v2_rc_flush_and_drain)
 		CHECK_EQ(le16_to_cpu(c.wqe_idx), i);
 	}
 	/* The drain WQEs posted after the move flush too, unsignaled. */
-	rc_wqe(wqe, RNIC_SQE_OP_SEND, 0, 0, 0, 0, 0, 0);
+	t2_rc_wqe(wqe, RNIC_SQE_OP_SEND, 0, 0, 0, 0, 0, 0);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	REQUIRE(t2_cq_poll(p.a, &p.acq, &c));
 	CHECK_EQ(c.status, RNIC_WC_WR_FLUSH_ERR);
@@ -356,7 +331,7 @@ TEST(v2_rc_local_ops_fast_reg)
 	struct rnic_sqe *s;
 	u64 pbl, page;
 	u32 frkey;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	/* Privileged PDs: the kernel's, which may REG_MR */
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, true);
@@ -392,7 +367,7 @@ TEST(v2_rc_local_ops_fast_reg)
 
 	/* A writes 100 bytes across B's page boundary through it */
 	fill(t2_ram(p.a, p.abuf), 100, 3);
-	rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 100, RC_IOVA,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 100, RC_IOVA,
 	       p.akey, 0x5000 + 4096 - 50, frkey);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -429,7 +404,7 @@ TEST(v2_rc_local_ops_fast_reg)
 	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 
 	/* The old variant no longer opens it: A's WRITE fails */
-	rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 100, RC_IOVA,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 100, RC_IOVA,
 	       p.akey, 0x5000, frkey);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -444,7 +419,7 @@ TEST(v2_rc_local_op_errors)
 	struct rcpair p;
 	struct rnic_sqe *s;
 	struct rnic_eqe e;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	/* Not privileged: REG_MR is refused with NO_PERM */
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
@@ -489,7 +464,7 @@ TEST(v2_rc_srq_last_wqe_reached)
 	struct t2qp qp;
 	struct t2cq cq;
 	struct rnic_eqe e;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 	unsigned int i;
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
@@ -510,7 +485,7 @@ TEST(v2_rc_srq_last_wqe_reached)
 		t2_srq_post(p.b, &srq, 10 + i, &rs, 1);
 	}
 	for (i = 0; i < 2; i++) {
-		rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 200,
+		t2_rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 200,
 		       RC_IOVA, p.akey, 0, 0);
 		t2_post_send(p.a, &p.aqp, wqe, true);
 	}
@@ -571,7 +546,7 @@ TEST(v2_rc_stream_lossy_wire)
 	struct rnic_data_sge rs;
 	struct rcpair p;
 	unsigned int sent = 0, acked = 0, recvd = 0, i, spins = 0;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 	u8 *ab, *bb;
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV6, false);
@@ -591,12 +566,12 @@ TEST(v2_rc_stream_lossy_wire)
 			u32 len = 1 + (sent * 2654435761u) % 4000;
 
 			if (sent % 3 == 2) {
-				rc_wqe(wqe, RNIC_SQE_OP_READ,
+				t2_rc_wqe(wqe, RNIC_SQE_OP_READ,
 				       RNIC_SQE_F_SIGNALED, len,
 				       RC_IOVA + 0x30000, p.akey,
 				       RC_IOVA + 0x20000, p.bkey);
 			} else {
-				rc_wqe(wqe, RNIC_SQE_OP_SEND,
+				t2_rc_wqe(wqe, RNIC_SQE_OP_SEND,
 				       RNIC_SQE_F_SIGNALED, len,
 				       RC_IOVA + (sent % 50), p.akey, 0, 0);
 			}
