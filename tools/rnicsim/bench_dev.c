@@ -188,8 +188,10 @@ int bench_host_up(struct bench_host *h, unsigned int abi)
 	const struct rnic_sig *sig = (const void *)(h->bar + RNIC_SIG_OFF);
 	u32 want = RNIC_STATUS_ENABLED;
 
-	if (!rnic_sig_compatible(le32_to_cpu(sig->magic),
-				 le16_to_cpu(sig->abi_major)))
+	if (!rnic_sig_serves(le32_to_cpu(sig->magic),
+			     le16_to_cpu(sig->abi_major),
+			     le16_to_cpu(sig->abi_compat),
+			     abi ? abi : RNIC_ABI_MAJOR))
 		return -ENODEV;
 	h->next = 0x10000;
 	h->aq_pi = 0;

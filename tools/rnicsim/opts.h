@@ -41,7 +41,8 @@ struct sim_opts {
 	/* --ctl-cmd */
 	const char *ctl_cmd_path;
 	char ctl_cmd[1024];
-	/* --bench */
+	/* --bench[=abi1|abi2]: which device runs (both without a value) */
+	bool bench_abi1, bench_abi2;
 	double bench_seconds;
 };
 
