@@ -326,6 +326,12 @@ u64 v2_tick(struct rdev *d, u64 now)
 
 	if (!d->v2 || !d->enabled)
 		return 0;
+	/*
+	 * Received frames before timers: an ACK already in the receive
+	 * buffer must beat the retransmit timeout it makes moot, however
+	 * late this tick runs on a busy host.
+	 */
+	v2_pump(d);
 	next = v2_cq_tick(d, now);
 	next = earliest(next, v2_rc_tick(d, now));
 	v2_pump(d);
