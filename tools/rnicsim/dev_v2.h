@@ -196,6 +196,9 @@ struct v2_cq {
 	u16 mod_period_us;
 	u16 mod_pending;	/* CQEs since the event was due */
 	u64 mod_deadline;	/* 0: no event held */
+	/* on v2_dev.mod_cqs (mod_deadline was set; dropped by the tick) */
+	bool mod_listed;
+	struct v2_cq *mod_next, *mod_prev;
 };
 
 struct v2_srq {
@@ -302,6 +305,9 @@ struct v2_qp {
 	/* RC: the engine's state (rc.h) and what the device keeps for it */
 	struct rc_qp *rc;
 	u64 rc_deadline;	/* ops->timer_set; 0: none */
+	/* on v2_dev.rc_timed (rc_deadline was set; dropped by the tick) */
+	bool rc_listed;
+	struct v2_qp *rc_next, *rc_prev;
 	unsigned int rc_busy;	/* inside an rc_*() call for this QP */
 	bool rc_fatal_pending;	/* a device error found while rc_busy */
 	u8 rc_fatal_reason;
@@ -375,6 +381,14 @@ struct v2_dev {
 	unsigned int fifo_head, fifo_count;
 
 	struct v2_runq runq;
+	/*
+	 * The objects whose timers may be armed, so that a tick costs what
+	 * is armed and not a walk of the 4096-slot tables (a tick follows
+	 * every batch of events). Only the tick and object destruction
+	 * take entries off; arming adds at the head.
+	 */
+	struct v2_qp *rc_timed;
+	struct v2_cq *mod_cqs;
 	bool eth_pending;	/* the Ethernet TX rings may have frames */
 	bool busy;		/* inside v2_pump() */
 	unsigned int npaths;	/* QPs with a path template (UDP port lock) */

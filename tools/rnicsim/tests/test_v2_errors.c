@@ -156,6 +156,53 @@ TEST(v2_cq_moderation)
 	t2_free(s.x);
 }
 
+/*
+ * Held events are found through the list of CQs that hold one, not a
+ * walk of the CQ table: a CQ destroyed while it holds one leaves the
+ * list, and another still fires when its period runs out.
+ */
+TEST(v2_cq_moderation_list)
+{
+	struct rnic_aq_modify_rdma_cq m = {};
+	struct t2cq cq2;
+	struct rnic_eqe e;
+	struct self s;
+
+	self_up(&s, 5);
+	REQUIRE(t2_cq_create(s.x, 5, &cq2) == RNIC_AQ_SUCCESS);
+	m.hdr.opcode = RNIC_AQ_MODIFY_RDMA_CQ;
+	m.cqn = cpu_to_le32(s.cq.cqn);
+	m.period_us = cpu_to_le16(50);
+	REQUIRE(t2_cmd(s.x, &m, NULL) == RNIC_AQ_SUCCESS);
+	m.hdr.cmd_id = 0;
+	m.cqn = cpu_to_le32(cq2.cqn);
+	REQUIRE(t2_cmd(s.x, &m, NULL) == RNIC_AQ_SUCCESS);
+	/* The first CQ holds an event, and goes */
+	t2_cq_arm(s.x, &s.cq, false);
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	CHECK(!t2_ceq_next(s.x, &e));
+	REQUIRE(t2_qp_destroy(s.x, &s.qp) == RNIC_AQ_SUCCESS);
+	REQUIRE(t2_cq_destroy(s.x, &s.cq) == RNIC_AQ_SUCCESS);
+	/* The second holds one too: it fires after 50 us, once */
+	s.cq = cq2;
+	REQUIRE(t2_qp_create(s.x, RNIC_QPT_UD, s.x->pdn, &s.cq, &s.cq, NULL,
+			     5, 6, 5, 5, &s.qp) == RNIC_AQ_SUCCESS);
+	REQUIRE(t2_ud_up(s.x, &s.qp, QKEY) == RNIC_AQ_SUCCESS);
+	t2_cq_arm(s.x, &s.cq, false);
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	t2_tdev(s.x)->p->now += 20000;
+	rdev_tick(t2_tdev(s.x)->d, t2_tdev(s.x)->p->now);
+	CHECK(!t2_ceq_next(s.x, &e));
+	t2_tdev(s.x)->p->now += 40000;
+	rdev_tick(t2_tdev(s.x)->d, t2_tdev(s.x)->p->now);
+	REQUIRE(t2_ceq_next(s.x, &e));
+	CHECK_EQ(le32_to_cpu(e.data), cq2.cqn);
+	t2_tdev(s.x)->p->now += 100000;
+	rdev_tick(t2_tdev(s.x)->d, t2_tdev(s.x)->p->now);
+	CHECK(!t2_ceq_next(s.x, &e));
+	t2_free(s.x);
+}
+
 TEST(v2_cq_overrun)
 {
 	struct rnic_rdma_cqe c;

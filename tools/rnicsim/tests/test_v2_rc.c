@@ -271,6 +271,63 @@ TEST(v2_rc_tick_takes_rx_before_timers)
 	rc_down(&p);
 }
 
+static bool drop_all(struct twire *w, struct twire_frame *f)
+{
+	(void)w;
+	(void)f;
+	return false;
+}
+
+/*
+ * Retransmit timers are found through the list of QPs that armed one,
+ * not a walk of the QP table: a QP destroyed with its timer armed
+ * leaves the list, the others' timers still fire and recover.
+ */
+TEST(v2_rc_timer_list)
+{
+	struct t2qp aqp[3], bqp[3];
+	struct rnic_rdma_cqe c;
+	unsigned int i, done = 0;
+	struct rcpair p;
+	u8 wqe[128] = {};
+
+	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
+	aqp[0] = p.aqp;
+	bqp[0] = p.bqp;
+	for (i = 1; i < 3; i++)
+		REQUIRE(!t2_qp_create(p.a, RNIC_QPT_RC, p.apd, &p.acq, &p.acq,
+				      NULL, 6, 7, 6, 6, &aqp[i]) &&
+			!t2_qp_create(p.b, RNIC_QPT_RC, p.bpd, &p.bcq, &p.bcq,
+				      NULL, 6, 7, 6, 6, &bqp[i]) &&
+			!t2_rc_connect(p.a, &aqp[i], p.b, bqp[i].qpn,
+				       RNIC_RX_CLASS_ROCE_V2_IPV4) &&
+			!t2_rc_connect(p.b, &bqp[i], p.a, aqp[i].qpn,
+				       RNIC_RX_CLASS_ROCE_V2_IPV4));
+	p.w->filter = drop_all;
+	for (i = 0; i < 3; i++) {
+		t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 64,
+			  RC_IOVA + 64 * i, p.akey, RC_IOVA + 0x1000 + 64 * i,
+			  p.bkey);
+		t2_post_send(p.a, &aqp[i], wqe, true);
+	}
+	twire_run(p.w);
+	REQUIRE(t2_qp_destroy(p.a, &aqp[1]) == RNIC_AQ_SUCCESS);
+	twire_advance(p.w, 10000000);
+	CHECK_EQ(t2_rctr(p.a, RNIC_RDMA_STAT_local_ack_timeouts), 2);
+	p.w->filter = NULL;
+	for (i = 0; i < 20 && done < 2; i++) {
+		twire_advance(p.w, 10000000);
+		while (t2_cq_poll(p.a, &p.acq, &c)) {
+			CHECK_EQ(c.status, RNIC_WC_SUCCESS);
+			CHECK(le32_to_cpu(c.qpn) != aqp[1].qpn);
+			done++;
+		}
+	}
+	CHECK_EQ(done, 2);
+	CHECK(t2_rctr(p.a, RNIC_RDMA_STAT_retransmits) >= 2);
+	rc_down(&p);
+}
+
 TEST(v2_rc_rnr_then_receive)
 {
 	struct rnic_rdma_cqe c;
