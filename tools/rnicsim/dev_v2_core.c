@@ -288,7 +288,7 @@ void v2_pump(struct rdev *d)
 			break;
 	}
 	v->busy = false;
-	rdev_pfc_check(d, plat_now_ns(d->p));
+	rdev_pfc_check_now(d);
 }
 
 /* PFC released a priority: QPs parked on a pause may go on. */

@@ -461,7 +461,7 @@ bool v2_rc_send_step(struct rdev *d, struct v2_qp *qp)
 	if (qp->pfc_wait)
 		return false;
 	if (qp->has_path &&
-	    rdev_pfc_paused(d, v2_tmpl_prio(&qp->path), plat_now_ns(d->p))) {
+	    rdev_pfc_paused_now(d, v2_tmpl_prio(&qp->path))) {
 		qp->pfc_wait = true;
 		qp->pfc_since = plat_now_ns(d->p);
 		return false;
