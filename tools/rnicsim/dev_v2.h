@@ -123,6 +123,7 @@ struct v2_slot {
 struct v2_dbp {
 	bool used;
 	bool user;		/* RNIC_DBP_F_USER */
+	u32 live_idx;		/* its place in v2_dev.live_dbp */
 	u16 kick_ci;		/* device's consumer index of the kick ring */
 	unsigned int nslots;	/* slots assigned */
 	unsigned int next;	/* where the next slot search starts */
@@ -365,6 +366,9 @@ struct v2_dev {
 	u32 num_db_pages;
 	u32 max_eq;
 	struct v2_dbp *dbp;		/* num_db_pages */
+	/* The allocated pages, in no order: what a kick reads */
+	u16 *live_dbp;
+	u32 nlive_dbp;
 	struct v2_eq eqs[RNIC_MAX_EQS + 1];	/* 1 .. max_eq */
 
 	struct v2_idtab pds, mrs, cqs, srqs, qps;

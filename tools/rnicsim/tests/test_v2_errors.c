@@ -353,6 +353,53 @@ TEST(v2_ud_flush)
 	t2_free(s.x);
 }
 
+static int free_db_page(struct t2 *x, u32 page)
+{
+	struct rnic_aq_obj c = {};
+
+	c.hdr.opcode = RNIC_AQ_FREE_DB_PAGE;
+	c.handle = cpu_to_le32(page);
+	return t2_cmd(x, &c, NULL);
+}
+
+/*
+ * A kick reads the kick rings of the allocated pages (a list kept as
+ * pages come and go): a freed page's ring is not read, a page allocated
+ * in its place is.
+ */
+TEST(v2_kick_reads_allocated_pages)
+{
+	u32 p1, p2, p3, kicks;
+	struct self s;
+
+	self_up(&s, 6);
+	REQUIRE(t2_alloc_db_page(s.x, 0, &p1) == RNIC_AQ_SUCCESS);
+	REQUIRE(t2_alloc_db_page(s.x, 0, &p2) == RNIC_AQ_SUCCESS);
+	REQUIRE(free_db_page(s.x, p1) == RNIC_AQ_SUCCESS);
+	kicks = t2_rctr(s.x, RNIC_RDMA_STAT_kicks);
+	/* A stale writer of the freed page: nothing is read there */
+	t2_kick_add(s.x, p1, 0);
+	t2_kick(s.x);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_kicks), kicks);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_bad_kicks), 0);
+	/* The other new page is read (slot 0 is not assigned: a bad kick) */
+	t2_kick_add(s.x, p2, 0);
+	t2_kick(s.x);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_kicks), kicks + 1);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_bad_kicks), 1);
+	/* A page allocated again is read, and so is the first one */
+	REQUIRE(t2_alloc_db_page(s.x, 0, &p3) == RNIC_AQ_SUCCESS);
+	t2_kick_add(s.x, p3, 0);
+	t2_kick_add(s.x, s.x->dbp, s.qp.sq_off);
+	self_send(&s, RNIC_SQE_F_SIGNALED, false);
+	t2_kick(s.x);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_kicks), kicks + 3);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_bad_kicks), 2);
+	REQUIRE(free_db_page(s.x, p2) == RNIC_AQ_SUCCESS);
+	REQUIRE(free_db_page(s.x, p3) == RNIC_AQ_SUCCESS);
+	t2_free(s.x);
+}
+
 TEST(v2_kick_ring)
 {
 	struct rnic_rdma_cqe c;
