@@ -404,6 +404,8 @@ out:
 	free(b);
 	/* Two devices of their own, each on its own simulator. */
 	if (!ret && dev && o->bench_abi2)
-		ret = bench_abi2(o, dev);
+		ret = bench_abi2(o, dev, false);
+	if (!ret && dev && o->bench_tap)
+		ret = bench_abi2(o, dev, true);
 	return ret;
 }

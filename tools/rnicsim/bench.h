@@ -64,8 +64,28 @@ u16 bench_host_max_mtu(struct bench_host *h);
 
 /*
  * rnicsim --bench=abi2 (bench_v2.c): two ABI 2.0 devices on an
- * in-process wire, driven by drv2.h. @dev must not be NULL.
+ * in-process wire, or (@tap) over two taps on a bridge in a network
+ * namespace of their own, driven by drv2.h. @dev must not be NULL.
  */
-int bench_abi2(const struct sim_opts *o, const struct bench_dev_hooks *dev);
+int bench_abi2(const struct sim_opts *o, const struct bench_dev_hooks *dev,
+	       bool tap);
+
+/* That namespace and its bridge and taps (bench_net.c) */
+#define BENCH_NET_BRIDGE	"rnsbench0"
+extern const char *const bench_net_taps[2];
+
+struct bench_net {
+	int home;		/* the namespace we came from; -1: none */
+	bool bridge;
+	int taps;		/* made so far */
+};
+
+/*
+ * Enter a new network namespace and set the bridge and taps up there;
+ * 0, or -EPERM when not root, or -errno (reason in @why, nothing left).
+ */
+int bench_net_up(struct bench_net *n, char *why, size_t len);
+/* Delete them and return to the first namespace (none made: nothing) */
+void bench_net_down(struct bench_net *n);
 
 #endif /* RNICSIM_BENCH_H */

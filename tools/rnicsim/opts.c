@@ -43,8 +43,8 @@ void opts_usage(FILE *f)
 {
 	fputs(
 "usage: rnicsim --socket PATH [options]    serve the ivshmem protocol\n"
-"       rnicsim --bench[=abi1|abi2] [--bench-seconds S] [--fault SPEC]\n"
-"               [--pcap FILE]           datapath speed, no guest\n"
+"       rnicsim --bench[=abi1|abi2|abi2-tap] [--bench-seconds S]\n"
+"               [--fault SPEC] [--pcap FILE]   datapath speed, no guest\n"
 "       rnicsim --selftest                  run the unit tests\n"
 "       rnicsim --ctl-cmd PATH COMMAND...   send one control command\n"
 "\n"
@@ -233,8 +233,10 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 			o->mode = SIM_MODE_BENCH;
 			o->bench_abi1 = !optarg || !strcmp(optarg, "abi1");
 			o->bench_abi2 = !optarg || !strcmp(optarg, "abi2");
-			if (!o->bench_abi1 && !o->bench_abi2)
-				FAIL("--bench=%s: abi1 or abi2", optarg);
+			o->bench_tap = optarg && !strcmp(optarg, "abi2-tap");
+			if (!o->bench_abi1 && !o->bench_abi2 && !o->bench_tap)
+				FAIL("--bench=%s: abi1, abi2 or abi2-tap",
+				     optarg);
 			break;
 		case OPT_BENCH_SECONDS:
 			o->bench_seconds = strtod(optarg, &end);
