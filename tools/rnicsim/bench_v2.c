@@ -198,6 +198,14 @@ static int side_up(struct b2 *b, unsigned int i)
 	sd->o.mac[0] = 0x02;
 	memset(sd->o.mac + 1, 0, 4);
 	sd->o.mac[5] = (u8)(i + 1);
+	/*
+	 * --fault and --pcap once per wire, at A: its TX is the A to B
+	 * direction, its RX the B to A one; its pcap sees every frame.
+	 */
+	if (i) {
+		sd->o.fault[0] = '\0';
+		sd->o.pcap = NULL;
+	}
 	if (b->tap)
 		sd->o.tap = bench_net_taps[i];
 	ret = sim_init(&sd->sim, &sd->o, err, sizeof(err));
@@ -542,6 +550,7 @@ static bool ping(struct b2 *b, struct b2side *from, struct b2side *to,
 {
 	volatile u64 *seen = mem(to, LAT_WORD);
 	unsigned int steps = 0;
+	u64 give_up = 0;
 
 	memcpy(mem(from, 0), &seq, LAT_SIZE);
 	if (!sq_room(from, 1u << B2_SQ_LOG2))
@@ -550,7 +559,12 @@ static bool ping(struct b2 *b, struct b2side *from, struct b2side *to,
 	post_write(from, to, 0, LAT_WORD, LAT_SIZE, !(seq % 64), true);
 	while (*seen != seq) {
 		wire_step(b);
-		if (++steps > 1000)
+		/* A lost frame waits for the retransmit timer (4 ms) */
+		if (++steps % 1024)
+			continue;
+		if (!give_up)
+			give_up = sim_now_ns() + 2000000000ull;
+		else if (sim_now_ns() > give_up || sim_stop_signal)
 			return false;
 	}
 	return !reap(from, NULL, NULL);
