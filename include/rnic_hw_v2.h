@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * rnic hardware interface, ABI 2.0: the device runs the InfiniBand
- * transport. Documentation/hardware.rst ("ABI 2.0") describes the same
- * contract in prose; the two must agree.
+ * transport. Documentation/hardware-abi2.rst (objects, commands, queues)
+ * and Documentation/hardware-transport.rst (RC and UD transport) describe
+ * the same contract in prose; the three must agree.
  *
  * Included by rnic_hw.h, never on its own: 2.0 keeps 1.0's signature,
  * registers, admin and event queue mechanics and Ethernet rings, and adds
