@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A small ABI 2.0 test driver: it programs a device model through the
- * admin queue and rings doorbell pages the way hardware.rst tells a
+ * admin queue and rings doorbell pages the way hardware-abi2.rst tells
  * driver to (WQEs, then slots, then kick entries and kick_pi, then one
  * kick), and joins two devices by an in-process wire.
  *
