@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rnicsim device model, ABI 2.0 internals (Documentation/hardware.rst,
- * include/rnic_hw_v2.h): the device runs the IB transport.
+ * rnicsim device model, ABI 2.0 internals (Documentation/hardware-abi2.rst,
+ * Documentation/hardware-transport.rst, include/rnic_hw_v2.h): the device
+ * runs the IB transport.
  *
  * dev_v2_core.c	2.0 state lifetime, id tables, the work pump, tick,
  *			counters
@@ -28,7 +29,7 @@
 #include "dev_priv.h"
 #include "pkt.h"
 
-/* Model limits (QUERY_RDMA_CAPS): suggestions of hardware.rst */
+/* Model limits (QUERY_RDMA_CAPS): suggestions of hardware-abi2.rst */
 #define V2_QP_LOG2		12	/* QP table slots: max_qp */
 #define V2_CQ_LOG2		12
 #define V2_SRQ_LOG2		10
@@ -132,7 +133,7 @@ struct v2_dbp {
 
 /*
  * Objects are found by id in O(1): the low bits of the id index a table,
- * the rest makes ids cycle through their whole space (hardware.rst,
+ * the rest makes ids cycle through their whole space (hardware-abi2.rst,
  * "Cyclic 24-bit ids").
  */
 struct v2_idtab {
@@ -246,7 +247,7 @@ struct v2_swqe {
 
 struct v2_qp;
 
-/* Queue of QPs with send work, in turn (hardware.rst "Scheduling") */
+/* Queue of QPs with send work, in turn (hardware-transport.rst "Packets") */
 struct v2_runq {
 	struct v2_qp *head, *tail;
 };

@@ -258,7 +258,7 @@ static bool qp_step(struct rdev *d, struct v2_qp *qp)
 /*
  * Run received frames first, then the senders in turn, a packet each:
  * the Ethernet TX rings (a frame per ring) and every QP with send work
- * (hardware.rst, "Scheduling"), until there is nothing left. Re-entry
+ * (hardware-transport.rst, "Packets"), until there is nothing left. Re-entry
  * (a loopback packet, a CQE that fails a QP) only queues work for the
  * running pump.
  */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model, ABI 2.0 doorbell pages (hardware.rst, "Doorbell
- * pages (2.0)"): allocation, slot placement, and the kick ring that tells
- * the device which slots moved, so that a kick never costs a scan of
- * every queue.
+ * rnicsim device model, ABI 2.0 doorbell pages (hardware-abi2.rst,
+ * "Doorbell pages (2.0)"): allocation, slot placement, and the kick ring
+ * that tells the device which slots moved, so that a kick never costs a
+ * scan of every queue.
  *
  * Every page shares the kick value of doorbell vector 3 (the model's
  * first implementation), so a kick reads kick_pi of each allocated page:

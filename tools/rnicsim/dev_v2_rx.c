@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rnicsim device model, ABI 2.0 receive side: RoCE frames wait in the
- * device's receive buffer, then go through the checks of hardware.rst
- * "RX validation", in order, each failure dropped and counted without
- * touching any QP state, and reach the transport of their QP.
+ * device's receive buffer, then go through the checks of
+ * hardware-transport.rst "RX validation", in order, each failure dropped
+ * and counted without touching any QP state, and reach the transport of
+ * their QP.
  */
 #include <string.h>
 

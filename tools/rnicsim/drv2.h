@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A small ABI 2.0 driver ("t2"): it programs a device model through the
- * admin queue and rings doorbell pages the way hardware.rst tells a
- * driver to (WQEs, then slots, then kick entries and kick_pi, then one
+ * admin queue and rings doorbell pages the way hardware-abi2.rst tells
+ * a driver to (WQEs, then slots, then kick entries and kick_pi, then one
  * kick). The model's tests (tests/v2drv.c) and rnicsim --bench=abi2
  * (bench_v2.c) both drive the device through it, each on its own
  * platform: struct t2_host is what that platform gives the driver.

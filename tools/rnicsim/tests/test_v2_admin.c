@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ABI 2.0 device model: ABI selection at enable, and every 2.0 admin
- * command with its error paths (hardware.rst, "Commands (2.0)").
+ * command with its error paths (hardware-abi2.rst, "Commands (2.0)").
  */
 #include <string.h>
 
@@ -762,6 +762,12 @@ TEST(v2_qp_state_machine_ud)
 	REQUIRE(t2_qp_create(x, RNIC_QPT_UD, x->pdn, &cq, &cq, NULL, 4, 6, 4,
 			     5, &qp) == RNIC_AQ_SUCCESS);
 	memset(&m, 0, sizeof(m));
+	/* RESET->ERR is not a transition (IBA table 91); RESET->RESET is */
+	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_STATE, RNIC_QPS_ERR, &m, &st),
+		 RNIC_AQ_BAD_TRANSITION);
+	CHECK_EQ(st, RNIC_QPS_RESET);
+	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_STATE, RNIC_QPS_RESET, &m, &st),
+		 RNIC_AQ_SUCCESS);
 	/* RESET->INIT needs PKEY_INDEX and QKEY, allows nothing else */
 	CHECK_EQ(mod(x, &qp, A_STATE_PK, RNIC_QPS_INIT, &m, &st),
 		 RNIC_AQ_BAD_ATTR_MASK);
@@ -816,6 +822,7 @@ TEST(v2_qp_state_machine_ud)
 	CHECK_EQ(t2_qp_query(x, qp.qpn, &q), RNIC_AQ_SUCCESS);
 	CHECK_EQ(q.state, RNIC_QPS_RTS);
 	CHECK_EQ(le32_to_cpu(q.qkey), 0x42);
+	CHECK_EQ(q.path_mtu, 0);	/* UD has no path MTU */
 	CHECK_EQ(le32_to_cpu(q.sq_psn), 0xabcdef);
 	CHECK_EQ(le32_to_cpu(q.send_cqn), cq.cqn);
 	CHECK_EQ(le32_to_cpu(q.pdn), x->pdn);
@@ -854,6 +861,9 @@ TEST(v2_qp_state_machine_rc)
 	REQUIRE(t2_qp_create(x, RNIC_QPT_RC, upd, &cq, &cq, NULL, 4, 7, 4,
 			     5, &qp) == RNIC_AQ_SUCCESS);
 	memset(&m, 0, sizeof(m));
+	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_STATE, RNIC_QPS_ERR, &m, &st),
+		 RNIC_AQ_BAD_TRANSITION);
+	CHECK_EQ(st, RNIC_QPS_RESET);
 	/* RC needs ACCESS, not QKEY; only REMOTE_* rights */
 	CHECK_EQ(mod(x, &qp, A_STATE_PK | RNIC_QP_ATTR_QKEY, RNIC_QPS_INIT,
 		     &m, &st), RNIC_AQ_BAD_ATTR_MASK);
@@ -897,6 +907,9 @@ TEST(v2_qp_state_machine_rc)
 		 RNIC_AQ_BAD_PARAM);
 	m.min_rnr_timer = 12;
 	m.path_addr = cpu_to_le64(T2_RAM_SIZE - 64);
+	CHECK_EQ(mod(x, &qp, RTR_MASK, RNIC_QPS_RTR, &m, &st),
+		 RNIC_AQ_BAD_ADDR);
+	m.path_addr = cpu_to_le64(path + 4);	/* not 8-byte aligned */
 	CHECK_EQ(mod(x, &qp, RTR_MASK, RNIC_QPS_RTR, &m, &st),
 		 RNIC_AQ_BAD_ADDR);
 	m.path_addr = cpu_to_le64(path);
@@ -966,11 +979,15 @@ TEST(v2_qp_state_machine_rc)
 	CHECK_EQ(le32_to_cpu(q.dest_qpn), 0x12);
 	CHECK_EQ(q.timeout, 14);
 	CHECK_EQ(q.max_dest_rd_atomic, 4);
-	/* SQD->SQD may change the path */
+	/* SQD->SQD may change the path, not the path MTU (IBA) */
 	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_STATE, RNIC_QPS_SQD, &m, &st),
 		 RNIC_AQ_SUCCESS);
 	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_PATH_MTU, 0, &m, &st),
-		 RNIC_AQ_SUCCESS);
+		 RNIC_AQ_BAD_ATTR_MASK);
+	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_PATH | RNIC_QP_ATTR_TIMEOUT, 0,
+		     &m, &st), RNIC_AQ_SUCCESS);
+	CHECK_EQ(t2_qp_query(x, qp.qpn, &q), RNIC_AQ_SUCCESS);
+	CHECK_EQ(q.path_mtu, RNIC_PMTU_1024);
 	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_DEST_QPN, 0, &m, &st),
 		 RNIC_AQ_BAD_ATTR_MASK);
 	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_STATE, RNIC_QPS_RESET, &m, &st),

@@ -2,8 +2,8 @@
 /*
  * ABI 2.0 device model: doorbell pages and kick rings, CQ arming and
  * completion EQs, CQ overrun, SRQ limit and errors, UD flush, and
- * hostile values in slots, kick rings and WQEs (hardware.rst, "Error
- * handling"): each error stays in the object that owns it.
+ * hostile values in slots, kick rings and WQEs (hardware-abi2.rst,
+ * "Error handling (2.0)"): each error stays in the object that owns it.
  */
 #include <stdlib.h>
 #include <string.h>

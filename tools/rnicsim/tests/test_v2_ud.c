@@ -2,7 +2,8 @@
 /*
  * ABI 2.0 device model: UD and GSI traffic between two devices on an
  * in-process wire, over RoCE v1, v2/IPv4 and v2/IPv6 templates, and what
- * the receive side refuses (hardware.rst, "UD and GSI", "RX validation").
+ * the receive side refuses (hardware-transport.rst, "UD and GSI",
+ * "RX validation").
  */
 #include <string.h>
 
