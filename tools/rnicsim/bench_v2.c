@@ -395,8 +395,10 @@ static int run_write(struct b2 *b)
 	t0 = sim_now_ns();
 	c0 = cpu_ns();
 	end = t0 + (u64)(b->o.bench_seconds * 1e9);
-	while (!bad && !out_of_time(end))
+	/* One round at least, however little of the machine we get */
+	do
 		bad += write_round(b, &posted, &done);
+	while (!bad && !out_of_time(end));
 	done -= done0;
 	wall = sim_now_ns() - t0;
 	cpu = cpu_ns() - c0;
@@ -517,8 +519,9 @@ static int run_send(struct b2 *b)
 	t0 = sim_now_ns();
 	c0 = cpu_ns();
 	end = t0 + (u64)(b->o.bench_seconds * 1e9);
-	while (!bad && !st.wrong && !out_of_time(end))
+	do
 		bad += send_round(b, &posted, &st);
+	while (!bad && !st.wrong && !out_of_time(end));
 	wall = sim_now_ns() - t0;
 	cpu = cpu_ns() - c0;
 	if (bad || st.wrong || st.received != posted) {
