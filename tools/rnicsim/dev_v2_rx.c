@@ -66,7 +66,7 @@ void v2_rx_frame(struct rdev *d, const u8 *frame, size_t len,
 	if (!d->enabled)
 		return;
 	fifo_put(d, frame, len);
-	rdev_pfc_check(d, plat_now_ns(d->p));
+	rdev_pfc_check_now(d);
 }
 
 void v2_rx_loopback(struct rdev *d, const u8 *frame, size_t len)

@@ -178,7 +178,7 @@ int v2_tx_raw(struct rdev *d, struct v2_qp *qp, const struct rnic_hdr_tmpl *t,
 	struct pkt_info info = {};
 	u8 *f = d->v2->txbuf;
 
-	if (rdev_pfc_paused(d, v2_tmpl_prio(t), plat_now_ns(d->p)))
+	if (rdev_pfc_paused_now(d, v2_tmpl_prio(t)))
 		return -EAGAIN;
 	if (len - l2 > d->port.mtu || len > sizeof(d->v2->txbuf)) {
 		V2_INC(d, tx_drop_too_long);

@@ -15,13 +15,13 @@ static struct rnic_sig sig_of(struct t2 *x)
 {
 	struct rnic_sig s;
 
-	memcpy(&s, x->t->p->bar2 + RNIC_SIG_OFF, sizeof(s));
+	memcpy(&s, t2_tdev(x)->p->bar2 + RNIC_SIG_OFF, sizeof(s));
 	return s;
 }
 
 static u32 enable_abi(struct t2 *x, unsigned int abi)
 {
-	return tdev_init_abi(x->t, abi);
+	return tdev_init_abi(t2_tdev(x), abi);
 }
 
 TEST(v2_abi_off_by_default)
@@ -34,7 +34,7 @@ TEST(v2_abi_off_by_default)
 	CHECK(!(le32_to_cpu(s.caps) & RNIC_CAP_TRANSPORT));
 	/* A 1.0-only device: CTRL.ABI is an undefined bit. */
 	CHECK_EQ(enable_abi(x, 2), RNIC_STATUS_FATAL);
-	CHECK_EQ(tbar_r32(x->t, RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_CTRL);
+	CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_CTRL);
 	t2_free(x);
 }
 
@@ -79,9 +79,9 @@ TEST(v2_abi_selected_at_enable)
 
 	/* A major it does not serve is fatal; a reset recovers. */
 	CHECK_EQ(enable_abi(x, 3), RNIC_STATUS_FATAL);
-	CHECK_EQ(tbar_r32(x->t, RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
+	CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
 	CHECK_EQ(enable_abi(x, 15), RNIC_STATUS_FATAL);
-	CHECK_EQ(tbar_r32(x->t, RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
+	CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
 	/* After the reset, enable without ABI is 1.0 again. */
 	CHECK_EQ(enable_abi(x, 0), RNIC_STATUS_ENABLED);
 	q.hdr.cmd_id = 0;
@@ -101,7 +101,7 @@ TEST(v2_reset_drops_every_object)
 	REQUIRE(enable_abi(x, 2) == (RNIC_STATUS_ENABLED |
 				     FIELD_PREP(RNIC_STATUS_ABI, 2)));
 	/* ... are gone, and so is the CQ. */
-	CHECK_EQ(tbar_r32(x->t, le32_to_cpu(x->caps.db_base) + cq.db_off), 0);
+	CHECK_EQ(tbar_r32(t2_tdev(x), le32_to_cpu(x->caps.db_base) + cq.db_off), 0);
 	o.hdr.opcode = RNIC_AQ_DESTROY_RDMA_CQ;
 	o.handle = cpu_to_le32(cq.cqn);
 	CHECK_EQ(t2_cmd(x, &o, NULL), RNIC_AQ_NOT_FOUND);
@@ -116,9 +116,9 @@ TEST(v2_device_fatal_event)
 	while (t2_eq0_next(x, &e))
 		;
 	/* An undefined CTRL bit while enabled: fatal, told first. */
-	tbar_w32(x->t, RNIC_REG_CTRL, RNIC_CTRL_ENABLE | BIT(12));
-	tring(x->t, RNIC_DB_VEC_CTRL);
-	CHECK_EQ(tbar_r32(x->t, RNIC_REG_STATUS), RNIC_STATUS_FATAL);
+	tbar_w32(t2_tdev(x), RNIC_REG_CTRL, RNIC_CTRL_ENABLE | BIT(12));
+	tring(t2_tdev(x), RNIC_DB_VEC_CTRL);
+	CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_STATUS), RNIC_STATUS_FATAL);
 	CHECK_EQ(t2_eq0_count(x, RNIC_EQE_DEVICE_FATAL, NULL), 1);
 	t2_free(x);
 }
@@ -196,13 +196,13 @@ TEST(v2_query_caps_and_stats)
 
 		sp.valid = cpu_to_le32(RNIC_PORT_VALID_FLAGS);
 		sp.flags = cpu_to_le32(RNIC_PORT_F_RX_ICRC_CHECK);
-		CHECK_EQ(tset_port(x->t, &sp), RNIC_AQ_BAD_PARAM);
-		REQUIRE(tcreate_cq(x->t, 4, 1, &tcq) == RNIC_AQ_SUCCESS);
-		CHECK_EQ(tcreate_queue(x->t, RNIC_QUEUE_ROCE_RX, 4, tcq.id,
+		CHECK_EQ(tset_port(t2_tdev(x), &sp), RNIC_AQ_BAD_PARAM);
+		REQUIRE(tcreate_cq(t2_tdev(x), 4, 1, &tcq) == RNIC_AQ_SUCCESS);
+		CHECK_EQ(tcreate_queue(t2_tdev(x), RNIC_QUEUE_ROCE_RX, 4, tcq.id,
 				       2048, 0, &tq), RNIC_AQ_BAD_PARAM);
-		CHECK_EQ(tcreate_queue(x->t, RNIC_QUEUE_ROCE_TX, 4, tcq.id, 0,
+		CHECK_EQ(tcreate_queue(t2_tdev(x), RNIC_QUEUE_ROCE_TX, 4, tcq.id, 0,
 				       0, &tq), RNIC_AQ_BAD_PARAM);
-		CHECK_EQ(tcreate_queue(x->t, RNIC_QUEUE_ETH_RX, 4, tcq.id,
+		CHECK_EQ(tcreate_queue(t2_tdev(x), RNIC_QUEUE_ETH_RX, 4, tcq.id,
 				       2048, 0, &tq), RNIC_AQ_SUCCESS);
 	}
 	t2_free(x);
@@ -950,7 +950,7 @@ TEST(v2_qp_state_machine_rc)
 
 		sp.valid = cpu_to_le32(RNIC_PORT_VALID_UDP_PORT);
 		sp.udp_port = cpu_to_le16(4792);
-		CHECK_EQ(tset_port(x->t, &sp), RNIC_AQ_BAD_STATE);
+		CHECK_EQ(tset_port(t2_tdev(x), &sp), RNIC_AQ_BAD_STATE);
 	}
 	/* RTR->RTS */
 	m.sq_psn = cpu_to_le32(0x55);
