@@ -56,24 +56,6 @@
 /* MSI-X vectors used by completion EQs start here (0 admin, 1 netdev) */
 #define RNIC_V2_VEC_COMP	2
 
-/* Driver-side counters of the ABI 2.0 path */
-#define RNIC_V2_STATS(op)			\
-	op(bad_cqes)				\
-	op(cqe_unknown_qp)			\
-	op(bad_eqes)				\
-	op(eq_unknown_cq)			\
-	op(async_events)			\
-	op(async_unknown_obj)			\
-	op(qp_err_by_driver)			\
-	op(cmd_failures)			\
-	op(deferred_frees)
-
-#define RNIC_V2_STAT_ENUM(name)	RNIC_V2_STAT_##name,
-enum rnic_v2_stat {
-	RNIC_V2_STATS(RNIC_V2_STAT_ENUM)
-	RNIC_V2_NUM_STATS
-};
-
 /**
  * struct rnic_v2_caps - QUERY_RDMA_CAPS in CPU order, checked and capped
  *	at what the driver offers

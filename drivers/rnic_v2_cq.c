@@ -317,12 +317,12 @@ static int rnic_v2_poll_sq(struct rnic_v2_qp *qp,
 {
 	struct rnic_v2_wq *sq = &qp->sq;
 	u16 idx = le16_to_cpu(cqe->wqe_idx);
+	bool ud = qp->ibqp.qp_type != IB_QPT_RC;
 	int n;
 
 	spin_lock(&sq->lock);
 	n = rnic_v2_cqe_sq_retire(sq->ci, sq->pi, idx);
-	if (n > 0 && !rnic_v2_cqe_to_wc(cqe, qp->ibqp.qp_type != IB_QPT_RC,
-					 0, wc)) {
+	if (n > 0 && !rnic_v2_cqe_to_wc(cqe, ud, 0, wc)) {
 		wc->wr_id = sq->wrid[idx & (BIT(sq->log2_depth) - 1)];
 		sq->ci += n;
 		n = 0;

@@ -585,9 +585,13 @@ bool rnic_v2_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 	struct rnic_v2 *v2 = rdev->v2;
 	struct ib_event ev;
 
-	if (!v2 || !READ_ONCE(rdev->ib_ready))
+	if (!v2 || eqe->type < RNIC_EQE_QP_FATAL ||
+	    eqe->type > RNIC_EQE_DEVICE_FATAL)
 		return false;
 	rnic_v2_stat_inc(v2, RNIC_V2_STAT_async_events);
+	/* before registration and during removal: no consumer to tell */
+	if (!READ_ONCE(rdev->ib_ready))
+		return true;
 	switch (eqe->type) {
 	case RNIC_EQE_QP_FATAL:
 	case RNIC_EQE_QP_REQ_ERR:

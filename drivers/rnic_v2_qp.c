@@ -187,6 +187,7 @@ int rnic_v2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 sq_depth, rq_depth, qpn;
 	u8 sqe_log2, rqe_log2;
 	union rnic_aq_resp r;
+	bool bad_gsi;
 	int type, err;
 
 	if (udata)
@@ -247,8 +248,11 @@ int rnic_v2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qpn = le32_to_cpu(r.create_qp.qpn);
 	qp->sq.db_off = le16_to_cpu(r.create_qp.sq_db_off);
 	qp->rq.db_off = le16_to_cpu(r.create_qp.rq_db_off);
-	if ((qpn & ~RNIC_BTH_QPN) || !qpn ||
-	    (qpn == RNIC_GSI_QPN) != (init->qp_type == IB_QPT_GSI) ||
+	/* QP1 is the GSI QP, and only it */
+	bad_gsi = qpn == RNIC_GSI_QPN;
+	if (init->qp_type == IB_QPT_GSI)
+		bad_gsi = !bad_gsi;
+	if ((qpn & ~RNIC_BTH_QPN) || !qpn || bad_gsi ||
 	    !rnic_v2_db_off_ok(qp->sq.db_off) ||
 	    (!qp->srq && !rnic_v2_db_off_ok(qp->rq.db_off))) {
 		ibdev_err(&v2->ibdev, "CREATE_QP returned QPN %#x, doorbells %#x/%#x: not a valid answer\n",
