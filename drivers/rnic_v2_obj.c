@@ -385,10 +385,7 @@ int rnic_v2_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return -EINVAL;
 	depth = roundup_pow_of_two(max_t(u32, a->max_wr, 4));
 	srq->log2_depth = ilog2(depth);
-	srq->rqe_log2 = max_t(u8, order_base_2(RNIC_RQE_HDR_SIZE +
-					       max_t(u32, a->max_sge, 1) *
-					       sizeof(struct rnic_data_sge)),
-			      RNIC_RQE_LOG2_MIN);
+	srq->rqe_log2 = rnic_v2_rqe_log2(a->max_sge);
 	if (srq->rqe_log2 > v2->caps.max_rqe_log2)
 		return -EINVAL;
 	srq->max_sge = min_t(u32, rnic_rqe_max_sge(srq->rqe_log2),

@@ -18,6 +18,7 @@
 #include "rnic_v2.h"
 #include "rnic_v2_qp_attr.h"
 #include "rnic_v2_tmpl.h"
+#include "rnic_v2_wqe.h"
 
 struct rnic_v2_qp *rnic_v2_qp_get(struct rnic_v2 *v2, u32 qpn)
 {
@@ -111,12 +112,6 @@ static void rnic_v2_wq_free(struct rnic_v2 *v2, struct rnic_v2_wq *wq,
 	wq->len = NULL;
 }
 
-/* Smallest WQE (log2) of at least @bytes, from @min */
-static u8 rnic_v2_wqe_log2(u32 bytes, u8 min)
-{
-	return max_t(u8, order_base_2(bytes), min);
-}
-
 /* The QP's rings from its capacities, checked against the device's */
 static int rnic_v2_qp_size(struct rnic_v2 *v2, struct rnic_v2_qp *qp,
 			   struct ib_qp_init_attr *init, u32 *sq_depth,
@@ -130,11 +125,7 @@ static int rnic_v2_qp_size(struct rnic_v2 *v2, struct rnic_v2_qp *qp,
 	    cap->max_inline_data > c->max_inline)
 		return -EINVAL;
 	*sq_depth = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 4));
-	*sqe_log2 = rnic_v2_wqe_log2(RNIC_SQE_HDR_SIZE +
-				     max_t(u32, cap->max_send_sge *
-					   sizeof(struct rnic_data_sge),
-					   cap->max_inline_data),
-				     RNIC_SQE_LOG2_MIN);
+	*sqe_log2 = rnic_v2_sqe_log2(cap->max_send_sge, cap->max_inline_data);
 	if (*sqe_log2 > c->max_sqe_log2)
 		return -EINVAL;
 	cap->max_send_wr = *sq_depth;
@@ -153,10 +144,7 @@ static int rnic_v2_qp_size(struct rnic_v2 *v2, struct rnic_v2_qp *qp,
 	if (cap->max_recv_wr > max_wr || cap->max_recv_sge > c->max_recv_sge)
 		return -EINVAL;
 	*rq_depth = roundup_pow_of_two(max_t(u32, cap->max_recv_wr, 4));
-	*rqe_log2 = rnic_v2_wqe_log2(RNIC_RQE_HDR_SIZE +
-				     max_t(u32, cap->max_recv_sge, 1) *
-				     sizeof(struct rnic_data_sge),
-				     RNIC_RQE_LOG2_MIN);
+	*rqe_log2 = rnic_v2_rqe_log2(cap->max_recv_sge);
 	if (*rqe_log2 > c->max_rqe_log2)
 		return -EINVAL;
 	cap->max_recv_wr = *rq_depth;
