@@ -460,6 +460,9 @@ struct ib_mr *rnic_v2_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int rnic_v2_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 		      int sg_nents, unsigned int *sg_offset);
 int rnic_v2_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *rnic_v2_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_udata *udata);
 int rnic_v2_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		      struct ib_udata *udata);
 int rnic_v2_destroy_ah(struct ib_ah *ibah, u32 flags);

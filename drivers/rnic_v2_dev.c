@@ -485,6 +485,7 @@ static const struct ib_device_ops rnic_v2_ops = {
 	.query_port = rnic_v2_query_port,
 	.query_qp = rnic_v2_query_qp,
 	.query_srq = rnic_v2_query_srq,
+	.reg_user_mr = rnic_v2_reg_user_mr,
 	.req_notify_cq = rnic_v2_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, rnic_v2_ah, ibah),

@@ -142,6 +142,19 @@ struct ib_mr *rnic_v2_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	return &mr->ibmr;
 }
 
+/*
+ * User memory registration comes with the userspace provider. The op must
+ * exist all the same: ib_core counts reg_user_mr among the mandatory ops
+ * (ib_device_check_mandatory()) and, without it, adds no kernel client
+ * (ib_mad, ib_cm, rdma_cm) to the device.
+ */
+struct ib_mr *rnic_v2_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_udata *udata)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
 static int rnic_v2_set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct rnic_v2_mr *mr = to_v2mr(ibmr);
