@@ -703,12 +703,15 @@ int rnic_v2_register(struct rnic_dev *rdev)
 		goto err_destroy_eqs;
 	err = ib_register_device(ibdev, "rnic%d", &rdev->pdev->dev);
 	if (err)
-		goto err_destroy_eqs;
+		goto err_put_netdev;
 	v2->registered = true;
 	ibdev_info(ibdev, "ABI 2.0: the NIC runs the transport; %u QPs, %u CQs, %u completion vectors, %u AH entries\n",
 		   v2->caps.max_qp, v2->caps.max_cq, v2->num_eqs, v2->num_ah);
 	return 0;
 
+err_put_netdev:
+	/* the netdev is unregistered before rnic_v2_free() deallocates */
+	ib_device_set_netdev(ibdev, NULL, RNIC_IB_PORT);
 err_destroy_eqs:
 	rnic_v2_eqs_destroy(v2);
 err_free_dbp:
