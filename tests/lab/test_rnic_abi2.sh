@@ -9,9 +9,10 @@
 #  - abi=3 is refused at load with a message naming the valid values;
 #  - with --abi2 and abi=auto the driver enables ABI 2.0 (kernel log),
 #    rnic0 comes up ACTIVE and the device's GID table mirrors ib_core's;
-#  - rnic_perf over RC: SEND (SGEs, inline, with immediate), WRITE
-#    (multi-MTU, with immediate), READ, the atomics, and over UD (GSI
-#    carries the SIDR exchange), every byte verified on both sides;
+#  - rnic_perf over RC: SEND (SGEs, inline, with immediate, into an SRQ),
+#    WRITE (multi-MTU, with immediate), READ, the atomics (fast-reg MRs
+#    through REG_MR WQEs), and over UD (GSI carries the CM and SIDR MADs),
+#    every byte verified on both sides;
 #  - the driver's bad-CQE / unknown-object counters stay 0;
 #  - rmmod rnic with rnic_perf's connections gone;
 #  - a VM whose rnicsim runs without --abi2 gets ABI 1.0 and carries an
@@ -34,9 +35,9 @@ lab_start rnic_abi2 || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_abi2"
 	exit 1
 }
-# 4 boots; ABI 2: 6 set-up checks, 10 rnic_perf runs, 2 after them;
+# 4 boots; ABI 2: 6 set-up checks, 11 rnic_perf runs, 2 after them;
 # ABI 1: 5 checks.
-lab_plan 23 4
+lab_plan 24 4
 perf_checks_init
 if [ -n "${RNIC_KO:-}" ]; then
 	preflight rnicsim
@@ -108,8 +109,11 @@ perf_case "ABI 2: RC FETCH_ADD, depth 8, 100 verified" 1 2 "$SRV" --timeout 240 
 	op=fetch_add depth=8 count=100
 perf_case "ABI 2: UD SEND 512 B, depth 8, 100 verified" 1 2 "$SRV" --timeout 240 \
 	qp=ud op=send size=512 depth=8 count=100
-perf_case "ABI 2: UD SEND_WITH_IMM 1000 B, 2 SGEs, 100 verified" 1 2 "$SRV" --timeout 240 \
-	qp=ud op=send_imm size=1000 sge=2 depth=8 count=100
+# rnic_perf's UD runs take one SGE
+perf_case "ABI 2: UD SEND_WITH_IMM 1000 B, 100 verified" 1 2 "$SRV" --timeout 240 \
+	qp=ud op=send_imm size=1000 depth=8 count=100
+perf_case "ABI 2: RC SEND 2 KiB into an SRQ, 100 verified" 1 2 "$SRV" --timeout 240 \
+	srq=1 op=send size=2048 depth=8 count=100
 
 # clean_counters N: no CQE or event the driver had to refuse
 clean_counters() {
