@@ -36,8 +36,8 @@ lab_start rnic_abi2 || {
 	exit 1
 }
 # 4 boots; ABI 2: 6 set-up checks, 11 rnic_perf runs, 2 after them;
-# ABI 1: 5 checks.
-lab_plan 24 4
+# ABI 1: 5 checks; then one kernel log sweep per VM.
+lab_plan 28 4
 perf_checks_init
 if [ -n "${RNIC_KO:-}" ]; then
 	preflight rnicsim
