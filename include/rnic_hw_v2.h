@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * rnic hardware interface, ABI 2.0: the device runs the InfiniBand
- * transport. Documentation/hardware.rst ("ABI 2.0") describes the same
- * contract in prose; the two must agree.
+ * transport. Documentation/hardware-abi2.rst (objects, commands, queues)
+ * and Documentation/hardware-transport.rst (RC and UD transport) describe
+ * the same contract in prose; the three must agree.
  *
  * Included by rnic_hw.h, never on its own: 2.0 keeps 1.0's signature,
  * registers, admin and event queue mechanics and Ethernet rings, and adds
@@ -44,7 +45,12 @@
 
 /* QP1, the general services QP of the port */
 #define RNIC_GSI_QPN			1
-/* Q_Keys with this bit set are controlled: a UD WQE cannot send them */
+/*
+ * Q_Keys with this bit set are controlled: only MODIFY_QP on a privileged
+ * PD may give one to a QP, and a UD WQE cannot send a controlled Q_Key
+ * other than its QP's own (a WQE Q_Key with this bit set means "the QP's
+ * own"). A GSI QP's Q_Key is always RNIC_QKEY_GSI.
+ */
 #define RNIC_QKEY_F_CONTROLLED		BIT(31)
 #define RNIC_QKEY_GSI			0x80010000
 
@@ -498,7 +504,10 @@ enum rnic_qp_type_hw {
 	RNIC_QPT_GSI		= 3,	/* QP1; privileged PD, one per port */
 };
 
-/* QP states: the IB states, numbered as ib_qp_state numbers them */
+/*
+ * QP states: the IB states, numbered as ib_qp_state numbers them. As in
+ * the IB table, any state may go to RESET and any but RESET to ERR.
+ */
 enum rnic_qp_state_hw {
 	RNIC_QPS_RESET		= 0,
 	RNIC_QPS_INIT		= 1,
@@ -593,7 +602,7 @@ struct rnic_aq_modify_qp {
 	__le32 qpn;
 	/* RNIC_QP_ATTR_*: fields not flagged keep their value */
 	__le32 attr_mask;
-	/* PATH: DMA address of a struct rnic_hdr_tmpl, copied now */
+	/* PATH: DMA address of a struct rnic_hdr_tmpl (8-byte aligned), copied */
 	__le64 path_addr;
 	/* SQ_PSN, RQ_PSN: RNIC_BTH_PSN */
 	__le32 sq_psn;
@@ -601,12 +610,15 @@ struct rnic_aq_modify_qp {
 	__le32 qkey;
 	/* DEST_QPN: RNIC_BTH_QPN */
 	__le32 dest_qpn;
-	/* enum rnic_qp_state_hw: STATE the target, CUR_STATE the expected */
+	/*
+	 * enum rnic_qp_state_hw: STATE the target, CUR_STATE the expected
+	 * (the driver gives it except towards RESET and ERR)
+	 */
 	u8 state;
 	u8 cur_state;
-	/* enum rnic_pmtu */
+	/* enum rnic_pmtu; INIT->RTR only (not SQD->SQD) */
 	u8 path_mtu;
-	/* RNIC_ACCESS_REMOTE_*: what incoming requests may do */
+	/* RNIC_ACCESS_REMOTE_* only: what incoming requests may do */
 	u8 access;
 	/* local ACK timeout 4.096 us * 2^timeout; 0: none */
 	u8 timeout;
@@ -635,7 +647,10 @@ static_assert(sizeof(struct rnic_aq_modify_qp) == RNIC_AQ_ENTRY_SIZE);
 
 /* QUERY_QP result: written by the device */
 struct rnic_qp_query {
-	/* enum rnic_qp_state_hw, enum rnic_pmtu, RNIC_ACCESS_*, RNIC_QPQ_F_* */
+	/*
+	 * enum rnic_qp_state_hw, enum rnic_pmtu (0 for UD and GSI),
+	 * RNIC_ACCESS_*, RNIC_QPQ_F_*
+	 */
 	u8 state;
 	u8 path_mtu;
 	u8 access;
@@ -770,7 +785,11 @@ static_assert(offsetof(struct rnic_acqe2, resp) == offsetof(struct rnic_acqe, re
  * sends hdr[0 .. hdr_len) verbatim, fills in the per-packet fields (GRH or
  * IPv6 payload length, IPv4 total length and header checksum, UDP length,
  * UDP checksum 0) and appends BTH, extension headers, payload and ICRC.
- * Written by the driver only; the device reads it (and never trusts it).
+ * The driver writes those per-packet fields as zero and the device ignores
+ * them. Everything else goes out as written: an IPv4 identification may be
+ * constant (the driver writes 0; DF is always set, the flags and fragment
+ * word is exactly 0x4000). Written by the driver only; the device reads
+ * it (and never trusts it).
  */
 
 #define RNIC_TMPL_SIZE			128
@@ -922,11 +941,14 @@ struct rnic_sqe_atomic {
 
 /* SEND, SEND_IMM on UD and GSI QPs */
 struct rnic_sqe_ud {
-	/* AH table index, not 0 */
+	/* AH table index; 0 is a malformed WQE, other bad ones BAD_AH */
 	__le32 ah;
 	/* RNIC_BTH_QPN */
 	__le32 remote_qpn;
-	/* with RNIC_QKEY_F_CONTROLLED set, the QP's own Q_Key is sent */
+	/*
+	 * with RNIC_QKEY_F_CONTROLLED set, the QP's own Q_Key is sent: a WQE
+	 * cannot send a controlled Q_Key other than its QP's own
+	 */
 	__le32 remote_qkey;
 	/* GSI: P_Key table index to send with; others: 0 */
 	__le16 pkey_index;
@@ -984,7 +1006,11 @@ static_assert(sizeof(struct rnic_rqe) == RNIC_RQE_HDR_SIZE);
  * Completion queue entry (2.0 RDMA CQs): written by the device only
  */
 
-/* Work completion status: the IB statuses the device reports */
+/*
+ * Work completion status: the IB statuses the device reports. A driver
+ * maps a value it does not know to IB_WC_GENERAL_ERR and still completes
+ * the WQE; an unknown opcode, unlike an unknown status, is a device error.
+ */
 enum rnic_wc_status {
 	RNIC_WC_SUCCESS			= 0,
 	RNIC_WC_LOC_LEN_ERR		= 1,
@@ -1004,7 +1030,9 @@ enum rnic_wc_status {
 
 /*
  * rnic_rdma_cqe.opcode: a send-queue completion carries its WQE's opcode
- * (enum rnic_sqe_opcode), a receive completion one of these.
+ * (enum rnic_sqe_opcode), a receive completion one of these. A receive
+ * that fails before its message is known, a flushed one included (also on
+ * an SRQ-attached QP), is RNIC_CQE_OP_RECV.
  */
 #define RNIC_CQE_OP_RECV_BIT		0x40
 #define RNIC_CQE_OP_RECV		0x40	/* SEND, SEND_IMM, SEND_INV */
@@ -1040,7 +1068,11 @@ struct rnic_rdma_cqe {
 	__le16 wqe_idx;
 	/* receive: P_Key index the packet matched */
 	__le16 pkey_index;
-	/* receive: bytes placed (WRITE_IMM: bytes written); send: message length */
+	/*
+	 * receive: bytes placed (WRITE_IMM: bytes written; UD/GSI: without
+	 * the 40-byte header area, which the driver adds for ib_wc);
+	 * send: message length
+	 */
 	__le32 byte_len;
 	union {
 		/* RNIC_RCQE_F_IMM: as it came on the wire */

@@ -17,7 +17,7 @@
 #    (nvmet-rdma does not re-enable a port whose device went away); the
 #    host reconnects and fio completes, every block read back and
 #    verified (the I/O in flight was requeued, not lost);
-#  - at the end: disconnect, target removed, rnic unloads on both VMs.
+#  - at the end: disconnect, rnic unloads on both VMs, target removed.
 # The sweep at lab_stop catches hung tasks, lockdep, KASAN and leaks.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
@@ -181,7 +181,6 @@ else
 fi
 
 check "vm1: nvme disconnect" nvme_host_down 1 || true
-check "vm2: target removed" nvmet_down 2 || true
 unload_both() {
 	local n
 	for n in 1 2; do
@@ -190,6 +189,11 @@ unload_both() {
 	done
 }
 check "rmmod rnic_perf rnic on both VMs" unload_both || true
+# After rnic: rdma_cm has destroyed the listener at DEVICE_REMOVAL, so
+# removing the port does not destroy it under nvmet_config_sem (which
+# lockdep reports against nvmet-rdma's own connect path; see
+# LAB_KNOWN_REPORTS in scripts/lab/lab.sh).
+check "vm2: target removed" nvmet_down 2 || true
 
 lab_stop
 echo "# test_nvmeof_unload: $(lab_elapsed "$T0") s"

@@ -390,17 +390,22 @@ int bench_run(const struct sim_opts *o, const struct bench_dev_hooks *dev)
 	       o->fault[0] ? o->fault : "off", o->pcap ? o->pcap : "off",
 	       load[0] ? load : "?");
 	bench_crc(o);
-	for (i = 0; i < sizeof(frame_sizes) / sizeof(frame_sizes[0]) && !ret;
-	     i++)
+	for (i = 0; i < sizeof(frame_sizes) / sizeof(frame_sizes[0]) && !ret &&
+	     o->bench_abi1; i++)
 		ret = bench_tx(b, o, frame_sizes[i] - ROCE_HDR_LEN - 4);
-	for (i = 0; i < sizeof(frame_sizes) / sizeof(frame_sizes[0]) && !ret;
-	     i++)
+	for (i = 0; i < sizeof(frame_sizes) / sizeof(frame_sizes[0]) && !ret &&
+	     o->bench_abi1; i++)
 		ret = bench_rx(b, o, frame_sizes[i] - ROCE_HDR_LEN - 4);
-	if (!ret && dev)
+	if (!ret && dev && o->bench_abi1)
 		ret = bench_device(&b->sim, dev, o, frame_sizes,
 				   sizeof(frame_sizes) / sizeof(frame_sizes[0]));
 out:
 	sim_fini(&b->sim);
 	free(b);
+	/* Two devices of their own, each on its own simulator. */
+	if (!ret && dev && o->bench_abi2)
+		ret = bench_abi2(o, dev, false);
+	if (!ret && dev && o->bench_tap)
+		ret = bench_abi2(o, dev, true);
 	return ret;
 }

@@ -3,7 +3,11 @@
 #ifndef RNICSIM_BENCH_H
 #define RNICSIM_BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include <rnic_compat.h>
+#include <rnic_hw.h>
 
 #include "opts.h"
 #include "sim.h"
@@ -31,5 +35,57 @@ void bench_report(const char *dir, size_t len, uint64_t frames,
 int bench_device(struct sim *s, const struct bench_dev_hooks *h,
 		 const struct sim_opts *o, const size_t *sizes,
 		 unsigned int nsizes);
+
+/*
+ * A driver's reach into one device on its own simulator: BAR2, guest
+ * RAM (a bump allocator from 64 KiB up), the 1.0 admin queue and event
+ * queue 0 (bench_dev.c). Doorbells call the device directly.
+ */
+struct bench_host {
+	struct sim *s;
+	const struct sim_dev_ops *ops;
+	void *dev;
+	u8 *bar;
+	u64 next;
+	u64 aq_sq, aq_cq, eq;
+	u16 aq_pi, eq_ci, cmd_id;
+};
+
+/* Reset, then enable with ABI @abi (0: 1.0); 0 or -errno. */
+int bench_host_up(struct bench_host *h, unsigned int abi);
+/* One admin command: its status, or -1 if it did not complete. */
+int bench_admin(struct bench_host *h, void *cmd, union rnic_aq_resp *resp);
+bool bench_eq0_next(struct bench_host *h, struct rnic_eqe *e);
+void *bench_ram(struct bench_host *h, u64 gpa);
+u64 bench_alloc(struct bench_host *h, u64 size, u64 align);
+u32 bench_bar_r32(struct bench_host *h, unsigned int off);
+void bench_bar_w32(struct bench_host *h, unsigned int off, u32 v);
+u16 bench_host_max_mtu(struct bench_host *h);
+
+/*
+ * rnicsim --bench=abi2 (bench_v2.c): two ABI 2.0 devices on an
+ * in-process wire, or (@tap) over two taps on a bridge in a network
+ * namespace of their own, driven by drv2.h. @dev must not be NULL.
+ */
+int bench_abi2(const struct sim_opts *o, const struct bench_dev_hooks *dev,
+	       bool tap);
+
+/* That namespace and its bridge and taps (bench_net.c) */
+#define BENCH_NET_BRIDGE	"rnsbench0"
+extern const char *const bench_net_taps[2];
+
+struct bench_net {
+	int home;		/* the namespace we came from; -1: none */
+	bool bridge;
+	int taps;		/* made so far */
+};
+
+/*
+ * Enter a new network namespace and set the bridge and taps up there;
+ * 0, or -EPERM when not root, or -errno (reason in @why, nothing left).
+ */
+int bench_net_up(struct bench_net *n, char *why, size_t len);
+/* Delete them and return to the first namespace (none made: nothing) */
+void bench_net_down(struct bench_net *n);
 
 #endif /* RNICSIM_BENCH_H */

@@ -45,13 +45,8 @@ struct bring {
 };
 
 struct bdrv {
+	struct bench_host h;
 	struct sim *s;
-	const struct sim_dev_ops *ops;
-	void *dev;
-	u8 *bar;
-	u64 next;
-	u64 aq_sq, aq_cq, eq;
-	u16 aq_pi, cmd_id;
 	struct bring cq, q;
 	/* wire */
 	int far_fd;
@@ -62,99 +57,166 @@ struct bdrv {
 
 static void *ram(struct bdrv *b, u64 gpa)
 {
-	return b->s->gmem.base + gpa;
+	return bench_ram(&b->h, gpa);
 }
 
 static u64 ralloc(struct bdrv *b, u64 size, u64 align)
 {
-	u64 a = (b->next + align - 1) & ~(align - 1);
-
-	b->next = a + size;
-	memset(ram(b, a), 0, size);
-	return a;
+	return bench_alloc(&b->h, size, align);
 }
 
 static void bar_w32(struct bdrv *b, unsigned int off, u32 v)
 {
-	__le32 le = cpu_to_le32(v);
-
-	memcpy(b->bar + off, &le, 4);
-}
-
-static u32 bar_r32(struct bdrv *b, unsigned int off)
-{
-	__le32 le;
-
-	memcpy(&le, b->bar + off, 4);
-	return le32_to_cpu(le);
+	bench_bar_w32(&b->h, off, v);
 }
 
 static void ring(struct bdrv *b, unsigned int vec)
 {
-	b->ops->doorbell(b->dev, vec);
+	b->h.ops->doorbell(b->h.dev, vec);
 }
 
-/* One admin command; the device completes it within the doorbell. */
 static int admin(struct bdrv *b, union rnic_aq_entry *e, u32 *result)
 {
-	unsigned int mask = (1u << AQ_LOG2) - 1;
-	u16 idx = b->aq_pi;
-	struct rnic_acqe *c;
+	union rnic_aq_resp resp;
+	int st = bench_admin(&b->h, e, &resp);
 
-	e->hdr.cmd_id = cpu_to_le16(++b->cmd_id);
-	memcpy(ram(b, b->aq_sq + (idx & mask) * RNIC_AQ_ENTRY_SIZE), e,
-	       sizeof(*e));
-	b->aq_pi++;
-	bar_w32(b, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_ADMIN_SQ), b->aq_pi);
-	ring(b, RNIC_DB_VEC_ADMIN);
-	c = ram(b, b->aq_cq + (idx & mask) * RNIC_ACQ_ENTRY_SIZE);
-	if (rnic_acqe_phase(c) != rnic_ring_phase(idx, AQ_LOG2))
-		return -1;
-	if (result)
-		*result = le32_to_cpu(c->result);
-	return c->status;
+	if (!st && result)
+		*result = le32_to_cpu(resp.id.id);
+	return st;
 }
 
+/* 1.0, jumbo MTU (4 KiB frames), and check the ICRC of what arrives. */
 static int drv_up(struct bdrv *b)
 {
 	struct rnic_aq_set_port *sp;
 	union rnic_aq_entry e;
-	const struct rnic_sig *sig = (const void *)(b->bar + RNIC_SIG_OFF);
-	u32 max_frame = le32_to_cpu(sig->max_frame), mtu;
+	int ret = bench_host_up(&b->h, 0);
 
-	if (!rnic_sig_compatible(le32_to_cpu(sig->magic),
-				 le16_to_cpu(sig->abi_major)))
-		return -ENODEV;
-	b->next = 0x10000;
-	b->aq_sq = ralloc(b, RNIC_AQ_ENTRY_SIZE << AQ_LOG2, PAGE_SZ);
-	b->aq_cq = ralloc(b, RNIC_ACQ_ENTRY_SIZE << AQ_LOG2, PAGE_SZ);
-	b->eq = ralloc(b, RNIC_EQE_SIZE << EQ_LOG2, PAGE_SZ);
-	bar_w32(b, RNIC_REG_CTRL, RNIC_CTRL_RESET);
-	ring(b, RNIC_DB_VEC_CTRL);
-	if (!(bar_r32(b, RNIC_REG_STATUS) & RNIC_STATUS_RESET_DONE))
-		return -EIO;
-	bar_w32(b, RNIC_REG_AQ_SQ_BASE_LO, (u32)b->aq_sq);
-	bar_w32(b, RNIC_REG_AQ_SQ_BASE_HI, (u32)(b->aq_sq >> 32));
-	bar_w32(b, RNIC_REG_AQ_CQ_BASE_LO, (u32)b->aq_cq);
-	bar_w32(b, RNIC_REG_AQ_CQ_BASE_HI, (u32)(b->aq_cq >> 32));
-	bar_w32(b, RNIC_REG_AQ_CFG, AQ_LOG2);
-	bar_w32(b, RNIC_REG_EQ_BASE_LO, (u32)b->eq);
-	bar_w32(b, RNIC_REG_EQ_BASE_HI, (u32)(b->eq >> 32));
-	bar_w32(b, RNIC_REG_EQ_CFG, EQ_LOG2);
-	bar_w32(b, RNIC_REG_CTRL, RNIC_CTRL_ENABLE);
-	ring(b, RNIC_DB_VEC_CTRL);
-	if (bar_r32(b, RNIC_REG_STATUS) != RNIC_STATUS_ENABLED)
-		return -EIO;
-	/* Jumbo MTU (4 KiB frames), and check the ICRC of what arrives. */
-	mtu = max_frame > 9000 + RNIC_FRAME_OVERHEAD ? 9000 :
-	      max_frame - RNIC_FRAME_OVERHEAD;
+	if (ret)
+		return ret;
 	memset(&e, 0, sizeof(e));
 	sp = &e.set_port;
 	sp->hdr.opcode = RNIC_AQ_SET_PORT;
 	sp->valid = cpu_to_le32(RNIC_PORT_VALID_MTU | RNIC_PORT_VALID_FLAGS);
-	sp->mtu = cpu_to_le16((u16)mtu);
+	sp->mtu = cpu_to_le16(bench_host_max_mtu(&b->h));
 	sp->flags = cpu_to_le32(RNIC_PORT_F_RX_ICRC_CHECK);
 	return admin(b, &e, NULL) ? -EIO : 0;
+}
+
+/* ---- the host part, shared with bench_v2.c ---- */
+
+void *bench_ram(struct bench_host *h, u64 gpa)
+{
+	return h->s->gmem.base + gpa;
+}
+
+u64 bench_alloc(struct bench_host *h, u64 size, u64 align)
+{
+	u64 a = (h->next + align - 1) & ~(align - 1);
+
+	if (a + size > h->s->gmem.size)
+		abort();
+	h->next = a + size;
+	memset(bench_ram(h, a), 0, size);
+	return a;
+}
+
+void bench_bar_w32(struct bench_host *h, unsigned int off, u32 v)
+{
+	__le32 le = cpu_to_le32(v);
+
+	memcpy(h->bar + off, &le, 4);
+}
+
+u32 bench_bar_r32(struct bench_host *h, unsigned int off)
+{
+	__le32 le;
+
+	memcpy(&le, h->bar + off, 4);
+	return le32_to_cpu(le);
+}
+
+/* One admin command; the device completes it within the doorbell. */
+int bench_admin(struct bench_host *h, void *cmd, union rnic_aq_resp *resp)
+{
+	unsigned int mask = (1u << AQ_LOG2) - 1;
+	union rnic_aq_entry *e = cmd;
+	u16 idx = h->aq_pi;
+	struct rnic_acqe *c;
+
+	e->hdr.cmd_id = cpu_to_le16(++h->cmd_id);
+	memcpy(bench_ram(h, h->aq_sq + (idx & mask) * RNIC_AQ_ENTRY_SIZE), e,
+	       sizeof(*e));
+	h->aq_pi++;
+	bench_bar_w32(h, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_ADMIN_SQ), h->aq_pi);
+	h->ops->doorbell(h->dev, RNIC_DB_VEC_ADMIN);
+	c = bench_ram(h, h->aq_cq + (idx & mask) * RNIC_ACQ_ENTRY_SIZE);
+	if (rnic_acqe_phase(c) != rnic_ring_phase(idx, AQ_LOG2))
+		return -1;
+	memcpy(resp, &c->result, sizeof(*resp));
+	return c->status;
+}
+
+bool bench_eq0_next(struct bench_host *h, struct rnic_eqe *e)
+{
+	unsigned int mask = (1u << EQ_LOG2) - 1;
+	struct rnic_eqe *p = bench_ram(h, h->eq + (h->eq_ci & mask) *
+					  RNIC_EQE_SIZE);
+
+	if (rnic_eqe_phase(p) != rnic_ring_phase(h->eq_ci, EQ_LOG2))
+		return false;
+	*e = *p;
+	h->eq_ci++;
+	bench_bar_w32(h, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_EQ),
+		      rnic_db_cq(h->eq_ci, false, 0));
+	return true;
+}
+
+/* The largest MTU the device takes, up to 9000 (jumbo frames). */
+u16 bench_host_max_mtu(struct bench_host *h)
+{
+	const struct rnic_sig *sig = (const void *)(h->bar + RNIC_SIG_OFF);
+	u32 max_frame = le32_to_cpu(sig->max_frame);
+
+	return max_frame > 9000 + RNIC_FRAME_OVERHEAD ? 9000 :
+	       (u16)(max_frame - RNIC_FRAME_OVERHEAD);
+}
+
+/* Reset, then enable with ABI @abi (0: 1.0) and the admin queue and EQ. */
+int bench_host_up(struct bench_host *h, unsigned int abi)
+{
+	const struct rnic_sig *sig = (const void *)(h->bar + RNIC_SIG_OFF);
+	u32 want = RNIC_STATUS_ENABLED;
+
+	if (!rnic_sig_serves(le32_to_cpu(sig->magic),
+			     le16_to_cpu(sig->abi_major),
+			     le16_to_cpu(sig->abi_compat),
+			     abi ? abi : RNIC_ABI_MAJOR))
+		return -ENODEV;
+	h->next = 0x10000;
+	h->aq_pi = 0;
+	h->eq_ci = 0;
+	h->aq_sq = bench_alloc(h, RNIC_AQ_ENTRY_SIZE << AQ_LOG2, PAGE_SZ);
+	h->aq_cq = bench_alloc(h, RNIC_ACQ_ENTRY_SIZE << AQ_LOG2, PAGE_SZ);
+	h->eq = bench_alloc(h, RNIC_EQE_SIZE << EQ_LOG2, PAGE_SZ);
+	bench_bar_w32(h, RNIC_REG_CTRL, RNIC_CTRL_RESET);
+	h->ops->doorbell(h->dev, RNIC_DB_VEC_CTRL);
+	if (!(bench_bar_r32(h, RNIC_REG_STATUS) & RNIC_STATUS_RESET_DONE))
+		return -EIO;
+	bench_bar_w32(h, RNIC_REG_AQ_SQ_BASE_LO, (u32)h->aq_sq);
+	bench_bar_w32(h, RNIC_REG_AQ_SQ_BASE_HI, (u32)(h->aq_sq >> 32));
+	bench_bar_w32(h, RNIC_REG_AQ_CQ_BASE_LO, (u32)h->aq_cq);
+	bench_bar_w32(h, RNIC_REG_AQ_CQ_BASE_HI, (u32)(h->aq_cq >> 32));
+	bench_bar_w32(h, RNIC_REG_AQ_CFG, AQ_LOG2);
+	bench_bar_w32(h, RNIC_REG_EQ_BASE_LO, (u32)h->eq);
+	bench_bar_w32(h, RNIC_REG_EQ_BASE_HI, (u32)(h->eq >> 32));
+	bench_bar_w32(h, RNIC_REG_EQ_CFG, EQ_LOG2);
+	bench_bar_w32(h, RNIC_REG_CTRL, RNIC_CTRL_ENABLE |
+		      FIELD_PREP(RNIC_CTRL_ABI, abi));
+	h->ops->doorbell(h->dev, RNIC_DB_VEC_CTRL);
+	if (abi)
+		want |= FIELD_PREP(RNIC_STATUS_ABI, abi);
+	return bench_bar_r32(h, RNIC_REG_STATUS) == want ? 0 : -EIO;
 }
 
 static int make_queue(struct bdrv *b, u8 type)
@@ -414,14 +476,15 @@ int bench_device(struct sim *s, const struct bench_dev_hooks *h,
 	if (!b)
 		return -ENOMEM;
 	b->s = s;
-	b->ops = h->ops;
-	b->bar = s->ivs.shm;
-	b->dev = h->create(s, o);
-	if (!b->dev) {
+	b->h.s = s;
+	b->h.ops = h->ops;
+	b->h.bar = s->ivs.shm;
+	b->h.dev = h->create(s, o);
+	if (!b->h.dev) {
 		free(b);
 		return -ENODEV;
 	}
-	sim_attach_dev(s, h->ops, b->dev);
+	sim_attach_dev(s, h->ops, b->h.dev);
 	ret = drv_up(b);
 	if (ret)
 		printf("rnicsim bench: device did not come up (%d)\n", ret);
@@ -430,7 +493,7 @@ int bench_device(struct sim *s, const struct bench_dev_hooks *h,
 	for (i = 0; i < nsizes && !ret; i++)
 		ret = dev_rx(b, o, sizes[i]);
 	s->dev_ops = NULL;
-	h->destroy(b->dev);
+	h->destroy(b->h.dev);
 	free(b);
 	return ret;
 }

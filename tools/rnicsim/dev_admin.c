@@ -217,7 +217,7 @@ static u8 cmd_set_port(struct rdev *d, const union rnic_aq_entry *e)
 		port->low_wm = le16_to_cpu(c->pfc_low_wm);
 		port->high_wm = le16_to_cpu(c->pfc_high_wm);
 	}
-	rdev_pfc_check(d, plat_now_ns(d->p));
+	rdev_pfc_check_now(d);
 	return RNIC_AQ_SUCCESS;
 }
 

@@ -314,7 +314,7 @@ static void data_doorbell(struct rdev *d)
 	} else {
 		rdev_tx_all(d);
 	}
-	rdev_pfc_check(d, plat_now_ns(d->p));
+	rdev_pfc_check_now(d);
 }
 
 void rdev_doorbell(struct rdev *d, unsigned int vector)
@@ -363,7 +363,7 @@ void rdev_set_link(struct rdev *d, bool up)
 		rdev_event(d, RNIC_EQE_LINK_CHANGE, 0, 0, rdev_link_word(d), 0);
 	if (up && d->enabled) {
 		rdev_tx_all(d);
-		rdev_pfc_check(d, plat_now_ns(d->p));
+		rdev_pfc_check_now(d);
 	}
 }
 

@@ -41,6 +41,21 @@ bool rdev_pfc_paused(struct rdev *d, unsigned int prio, u64 now)
 	return rdev_pfc_active(d);
 }
 
+bool rdev_pfc_paused_now(struct rdev *d, unsigned int prio)
+{
+	if (prio >= RDEV_NUM_PRIO || !(d->pfc.paused & BIT(prio)))
+		return false;
+	return rdev_pfc_paused(d, prio, plat_now_ns(d->p));
+}
+
+/* rdev_pfc_check() uses the time only when it may send a pause. */
+void rdev_pfc_check_now(struct rdev *d)
+{
+	bool on = d->enabled && d->link_up && rdev_pfc_active(d);
+
+	rdev_pfc_check(d, on ? plat_now_ns(d->p) : 0);
+}
+
 void rdev_pfc_rx(struct rdev *d, const u8 *frame, size_t len)
 {
 	u16 quanta[RDEV_NUM_PRIO];

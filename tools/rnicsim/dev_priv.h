@@ -162,6 +162,12 @@ void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len);
 /* dev_pfc.c */
 bool rdev_pfc_active(struct rdev *d);
 bool rdev_pfc_paused(struct rdev *d, unsigned int prio, u64 now);
+/*
+ * The same two with the clock read only when it matters (a priority
+ * paused, PFC on): the datapath calls them per packet.
+ */
+bool rdev_pfc_paused_now(struct rdev *d, unsigned int prio);
+void rdev_pfc_check_now(struct rdev *d);
 void rdev_pfc_rx(struct rdev *d, const u8 *frame, size_t len);
 void rdev_pfc_check(struct rdev *d, u64 now);
 void rdev_pfc_release(struct rdev *d);

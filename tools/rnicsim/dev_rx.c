@@ -222,5 +222,5 @@ void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len)
 	}
 	rx_deliver(&r, qid);
 	if (qid == d->roce_rx)
-		rdev_pfc_check(d, plat_now_ns(d->p));
+		rdev_pfc_check_now(d);
 }

@@ -220,7 +220,7 @@ static enum tx_result tx_one(struct rdev *d, unsigned int qid)
 		q->cons++;
 		return TX_DONE;
 	}
-	if (rdev_pfc_paused(d, frame_prio(&t), plat_now_ns(d->p)))
+	if (rdev_pfc_paused_now(d, frame_prio(&t)))
 		return TX_STALL;
 
 	len = t.total;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rnicsim device model, ABI 2.0 internals (Documentation/hardware.rst,
- * include/rnic_hw_v2.h): the device runs the IB transport.
+ * rnicsim device model, ABI 2.0 internals (Documentation/hardware-abi2.rst,
+ * Documentation/hardware-transport.rst, include/rnic_hw_v2.h): the device
+ * runs the IB transport.
  *
  * dev_v2_core.c	2.0 state lifetime, id tables, the work pump, tick,
  *			counters
@@ -28,7 +29,7 @@
 #include "dev_priv.h"
 #include "pkt.h"
 
-/* Model limits (QUERY_RDMA_CAPS): suggestions of hardware.rst */
+/* Model limits (QUERY_RDMA_CAPS): suggestions of hardware-abi2.rst */
 #define V2_QP_LOG2		12	/* QP table slots: max_qp */
 #define V2_CQ_LOG2		12
 #define V2_SRQ_LOG2		10
@@ -123,6 +124,7 @@ struct v2_slot {
 struct v2_dbp {
 	bool used;
 	bool user;		/* RNIC_DBP_F_USER */
+	u32 live_idx;		/* its place in v2_dev.live_dbp */
 	u16 kick_ci;		/* device's consumer index of the kick ring */
 	unsigned int nslots;	/* slots assigned */
 	unsigned int next;	/* where the next slot search starts */
@@ -131,7 +133,7 @@ struct v2_dbp {
 
 /*
  * Objects are found by id in O(1): the low bits of the id index a table,
- * the rest makes ids cycle through their whole space (hardware.rst,
+ * the rest makes ids cycle through their whole space (hardware-abi2.rst,
  * "Cyclic 24-bit ids").
  */
 struct v2_idtab {
@@ -196,6 +198,9 @@ struct v2_cq {
 	u16 mod_period_us;
 	u16 mod_pending;	/* CQEs since the event was due */
 	u64 mod_deadline;	/* 0: no event held */
+	/* on v2_dev.mod_cqs (mod_deadline was set; dropped by the tick) */
+	bool mod_listed;
+	struct v2_cq *mod_next, *mod_prev;
 };
 
 struct v2_srq {
@@ -242,7 +247,7 @@ struct v2_swqe {
 
 struct v2_qp;
 
-/* Queue of QPs with send work, in turn (hardware.rst "Scheduling") */
+/* Queue of QPs with send work, in turn (hardware-transport.rst "Packets") */
 struct v2_runq {
 	struct v2_qp *head, *tail;
 };
@@ -302,6 +307,9 @@ struct v2_qp {
 	/* RC: the engine's state (rc.h) and what the device keeps for it */
 	struct rc_qp *rc;
 	u64 rc_deadline;	/* ops->timer_set; 0: none */
+	/* on v2_dev.rc_timed (rc_deadline was set; dropped by the tick) */
+	bool rc_listed;
+	struct v2_qp *rc_next, *rc_prev;
 	unsigned int rc_busy;	/* inside an rc_*() call for this QP */
 	bool rc_fatal_pending;	/* a device error found while rc_busy */
 	u8 rc_fatal_reason;
@@ -359,6 +367,9 @@ struct v2_dev {
 	u32 num_db_pages;
 	u32 max_eq;
 	struct v2_dbp *dbp;		/* num_db_pages */
+	/* The allocated pages, in no order: what a kick reads */
+	u16 *live_dbp;
+	u32 nlive_dbp;
 	struct v2_eq eqs[RNIC_MAX_EQS + 1];	/* 1 .. max_eq */
 
 	struct v2_idtab pds, mrs, cqs, srqs, qps;
@@ -375,6 +386,14 @@ struct v2_dev {
 	unsigned int fifo_head, fifo_count;
 
 	struct v2_runq runq;
+	/*
+	 * The objects whose timers may be armed, so that a tick costs what
+	 * is armed and not a walk of the 4096-slot tables (a tick follows
+	 * every batch of events). Only the tick and object destruction
+	 * take entries off; arming adds at the head.
+	 */
+	struct v2_qp *rc_timed;
+	struct v2_cq *mod_cqs;
 	bool eth_pending;	/* the Ethernet TX rings may have frames */
 	bool busy;		/* inside v2_pump() */
 	unsigned int npaths;	/* QPs with a path template (UDP port lock) */

@@ -152,6 +152,7 @@ void v2_reset(struct rdev *d)
 	free_objects(d);
 	free(v->ah_pages);
 	free(v->fifo);
+	free(v->live_dbp);
 	free(v->dbp);
 	free(v);
 	d->v2 = NULL;
@@ -171,6 +172,7 @@ int v2_enable(struct rdev *d)
 	if (v->max_eq > RNIC_MAX_EQS)
 		v->max_eq = RNIC_MAX_EQS;
 	v->dbp = calloc(v->num_db_pages, sizeof(*v->dbp));
+	v->live_dbp = calloc(v->num_db_pages, sizeof(*v->live_dbp));
 	v->fifo = calloc(V2_RX_FIFO, sizeof(*v->fifo));
 	v->pkey[0] = RNIC_PKEY_DEFAULT;
 	/*
@@ -178,7 +180,7 @@ int v2_enable(struct rdev *d)
 	 * QP can make its creation fail. QPN 0xffffff is the IB multicast
 	 * QPN: the space stops short of it.
 	 */
-	if (!v->dbp || !v->fifo ||
+	if (!v->dbp || !v->live_dbp || !v->fifo ||
 	    idtab_init(&v->pds, V2_PD_LOG2, V2_ID_SPACE, 0) ||
 	    idtab_init(&v->mrs, V2_MR_LOG2, V2_ID_SPACE, 0) ||
 	    idtab_init(&v->cqs, V2_CQ_LOG2, V2_ID_SPACE, 0) ||
@@ -256,7 +258,7 @@ static bool qp_step(struct rdev *d, struct v2_qp *qp)
 /*
  * Run received frames first, then the senders in turn, a packet each:
  * the Ethernet TX rings (a frame per ring) and every QP with send work
- * (hardware.rst, "Scheduling"), until there is nothing left. Re-entry
+ * (hardware-transport.rst, "Packets"), until there is nothing left. Re-entry
  * (a loopback packet, a CQE that fails a QP) only queues work for the
  * running pump.
  */
@@ -288,7 +290,7 @@ void v2_pump(struct rdev *d)
 			break;
 	}
 	v->busy = false;
-	rdev_pfc_check(d, plat_now_ns(d->p));
+	rdev_pfc_check_now(d);
 }
 
 /* PFC released a priority: QPs parked on a pause may go on. */
@@ -326,6 +328,12 @@ u64 v2_tick(struct rdev *d, u64 now)
 
 	if (!d->v2 || !d->enabled)
 		return 0;
+	/*
+	 * Received frames before timers: an ACK already in the receive
+	 * buffer must beat the retransmit timeout it makes moot, however
+	 * late this tick runs on a busy host.
+	 */
+	v2_pump(d);
 	next = v2_cq_tick(d, now);
 	next = earliest(next, v2_rc_tick(d, now));
 	v2_pump(d);

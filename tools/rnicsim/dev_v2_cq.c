@@ -234,8 +234,37 @@ u8 v2_cmd_modify_cq(struct rdev *d, const union rnic_aq_entry *e)
 	return RNIC_AQ_SUCCESS;
 }
 
+static void mod_del(struct v2_dev *v, struct v2_cq *cq)
+{
+	if (!cq->mod_listed)
+		return;
+	if (cq->mod_prev)
+		cq->mod_prev->mod_next = cq->mod_next;
+	else
+		v->mod_cqs = cq->mod_next;
+	if (cq->mod_next)
+		cq->mod_next->mod_prev = cq->mod_prev;
+	cq->mod_next = cq->mod_prev = NULL;
+	cq->mod_listed = false;
+}
+
+/* Hold the event until @deadline; the CQ stays listed until a tick. */
+static void mod_arm(struct v2_dev *v, struct v2_cq *cq, u64 deadline)
+{
+	cq->mod_deadline = deadline;
+	if (cq->mod_listed)
+		return;
+	cq->mod_listed = true;
+	cq->mod_prev = NULL;
+	cq->mod_next = v->mod_cqs;
+	if (v->mod_cqs)
+		v->mod_cqs->mod_prev = cq;
+	v->mod_cqs = cq;
+}
+
 void v2_cq_free(struct rdev *d, struct v2_cq *cq)
 {
+	mod_del(d->v2, cq);
 	idtab_free(&d->v2->cqs, cq->cqn);
 	v2_slot_release(d, cq->page, cq->slot);
 	cq->eq->ncqs--;
@@ -344,8 +373,8 @@ static void cq_arm_hit(struct rdev *d, struct v2_cq *cq)
 		return;
 	}
 	if (!cq->mod_pending++ && cq->mod_period_us)
-		cq->mod_deadline = plat_now_ns(d->p) +
-				   cq->mod_period_us * 1000ULL;
+		mod_arm(d->v2, cq, plat_now_ns(d->p) +
+			cq->mod_period_us * 1000ULL);
 	if (cq->mod_count && cq->mod_pending >= cq->mod_count)
 		cq_fire(d, cq);
 }
@@ -390,20 +419,21 @@ int v2_cq_post(struct rdev *d, struct v2_cq *cq, struct rnic_rdma_cqe *cqe,
 	return 0;
 }
 
-/* Moderation timers: fire held events whose period ran out. */
+/*
+ * Moderation timers: fire held events whose period ran out. Only the
+ * CQs listed may hold one; only this loop and v2_cq_free() unlist.
+ */
 u64 v2_cq_tick(struct rdev *d, u64 now)
 {
-	struct v2_idtab *t = &d->v2->cqs;
+	struct v2_cq *cq, *ncq;
 	u64 next = 0;
-	u32 i;
 
-	for (i = 0; i <= t->mask; i++) {
-		struct v2_cq *cq = t->obj[i];
-
-		if (!cq || !cq->mod_deadline)
-			continue;
-		if (now >= cq->mod_deadline)
+	for (cq = d->v2->mod_cqs; cq; cq = ncq) {
+		ncq = cq->mod_next;
+		if (cq->mod_deadline && now >= cq->mod_deadline)
 			cq_fire(d, cq);
+		if (!cq->mod_deadline)
+			mod_del(d->v2, cq);
 		else if (!next || cq->mod_deadline < next)
 			next = cq->mod_deadline;
 	}

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model, ABI 2.0 doorbell pages (hardware.rst, "Doorbell
- * pages (2.0)"): allocation, slot placement, and the kick ring that tells
- * the device which slots moved, so that a kick never costs a scan of
- * every queue.
+ * rnicsim device model, ABI 2.0 doorbell pages (hardware-abi2.rst,
+ * "Doorbell pages (2.0)"): allocation, slot placement, and the kick ring
+ * that tells the device which slots moved, so that a kick never costs a
+ * scan of every queue.
  *
  * Every page shares the kick value of doorbell vector 3 (the model's
- * first implementation), so a kick reads kick_pi of each allocated page.
+ * first implementation), so a kick reads kick_pi of each allocated page:
+ * those are kept in a list, so that a kick costs what is allocated, not
+ * a walk of every page BAR2 could hold.
  */
 #include <errno.h>
 #include <string.h>
@@ -92,6 +94,8 @@ u8 v2_cmd_alloc_db_page(struct rdev *d, const union rnic_aq_entry *e,
 	page = &v->dbp[id];
 	memset(page, 0, sizeof(*page));
 	page->used = true;
+	page->live_idx = v->nlive_dbp;
+	v->live_dbp[v->nlive_dbp++] = (u16)id;
 	page->user = flags & RNIC_DBP_F_USER;
 	memset(d->bar2 + dbp_off(d, page), 0, RNIC_DBP_SIZE);
 	resp->db_page.page = cpu_to_le32(id);
@@ -108,6 +112,10 @@ u8 v2_cmd_free_db_page(struct rdev *d, const union rnic_aq_entry *e)
 		return RNIC_AQ_NOT_FOUND;
 	if (page->nslots)
 		return RNIC_AQ_BAD_STATE;
+	/* The last live page takes its place in the list. */
+	d->v2->live_dbp[page->live_idx] =
+		d->v2->live_dbp[--d->v2->nlive_dbp];
+	d->v2->dbp[d->v2->live_dbp[page->live_idx]].live_idx = page->live_idx;
 	memset(page, 0, sizeof(*page));
 	return RNIC_AQ_SUCCESS;
 }
@@ -174,9 +182,8 @@ static void page_kicked(struct rdev *d, struct v2_dbp *page)
 void v2_kick(struct rdev *d)
 {
 	struct v2_dev *v = d->v2;
-	u32 id;
+	u32 i;
 
-	for (id = 0; id < v->num_db_pages; id++)
-		if (v->dbp[id].used)
-			page_kicked(d, &v->dbp[id]);
+	for (i = 0; i < v->nlive_dbp; i++)
+		page_kicked(d, &v->dbp[v->live_dbp[i]]);
 }

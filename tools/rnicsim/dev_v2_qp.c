@@ -2,7 +2,7 @@
 /*
  * rnicsim device model, ABI 2.0 queue pairs and shared receive queues:
  * their admin commands, the QP state machine with its attribute checks
- * (hardware.rst, "QP"), completions of WQEs, errors and flush.
+ * (hardware-abi2.rst, "QP"), completions of WQEs, errors and flush.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -486,7 +486,7 @@ static const struct qp_trans qp_trans[] = {
 	{ RNIC_QPS_SQD, RNIC_QPS_RTS, T_RC, 0, A(ACCESS) | A(MIN_RNR_TIMER) },
 	{ RNIC_QPS_SQD, RNIC_QPS_RTS, T_UD, 0, A(QKEY) },
 	{ RNIC_QPS_SQD, RNIC_QPS_SQD, T_RC, 0,
-	  A(PATH) | A(PATH_MTU) | A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) |
+	  A(PATH) | A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) |
 	  A(MAX_RD_ATOMIC) | A(MAX_DEST_RD_ATOMIC) | A(ACCESS) |
 	  A(PKEY_INDEX) | A(MIN_RNR_TIMER) },
 	{ RNIC_QPS_SQD, RNIC_QPS_SQD, T_UD, 0, A(PKEY_INDEX) | A(QKEY) },
@@ -497,7 +497,9 @@ static const struct qp_trans *find_trans(u8 type, u8 from, u8 to)
 	static const struct qp_trans any = { 0, 0, T_RC | T_UD, 0, 0 };
 	unsigned int i;
 
-	if (from == RNIC_QPS_SQE || to == RNIC_QPS_SQE)
+	/* IBA table 91: RESET goes to INIT or stays; never to ERR. */
+	if (from == RNIC_QPS_SQE || to == RNIC_QPS_SQE ||
+	    (from == RNIC_QPS_RESET && to == RNIC_QPS_ERR))
 		return NULL;
 	if (to == RNIC_QPS_RESET || to == RNIC_QPS_ERR)
 		return &any;
@@ -512,6 +514,11 @@ static const struct qp_trans *find_trans(u8 type, u8 from, u8 to)
 static u8 read_path(struct rdev *d, const struct rnic_aq_modify_qp *c,
 		    struct rnic_hdr_tmpl *t)
 {
+	/* 8-byte aligned, as every other buffer a command names */
+	if (le64_to_cpu(c->path_addr) & 7) {
+		RDEV_INC(d, dma_errors);
+		return RNIC_AQ_BAD_ADDR;
+	}
 	if (plat_dma_read(d->p, le64_to_cpu(c->path_addr), t, sizeof(*t))) {
 		RDEV_INC(d, dma_errors);
 		return RNIC_AQ_BAD_ADDR;

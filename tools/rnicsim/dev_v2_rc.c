@@ -296,9 +296,35 @@ static u64 op_now_ns(struct rc_qp *rq)
 	return plat_now_ns(to_qp(rq)->d->p);
 }
 
+static void timed_del(struct v2_dev *v, struct v2_qp *qp)
+{
+	if (!qp->rc_listed)
+		return;
+	if (qp->rc_prev)
+		qp->rc_prev->rc_next = qp->rc_next;
+	else
+		v->rc_timed = qp->rc_next;
+	if (qp->rc_next)
+		qp->rc_next->rc_prev = qp->rc_prev;
+	qp->rc_next = qp->rc_prev = NULL;
+	qp->rc_listed = false;
+}
+
+/* Cleared timers stay listed until the tick passes them (see v2_dev). */
 static void op_timer_set(struct rc_qp *rq, u64 deadline_ns)
 {
-	to_qp(rq)->rc_deadline = deadline_ns;
+	struct v2_qp *qp = to_qp(rq);
+	struct v2_dev *v = qp->d->v2;
+
+	qp->rc_deadline = deadline_ns;
+	if (!deadline_ns || qp->rc_listed)
+		return;
+	qp->rc_listed = true;
+	qp->rc_prev = NULL;
+	qp->rc_next = v->rc_timed;
+	if (v->rc_timed)
+		v->rc_timed->rc_prev = qp;
+	v->rc_timed = qp;
 }
 
 static const struct rc_ops v2_rc_ops = {
@@ -347,7 +373,7 @@ int v2_rc_create(struct rdev *d, struct v2_qp *qp)
 
 void v2_rc_destroy(struct rdev *d, struct v2_qp *qp)
 {
-	(void)d;
+	timed_del(d->v2, qp);
 	free(qp->rc);
 	qp->rc = NULL;
 }
@@ -435,7 +461,7 @@ bool v2_rc_send_step(struct rdev *d, struct v2_qp *qp)
 	if (qp->pfc_wait)
 		return false;
 	if (qp->has_path &&
-	    rdev_pfc_paused(d, v2_tmpl_prio(&qp->path), plat_now_ns(d->p))) {
+	    rdev_pfc_paused_now(d, v2_tmpl_prio(&qp->path))) {
 		qp->pfc_wait = true;
 		qp->pfc_since = plat_now_ns(d->p);
 		return false;
@@ -463,17 +489,22 @@ void v2_rc_recv(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt)
 	leave(qp);
 }
 
+/*
+ * The QPs whose timer may be armed. Nothing but this loop takes a QP off
+ * the list during a tick (a timer that fires may arm others: they go to
+ * the head), so the next one is still there after the current one ran.
+ */
 u64 v2_rc_tick(struct rdev *d, u64 now)
 {
-	struct v2_idtab *t = &d->v2->qps;
+	struct v2_qp *qp, *nqp;
 	u64 next = 0;
-	u32 i;
 
-	for (i = 0; i <= t->mask; i++) {
-		struct v2_qp *qp = t->obj[i];
-
-		if (!qp || !qp->rc || !qp->rc_deadline)
+	for (qp = d->v2->rc_timed; qp; qp = nqp) {
+		nqp = qp->rc_next;
+		if (!qp->rc || !qp->rc_deadline) {
+			timed_del(d->v2, qp);
 			continue;
+		}
 		if (now >= qp->rc_deadline) {
 			qp->rc_deadline = 0;
 			enter(qp);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rnicsim device model, ABI 2.0 receive side: RoCE frames wait in the
- * device's receive buffer, then go through the checks of hardware.rst
- * "RX validation", in order, each failure dropped and counted without
- * touching any QP state, and reach the transport of their QP.
+ * device's receive buffer, then go through the checks of
+ * hardware-transport.rst "RX validation", in order, each failure dropped
+ * and counted without touching any QP state, and reach the transport of
+ * their QP.
  */
 #include <string.h>
 
@@ -65,7 +66,7 @@ void v2_rx_frame(struct rdev *d, const u8 *frame, size_t len,
 	if (!d->enabled)
 		return;
 	fifo_put(d, frame, len);
-	rdev_pfc_check(d, plat_now_ns(d->p));
+	rdev_pfc_check_now(d);
 }
 
 void v2_rx_loopback(struct rdev *d, const u8 *frame, size_t len)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rnicsim device model, ABI 2.0 packet emission: the header templates
- * the driver builds (hardware.rst, "Header templates") are checked for
+ * the driver builds (hardware-abi2.rst, "Header templates") are checked for
  * shape, then sent verbatim with the per-packet fields filled in (GRH or
  * IP lengths, IPv4 checksum, UDP length and checksum 0), followed by the
  * BTH, the extension headers, the payload, the pad and the ICRC. A
@@ -178,7 +178,7 @@ int v2_tx_raw(struct rdev *d, struct v2_qp *qp, const struct rnic_hdr_tmpl *t,
 	struct pkt_info info = {};
 	u8 *f = d->v2->txbuf;
 
-	if (rdev_pfc_paused(d, v2_tmpl_prio(t), plat_now_ns(d->p)))
+	if (rdev_pfc_paused_now(d, v2_tmpl_prio(t)))
 		return -EAGAIN;
 	if (len - l2 > d->port.mtu || len > sizeof(d->v2->txbuf)) {
 		V2_INC(d, tx_drop_too_long);

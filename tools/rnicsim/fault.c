@@ -472,6 +472,12 @@ static void release_held(struct fault *f, enum fault_dir dir)
 	free(q);
 }
 
+bool fault_needs_clock(const struct fault *f, enum fault_dir dir)
+{
+	return dir < FAULT_NDIR && (f->rule[dir][FK_DELAY].on ||
+				    f->rule[dir][FK_REORDER].on);
+}
+
 void fault_process(struct fault *f, enum fault_dir dir, const uint8_t *frame,
 		   size_t len, uint64_t now_ns)
 {

@@ -97,6 +97,13 @@ void fault_clear(struct fault *f);
 /* True if any rule, storm or forced link-down is active. */
 bool fault_active(const struct fault *f);
 
+/*
+ * Whether fault_process() in direction @dir uses its clock argument (a
+ * delay or reorder rule is on); if not, the caller may pass 0 and save
+ * a clock read per frame.
+ */
+bool fault_needs_clock(const struct fault *f, enum fault_dir dir);
+
 /* A frame enters fault injection; it is emitted now, later, or never. */
 void fault_process(struct fault *f, enum fault_dir dir, const uint8_t *frame,
 		   size_t len, uint64_t now_ns);

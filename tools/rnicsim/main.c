@@ -34,7 +34,10 @@ struct plat {
 
 static struct sim the_sim;
 static struct plat the_plat = { .sim = &the_sim };
-static struct plat bench_plat;
+/* The ABI 2.0 benchmark runs two devices back to back. */
+#define BENCH_MAX_DEVS	2
+static struct plat bench_plat[BENCH_MAX_DEVS];
+static struct rdev *bench_devs[BENCH_MAX_DEVS];
 
 /* ---- platform.h ---- */
 
@@ -143,12 +146,25 @@ static struct rdev *make_device(struct plat *p, const struct sim_opts *o)
 
 static void *bench_create(struct sim *s, const struct sim_opts *o)
 {
-	bench_plat.sim = s;
-	return make_device(&bench_plat, o);
+	unsigned int i;
+
+	for (i = 0; i < BENCH_MAX_DEVS; i++) {
+		if (bench_devs[i])
+			continue;
+		bench_plat[i].sim = s;
+		bench_devs[i] = make_device(&bench_plat[i], o);
+		return bench_devs[i];
+	}
+	return NULL;
 }
 
 static void bench_destroy(void *dev)
 {
+	unsigned int i;
+
+	for (i = 0; i < BENCH_MAX_DEVS; i++)
+		if (bench_devs[i] == dev)
+			bench_devs[i] = NULL;
 	rdev_destroy(dev);
 }
 

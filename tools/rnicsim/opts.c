@@ -31,7 +31,7 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "caps-disable", required_argument, NULL, OPT_CAPS_DISABLE },
 	{ "abi2", no_argument, NULL, OPT_ABI2 },
-	{ "bench", no_argument, NULL, OPT_BENCH },
+	{ "bench", optional_argument, NULL, OPT_BENCH },
 	{ "bench-seconds", required_argument, NULL, OPT_BENCH_SECONDS },
 	{ "selftest", no_argument, NULL, OPT_SELFTEST },
 	{ "ctl-cmd", required_argument, NULL, OPT_CTL_CMD },
@@ -43,7 +43,8 @@ void opts_usage(FILE *f)
 {
 	fputs(
 "usage: rnicsim --socket PATH [options]    serve the ivshmem protocol\n"
-"       rnicsim --bench [--bench-seconds S] [--fault SPEC] [--pcap FILE]\n"
+"       rnicsim --bench[=abi1|abi2|abi2-tap] [--bench-seconds S]\n"
+"               [--fault SPEC] [--pcap FILE]   datapath speed, no guest\n"
 "       rnicsim --selftest                  run the unit tests\n"
 "       rnicsim --ctl-cmd PATH COMMAND...   send one control command\n"
 "\n"
@@ -230,6 +231,12 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 			break;
 		case OPT_BENCH:
 			o->mode = SIM_MODE_BENCH;
+			o->bench_abi1 = !optarg || !strcmp(optarg, "abi1");
+			o->bench_abi2 = !optarg || !strcmp(optarg, "abi2");
+			o->bench_tap = optarg && !strcmp(optarg, "abi2-tap");
+			if (!o->bench_abi1 && !o->bench_abi2 && !o->bench_tap)
+				FAIL("--bench=%s: abi1, abi2 or abi2-tap",
+				     optarg);
 			break;
 		case OPT_BENCH_SECONDS:
 			o->bench_seconds = strtod(optarg, &end);

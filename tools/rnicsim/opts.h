@@ -41,7 +41,11 @@ struct sim_opts {
 	/* --ctl-cmd */
 	const char *ctl_cmd_path;
 	char ctl_cmd[1024];
-	/* --bench */
+	/*
+	 * --bench[=abi1|abi2|abi2-tap]: which device runs (abi1 and abi2
+	 * without a value); abi2-tap: the 2.0 devices over taps
+	 */
+	bool bench_abi1, bench_abi2, bench_tap;
 	double bench_seconds;
 };
 

@@ -2,7 +2,7 @@
 /*
  * The RC transport engine of rnicsim (ABI 2.0).
  *
- * Documentation/hardware.rst, "Transport behaviour (2.0)", is the
+ * Documentation/hardware-transport.rst, "Transport behaviour (2.0)", is the
  * contract this engine implements: requester (segmentation, PSN window,
  * go-back-N, RNR, READ/atomic limits, fence, in-order completion),
  * responder (ePSN, duplicates, NAKs, RNR, ACK coalescing, responder
@@ -90,7 +90,7 @@ enum rc_opcode {
 /* Largest transport packet: BTH + RETH + ImmDt + 4096 payload (+ pad 0). */
 #define RC_PKT_MAX		(RC_BTH_LEN + RC_RETH_LEN + RC_IMMDT_LEN + 4096)
 
-/* AETH syndromes (hardware.rst "ACK and NAK codes") */
+/* AETH syndromes (hardware-transport.rst "ACK and NAK codes") */
 #define RC_AETH_ACK		0x1f	/* ACK, no credit information */
 #define RC_AETH_RNR(code)	(0x20 | ((code) & 0x1f))
 #define RC_AETH_NAK_SEQ		0x60
@@ -172,9 +172,10 @@ size_t rc_pkt_build(u8 *buf, const struct rc_hdr *h, const void *payload,
  * @len: bytes at @pkt
  * @h: filled on success; payload points into @pkt
  *
- * Checks what RX validation checks 5 and 12 of hardware.rst ask of the
- * BTH and the extension headers: TVer 0, an RC opcode, the headers the
- * opcode needs present, a pad count that fits. It never reads past @len.
+ * Checks what RX validation checks 5 and 12 of hardware-transport.rst ask
+ * of the BTH and the extension headers: TVer 0, an RC opcode, the headers
+ * the opcode needs present, a pad count that fits. It never reads past
+ * @len.
  * The device may use it for its own RX validation.
  *
  * Return: 0, or -EINVAL (with @h partly filled).
@@ -359,7 +360,7 @@ struct rc_qp;
  *	message needs a buffer, and, in ERR, to flush an RQ (never an SRQ).
  *	Returns enum rc_wqe_res.
  * @mem: check a key for @op over [@va, @va + @len) (key, state, PD,
- *	access right, bounds: the order of hardware.rst "MR") and, if @buf
+ *	access right, bounds: the order of hardware-abi2.rst "MR") and, if @buf
  *	is not NULL, move the bytes (read into @buf or write from it). The
  *	QP's own access flags are the engine's business, not this call's.
  *	Returns 0 or enum rnic_err_reason (RNIC_ERR_DMA_OOB when the data
@@ -681,7 +682,7 @@ void rc_qp_init(struct rc_qp *qp, const struct rc_ops *ops, void *priv,
  * @qp: the QP
  * @attr: the request
  *
- * Checks the transition against the RC rows of hardware.rst's table
+ * Checks the transition against the RC rows of hardware-abi2.rst's table
  * (required and allowed attributes, CUR_STATE) and the values the engine
  * owns. Changes nothing, so the device can check its own attributes (path
  * template, P_Key index) and apply all or nothing.
@@ -700,7 +701,7 @@ u8 rc_modify_check(const struct rc_qp *qp, const struct rc_attr *attr);
  * Checks as rc_modify_check(), then applies. To RESET: all transport
  * state and WQEs are discarded without completions. To ERR: the QP stops
  * sending and flushes its SQ and RQ through ops->complete() before this
- * returns (hardware.rst "Errors and flush").
+ * returns (hardware-transport.rst "Errors and flush").
  *
  * Return: as rc_modify_check(); nothing changed unless RNIC_AQ_SUCCESS.
  */

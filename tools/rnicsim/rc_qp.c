@@ -238,7 +238,7 @@ struct rc_trans {
 	u32 opt;
 };
 
-/* The RC rows of hardware.rst's MODIFY_QP table (to RESET/ERR aside). */
+/* The RC rows of hardware-abi2.rst's MODIFY_QP table (RESET/ERR aside). */
 static const struct rc_trans rc_trans[] = {
 	{ RNIC_QPS_RESET, RNIC_QPS_INIT, A(PKEY_INDEX) | A(ACCESS), 0 },
 	{ RNIC_QPS_INIT, RNIC_QPS_INIT, 0, A(PKEY_INDEX) | A(ACCESS) },
@@ -254,7 +254,7 @@ static const struct rc_trans rc_trans[] = {
 	{ RNIC_QPS_RTS, RNIC_QPS_SQD, 0, A(SQD_NOTIFY) },
 	{ RNIC_QPS_SQD, RNIC_QPS_RTS, 0, A(ACCESS) | A(MIN_RNR_TIMER) },
 	{ RNIC_QPS_SQD, RNIC_QPS_SQD, 0,
-	  A(PATH) | A(PATH_MTU) | A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) |
+	  A(PATH) | A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) |
 	  A(MAX_RD_ATOMIC) | A(MAX_DEST_RD_ATOMIC) | A(ACCESS) |
 	  A(PKEY_INDEX) | A(MIN_RNR_TIMER) },
 };
@@ -281,6 +281,9 @@ u8 rc_modify_check(const struct rc_qp *qp, const struct rc_attr *attr)
 		return RNIC_AQ_BAD_TRANSITION;
 	/* This device never enters SQE, and refuses to pretend it does. */
 	if (to == RNIC_QPS_SQE || qp->state == RNIC_QPS_SQE)
+		return RNIC_AQ_BAD_TRANSITION;
+	/* IBA table 91: RESET goes to INIT or stays; never to ERR. */
+	if (qp->state == RNIC_QPS_RESET && to == RNIC_QPS_ERR)
 		return RNIC_AQ_BAD_TRANSITION;
 	extra = mask & ~(A(STATE) | A(CUR_STATE));
 	if (to == RNIC_QPS_RESET || to == RNIC_QPS_ERR) {

@@ -46,6 +46,9 @@ struct sim {
 	int epfd;
 	const struct sim_dev_ops *dev_ops;
 	void *dev;
+	/* An in-process wire instead of the tap (sim_attach_wire_hook) */
+	void (*wire_hook)(void *ctx, const uint8_t *frame, size_t len);
+	void *wire_ctx;
 	bool link_up;		/* as last told to the device */
 	bool quit;
 	uint64_t dev_deadline;	/* from dev tick; 0: none */
@@ -73,6 +76,16 @@ int sim_run(struct sim *s);
 void sim_fini(struct sim *s);
 /* Use a datagram fd (socketpair) as the wire instead of a tap. */
 int sim_attach_wire_fd(struct sim *s, int fd);
+/*
+ * Or an in-process wire: every frame that leaves TX fault injection (and
+ * is written to pcap) goes to @hook; frames come back in by sim_wire_rx.
+ * The link is up while a hook is attached (and no fault forces it down).
+ */
+void sim_attach_wire_hook(struct sim *s,
+			  void (*hook)(void *ctx, const uint8_t *frame,
+				       size_t len), void *ctx);
+/* A frame arrives from the wire: counters, RX fault injection, pcap, device */
+void sim_wire_rx(struct sim *s, const uint8_t *frame, size_t len);
 
 /* Platform services (platform.h semantics). */
 uint64_t sim_now_ns(void);

@@ -99,6 +99,7 @@ int plat_wire_tx(struct plat *p, const uint8_t *frame, size_t len)
 
 uint64_t plat_now_ns(struct plat *p)
 {
+	p->now_reads++;
 	return p->now;
 }
 

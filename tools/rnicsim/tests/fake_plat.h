@@ -31,6 +31,7 @@ struct plat {
 	u8 *ram;
 	size_t ram_len;
 	u64 now;
+	u64 now_reads;			/* plat_now_ns() calls */
 	unsigned int irqs[FAKE_MAX_VECTORS];
 	struct fake_frame *tx;		/* FAKE_MAX_FRAMES, oldest first */
 	unsigned int ntx;		/* frames captured (capped) */

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "dev_priv.h"
 #include "fake_plat.h"
 #include "frames.h"
 #include "pkt.h"
@@ -246,6 +247,33 @@ static void collect(void *ctx, const char *line)
 {
 	strncat(ctx, line, 8000 - strlen(ctx));
 	strcat(ctx, "\n");
+}
+
+/*
+ * The datapath asks about pauses per packet: without a paused priority,
+ * or with PFC off, that costs no clock read.
+ */
+TEST(dev_pfc_clock_read_only_when_needed)
+{
+	struct tdev *t = tdev_up();
+	u64 n;
+
+	rdev_set_link(t->d, true);
+	n = t->p->now_reads;
+	CHECK(!rdev_pfc_paused_now(t->d, 3));
+	rdev_pfc_check_now(t->d);
+	CHECK_EQ(t->p->now_reads, n);
+	pfc_on(t, 3, 2, 4, 0xffff);
+	rx_pause(t, BIT(3), 0xffff);
+	n = t->p->now_reads;
+	CHECK(!rdev_pfc_paused_now(t->d, 2));
+	CHECK_EQ(t->p->now_reads, n);
+	CHECK(rdev_pfc_paused_now(t->d, 3));
+	CHECK(t->p->now_reads > n);
+	n = t->p->now_reads;
+	rdev_pfc_check_now(t->d);
+	CHECK(t->p->now_reads > n);
+	tdev_free(t);
 }
 
 TEST(dev_counters_dump)

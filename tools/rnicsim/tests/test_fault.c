@@ -101,6 +101,34 @@ TEST(fault_counts)
 	fault_fini(&f);
 }
 
+/*
+ * The platform reads the clock for a frame only when fault_needs_clock()
+ * says so: exactly when a delay or reorder rule is on in that direction.
+ */
+TEST(fault_needs_clock_only_for_delay_and_reorder)
+{
+	static struct seen s;
+	struct fault f;
+
+	memset(&s, 0, sizeof(s));
+	fault_init(&f, &ops, &s, 1);
+	CHECK(!fault_needs_clock(&f, FAULT_TX));
+	CHECK(!fault_needs_clock(&f, FAULT_RX));
+	REQUIRE(parse(&f, "drop=1%,dup=1%,corrupt=1%") == 0);
+	CHECK(!fault_needs_clock(&f, FAULT_TX));
+	CHECK(!fault_needs_clock(&f, FAULT_RX));
+	REQUIRE(parse(&f, "tx.delay=1ms") == 0);
+	CHECK(fault_needs_clock(&f, FAULT_TX));
+	CHECK(!fault_needs_clock(&f, FAULT_RX));
+	REQUIRE(parse(&f, "tx.delay=0,rx.reorder=1%") == 0);
+	CHECK(!fault_needs_clock(&f, FAULT_TX));
+	CHECK(fault_needs_clock(&f, FAULT_RX));
+	fault_clear(&f);
+	CHECK(!fault_needs_clock(&f, FAULT_RX));
+	CHECK(!fault_needs_clock(&f, FAULT_NDIR));
+	fault_fini(&f);
+}
+
 TEST(fault_rates_are_counted_and_deterministic)
 {
 	static struct seen s1, s2;

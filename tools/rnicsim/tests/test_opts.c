@@ -51,6 +51,32 @@ TEST(opts_full_command_line)
 	CHECK_EQ(o.seed, 99);
 }
 
+/*
+ * --bench: both ABIs; --bench=abi1 / =abi2: one; =abi2-tap: 2.0 over
+ * taps; anything else refused
+ */
+TEST(opts_bench_which)
+{
+	char *a1[] = { "rnicsim", "--bench", NULL };
+	char *a2[] = { "rnicsim", "--bench=abi1", NULL };
+	char *a3[] = { "rnicsim", "--bench=abi2", NULL };
+	char *a4[] = { "rnicsim", "--bench=abi3", NULL };
+	char *a5[] = { "rnicsim", "--bench=abi2-tap", NULL };
+	struct sim_opts o;
+	char err[256];
+
+	REQUIRE(opts_parse(&o, ARGC(a1), a1, err, sizeof(err)) == 0);
+	CHECK(o.bench_abi1 && o.bench_abi2);
+	REQUIRE(opts_parse(&o, ARGC(a2), a2, err, sizeof(err)) == 0);
+	CHECK(o.bench_abi1 && !o.bench_abi2);
+	REQUIRE(opts_parse(&o, ARGC(a3), a3, err, sizeof(err)) == 0);
+	CHECK(!o.bench_abi1 && o.bench_abi2 && !o.bench_tap);
+	REQUIRE(opts_parse(&o, ARGC(a5), a5, err, sizeof(err)) == 0);
+	CHECK(!o.bench_abi1 && !o.bench_abi2 && o.bench_tap);
+	CHECK_EQ(opts_parse(&o, ARGC(a4), a4, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "abi3") != NULL);
+}
+
 TEST(opts_defaults_and_modes)
 {
 	char *a1[] = { "rnicsim", "--socket", "s", NULL };

@@ -20,6 +20,13 @@ TEST(rc_modify_transitions)
 
 	rc_qp_init(&qp, &f_ops, &w->n[0], 5);
 	CHECK_EQ(qp.state, RNIC_QPS_RESET);
+	/* RESET->ERR is not a transition (IBA table 91); RESET->RESET is */
+	a.mask = A(STATE);
+	a.state = RNIC_QPS_ERR;
+	CHECK_EQ(rc_modify(&qp, &a), RNIC_AQ_BAD_TRANSITION);
+	CHECK_EQ(qp.state, RNIC_QPS_RESET);
+	a.state = RNIC_QPS_RESET;
+	CHECK_EQ(rc_modify(&qp, &a), RNIC_AQ_SUCCESS);
 	/* RESET->RTR skips INIT */
 	a.mask = A(STATE) | M_RTR;
 	a.state = RNIC_QPS_RTR;
@@ -88,10 +95,16 @@ TEST(rc_modify_transitions)
 	CHECK_EQ(rc_modify(&qp, &a), RNIC_AQ_SUCCESS);
 	/* drained at once: SQ_DRAINED now */
 	CHECK_EQ(count_events(&w->n[0], RNIC_EQE_SQ_DRAINED), 1);
+	/* SQD->SQD takes no PATH_MTU (IBA); the other path attributes */
 	a.mask = A(STATE) | A(PATH_MTU) | A(TIMEOUT);
 	a.path_mtu = RNIC_PMTU_256;
+	CHECK_EQ(rc_modify(&qp, &a), RNIC_AQ_BAD_ATTR_MASK);
+	CHECK_EQ(qp.mtu, 2048);
+	a.mask = A(STATE) | A(TIMEOUT);
+	a.timeout = 18;
 	CHECK_EQ(rc_modify(&qp, &a), RNIC_AQ_SUCCESS);
-	CHECK_EQ(qp.mtu, 256);
+	CHECK_EQ(qp.timeout, 18);
+	CHECK_EQ(qp.mtu, 2048);
 	a.mask = A(STATE);
 	a.state = RNIC_QPS_RTS;
 	CHECK_EQ(rc_modify(&qp, &a), RNIC_AQ_SUCCESS);

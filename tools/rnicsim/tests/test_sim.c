@@ -314,3 +314,55 @@ TEST(sim_wire_faults_pcap_and_ctl)
 	sim_fini(&s);
 	CHECK(access(ctl, F_OK) < 0);
 }
+
+struct hooked {
+	int n;
+	size_t len;
+};
+
+static void wire_hooked(void *ctx, const uint8_t *frame, size_t len)
+{
+	struct hooked *h = ctx;
+
+	(void)frame;
+	h->n++;
+	h->len = len;
+}
+
+/*
+ * The in-process wire (--bench=abi2): frames leave TX fault injection
+ * into the hook, come in through sim_wire_rx() to the device, and the
+ * link is up while the hook is attached unless a fault forces it down.
+ */
+TEST(sim_wire_hook)
+{
+	static struct fake_dev dev;
+	static struct sim s;
+	char err[256];
+	char *argv[] = { "rnicsim", "--bench", "--fault", "tx.drop=1", NULL };
+	struct hooked h = {};
+	struct sim_opts o;
+	uint8_t fr[256];
+	size_t len;
+
+	memset(&dev, 0, sizeof(dev));
+	REQUIRE(opts_parse(&o, 4, argv, err, sizeof(err)) == 0);
+	REQUIRE(sim_init(&s, &o, err, sizeof(err)) == 0);
+	sim_attach_dev(&s, &fake_ops, &dev);
+	CHECK(!dev.link);
+	sim_attach_wire_hook(&s, wire_hooked, &h);
+	CHECK(dev.link);
+	len = tf_roce(fr, TF_V2_IPV4, 100, -1, PKT_ROCE_V2_PORT);
+	CHECK_EQ(sim_wire_tx(&s, fr, len), 0);	/* dropped by the fault */
+	CHECK_EQ(h.n, 0);
+	CHECK_EQ(sim_wire_tx(&s, fr, len), 0);
+	CHECK_EQ(h.n, 1);
+	CHECK_EQ(h.len, len);
+	sim_wire_rx(&s, fr, len);
+	CHECK_EQ(dev.rx, 1);
+	CHECK_EQ(dev.last_rx_len, len);
+	CHECK_EQ(s.rx_frames, 1);
+	CHECK_EQ(s.tx_frames, 2);
+	s.dev_ops = NULL;
+	sim_fini(&s);
+}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ABI 2.0 device model: ABI selection at enable, and every 2.0 admin
- * command with its error paths (hardware.rst, "Commands (2.0)").
+ * command with its error paths (hardware-abi2.rst, "Commands (2.0)").
  */
 #include <string.h>
 
@@ -15,13 +15,13 @@ static struct rnic_sig sig_of(struct t2 *x)
 {
 	struct rnic_sig s;
 
-	memcpy(&s, x->t->p->bar2 + RNIC_SIG_OFF, sizeof(s));
+	memcpy(&s, t2_tdev(x)->p->bar2 + RNIC_SIG_OFF, sizeof(s));
 	return s;
 }
 
 static u32 enable_abi(struct t2 *x, unsigned int abi)
 {
-	return tdev_init_abi(x->t, abi);
+	return tdev_init_abi(t2_tdev(x), abi);
 }
 
 TEST(v2_abi_off_by_default)
@@ -34,7 +34,7 @@ TEST(v2_abi_off_by_default)
 	CHECK(!(le32_to_cpu(s.caps) & RNIC_CAP_TRANSPORT));
 	/* A 1.0-only device: CTRL.ABI is an undefined bit. */
 	CHECK_EQ(enable_abi(x, 2), RNIC_STATUS_FATAL);
-	CHECK_EQ(tbar_r32(x->t, RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_CTRL);
+	CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_CTRL);
 	t2_free(x);
 }
 
@@ -79,9 +79,9 @@ TEST(v2_abi_selected_at_enable)
 
 	/* A major it does not serve is fatal; a reset recovers. */
 	CHECK_EQ(enable_abi(x, 3), RNIC_STATUS_FATAL);
-	CHECK_EQ(tbar_r32(x->t, RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
+	CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
 	CHECK_EQ(enable_abi(x, 15), RNIC_STATUS_FATAL);
-	CHECK_EQ(tbar_r32(x->t, RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
+	CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
 	/* After the reset, enable without ABI is 1.0 again. */
 	CHECK_EQ(enable_abi(x, 0), RNIC_STATUS_ENABLED);
 	q.hdr.cmd_id = 0;
@@ -101,7 +101,7 @@ TEST(v2_reset_drops_every_object)
 	REQUIRE(enable_abi(x, 2) == (RNIC_STATUS_ENABLED |
 				     FIELD_PREP(RNIC_STATUS_ABI, 2)));
 	/* ... are gone, and so is the CQ. */
-	CHECK_EQ(tbar_r32(x->t, le32_to_cpu(x->caps.db_base) + cq.db_off), 0);
+	CHECK_EQ(tbar_r32(t2_tdev(x), le32_to_cpu(x->caps.db_base) + cq.db_off), 0);
 	o.hdr.opcode = RNIC_AQ_DESTROY_RDMA_CQ;
 	o.handle = cpu_to_le32(cq.cqn);
 	CHECK_EQ(t2_cmd(x, &o, NULL), RNIC_AQ_NOT_FOUND);
@@ -116,9 +116,9 @@ TEST(v2_device_fatal_event)
 	while (t2_eq0_next(x, &e))
 		;
 	/* An undefined CTRL bit while enabled: fatal, told first. */
-	tbar_w32(x->t, RNIC_REG_CTRL, RNIC_CTRL_ENABLE | BIT(12));
-	tring(x->t, RNIC_DB_VEC_CTRL);
-	CHECK_EQ(tbar_r32(x->t, RNIC_REG_STATUS), RNIC_STATUS_FATAL);
+	tbar_w32(t2_tdev(x), RNIC_REG_CTRL, RNIC_CTRL_ENABLE | BIT(12));
+	tring(t2_tdev(x), RNIC_DB_VEC_CTRL);
+	CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_STATUS), RNIC_STATUS_FATAL);
 	CHECK_EQ(t2_eq0_count(x, RNIC_EQE_DEVICE_FATAL, NULL), 1);
 	t2_free(x);
 }
@@ -196,13 +196,13 @@ TEST(v2_query_caps_and_stats)
 
 		sp.valid = cpu_to_le32(RNIC_PORT_VALID_FLAGS);
 		sp.flags = cpu_to_le32(RNIC_PORT_F_RX_ICRC_CHECK);
-		CHECK_EQ(tset_port(x->t, &sp), RNIC_AQ_BAD_PARAM);
-		REQUIRE(tcreate_cq(x->t, 4, 1, &tcq) == RNIC_AQ_SUCCESS);
-		CHECK_EQ(tcreate_queue(x->t, RNIC_QUEUE_ROCE_RX, 4, tcq.id,
+		CHECK_EQ(tset_port(t2_tdev(x), &sp), RNIC_AQ_BAD_PARAM);
+		REQUIRE(tcreate_cq(t2_tdev(x), 4, 1, &tcq) == RNIC_AQ_SUCCESS);
+		CHECK_EQ(tcreate_queue(t2_tdev(x), RNIC_QUEUE_ROCE_RX, 4, tcq.id,
 				       2048, 0, &tq), RNIC_AQ_BAD_PARAM);
-		CHECK_EQ(tcreate_queue(x->t, RNIC_QUEUE_ROCE_TX, 4, tcq.id, 0,
+		CHECK_EQ(tcreate_queue(t2_tdev(x), RNIC_QUEUE_ROCE_TX, 4, tcq.id, 0,
 				       0, &tq), RNIC_AQ_BAD_PARAM);
-		CHECK_EQ(tcreate_queue(x->t, RNIC_QUEUE_ETH_RX, 4, tcq.id,
+		CHECK_EQ(tcreate_queue(t2_tdev(x), RNIC_QUEUE_ETH_RX, 4, tcq.id,
 				       2048, 0, &tq), RNIC_AQ_SUCCESS);
 	}
 	t2_free(x);
@@ -762,6 +762,12 @@ TEST(v2_qp_state_machine_ud)
 	REQUIRE(t2_qp_create(x, RNIC_QPT_UD, x->pdn, &cq, &cq, NULL, 4, 6, 4,
 			     5, &qp) == RNIC_AQ_SUCCESS);
 	memset(&m, 0, sizeof(m));
+	/* RESET->ERR is not a transition (IBA table 91); RESET->RESET is */
+	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_STATE, RNIC_QPS_ERR, &m, &st),
+		 RNIC_AQ_BAD_TRANSITION);
+	CHECK_EQ(st, RNIC_QPS_RESET);
+	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_STATE, RNIC_QPS_RESET, &m, &st),
+		 RNIC_AQ_SUCCESS);
 	/* RESET->INIT needs PKEY_INDEX and QKEY, allows nothing else */
 	CHECK_EQ(mod(x, &qp, A_STATE_PK, RNIC_QPS_INIT, &m, &st),
 		 RNIC_AQ_BAD_ATTR_MASK);
@@ -816,6 +822,7 @@ TEST(v2_qp_state_machine_ud)
 	CHECK_EQ(t2_qp_query(x, qp.qpn, &q), RNIC_AQ_SUCCESS);
 	CHECK_EQ(q.state, RNIC_QPS_RTS);
 	CHECK_EQ(le32_to_cpu(q.qkey), 0x42);
+	CHECK_EQ(q.path_mtu, 0);	/* UD has no path MTU */
 	CHECK_EQ(le32_to_cpu(q.sq_psn), 0xabcdef);
 	CHECK_EQ(le32_to_cpu(q.send_cqn), cq.cqn);
 	CHECK_EQ(le32_to_cpu(q.pdn), x->pdn);
@@ -854,6 +861,9 @@ TEST(v2_qp_state_machine_rc)
 	REQUIRE(t2_qp_create(x, RNIC_QPT_RC, upd, &cq, &cq, NULL, 4, 7, 4,
 			     5, &qp) == RNIC_AQ_SUCCESS);
 	memset(&m, 0, sizeof(m));
+	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_STATE, RNIC_QPS_ERR, &m, &st),
+		 RNIC_AQ_BAD_TRANSITION);
+	CHECK_EQ(st, RNIC_QPS_RESET);
 	/* RC needs ACCESS, not QKEY; only REMOTE_* rights */
 	CHECK_EQ(mod(x, &qp, A_STATE_PK | RNIC_QP_ATTR_QKEY, RNIC_QPS_INIT,
 		     &m, &st), RNIC_AQ_BAD_ATTR_MASK);
@@ -899,6 +909,9 @@ TEST(v2_qp_state_machine_rc)
 	m.path_addr = cpu_to_le64(T2_RAM_SIZE - 64);
 	CHECK_EQ(mod(x, &qp, RTR_MASK, RNIC_QPS_RTR, &m, &st),
 		 RNIC_AQ_BAD_ADDR);
+	m.path_addr = cpu_to_le64(path + 4);	/* not 8-byte aligned */
+	CHECK_EQ(mod(x, &qp, RTR_MASK, RNIC_QPS_RTR, &m, &st),
+		 RNIC_AQ_BAD_ADDR);
 	m.path_addr = cpu_to_le64(path);
 	/* Templates that break the shape rules */
 	t->hdr[0] |= 1;
@@ -937,7 +950,7 @@ TEST(v2_qp_state_machine_rc)
 
 		sp.valid = cpu_to_le32(RNIC_PORT_VALID_UDP_PORT);
 		sp.udp_port = cpu_to_le16(4792);
-		CHECK_EQ(tset_port(x->t, &sp), RNIC_AQ_BAD_STATE);
+		CHECK_EQ(tset_port(t2_tdev(x), &sp), RNIC_AQ_BAD_STATE);
 	}
 	/* RTR->RTS */
 	m.sq_psn = cpu_to_le32(0x55);
@@ -966,11 +979,15 @@ TEST(v2_qp_state_machine_rc)
 	CHECK_EQ(le32_to_cpu(q.dest_qpn), 0x12);
 	CHECK_EQ(q.timeout, 14);
 	CHECK_EQ(q.max_dest_rd_atomic, 4);
-	/* SQD->SQD may change the path */
+	/* SQD->SQD may change the path, not the path MTU (IBA) */
 	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_STATE, RNIC_QPS_SQD, &m, &st),
 		 RNIC_AQ_SUCCESS);
 	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_PATH_MTU, 0, &m, &st),
-		 RNIC_AQ_SUCCESS);
+		 RNIC_AQ_BAD_ATTR_MASK);
+	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_PATH | RNIC_QP_ATTR_TIMEOUT, 0,
+		     &m, &st), RNIC_AQ_SUCCESS);
+	CHECK_EQ(t2_qp_query(x, qp.qpn, &q), RNIC_AQ_SUCCESS);
+	CHECK_EQ(q.path_mtu, RNIC_PMTU_1024);
 	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_DEST_QPN, 0, &m, &st),
 		 RNIC_AQ_BAD_ATTR_MASK);
 	CHECK_EQ(mod(x, &qp, RNIC_QP_ATTR_STATE, RNIC_QPS_RESET, &m, &st),

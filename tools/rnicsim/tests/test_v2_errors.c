@@ -2,8 +2,8 @@
 /*
  * ABI 2.0 device model: doorbell pages and kick rings, CQ arming and
  * completion EQs, CQ overrun, SRQ limit and errors, UD flush, and
- * hostile values in slots, kick rings and WQEs (hardware.rst, "Error
- * handling"): each error stays in the object that owns it.
+ * hostile values in slots, kick rings and WQEs (hardware-abi2.rst,
+ * "Error handling (2.0)"): each error stays in the object that owns it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,21 +74,21 @@ TEST(v2_cq_arm_and_completion_eq)
 	unsigned int irqs;
 
 	self_up(&s, 4);
-	irqs = s.x->t->p->irqs[1];
+	irqs = t2_tdev(s.x)->p->irqs[1];
 	/* Armed: the first CQE writes one COMPLETION and raises vector 1 */
 	t2_cq_arm(s.x, &s.cq, false);
 	self_send(&s, RNIC_SQE_F_SIGNALED, true);
 	REQUIRE(t2_ceq_next(s.x, &e));
 	CHECK_EQ(e.type, RNIC_EQE_COMPLETION);
 	CHECK_EQ(le32_to_cpu(e.data), s.cq.cqn);
-	CHECK_EQ(s.x->t->p->irqs[1], irqs + 1);
+	CHECK_EQ(t2_tdev(s.x)->p->irqs[1], irqs + 1);
 	/* One-shot: the next CQE does not fire */
 	self_send(&s, RNIC_SQE_F_SIGNALED, true);
 	CHECK(!t2_ceq_next(s.x, &e));
 	/* Arming with CQEs already there fires at once (EQ not armed: no irq) */
 	t2_cq_arm(s.x, &s.cq, false);
 	REQUIRE(t2_ceq_next(s.x, &e));
-	CHECK_EQ(s.x->t->p->irqs[1], irqs + 1);
+	CHECK_EQ(t2_tdev(s.x)->p->irqs[1], irqs + 1);
 	/* The same arm sequence again arms nothing */
 	t2_ring(s.x, s.cq.db_off, rnic_db_rdma_cq(s.cq.ci, true, false,
 						  s.cq.arm_seq));
@@ -103,7 +103,7 @@ TEST(v2_cq_arm_and_completion_eq)
 	self_recv(&s, true);
 	self_send(&s, RNIC_SQE_F_SOLICITED, true);
 	REQUIRE(t2_ceq_next(s.x, &e));
-	CHECK_EQ(s.x->t->p->irqs[1], irqs + 2);
+	CHECK_EQ(t2_tdev(s.x)->p->irqs[1], irqs + 2);
 	/* An error CQE satisfies a solicited arm too */
 	while (t2_cq_poll(s.x, &s.cq, &c))
 		;
@@ -147,12 +147,59 @@ TEST(v2_cq_moderation)
 	CHECK(!t2_ceq_next(s.x, &e));
 	self_send(&s, RNIC_SQE_F_SIGNALED, true);
 	CHECK(!t2_ceq_next(s.x, &e));
-	s.x->t->p->now += 49000;
-	rdev_tick(s.x->t->d, s.x->t->p->now);
+	t2_tdev(s.x)->p->now += 49000;
+	rdev_tick(t2_tdev(s.x)->d, t2_tdev(s.x)->p->now);
 	CHECK(!t2_ceq_next(s.x, &e));
-	s.x->t->p->now += 2000;
-	rdev_tick(s.x->t->d, s.x->t->p->now);
+	t2_tdev(s.x)->p->now += 2000;
+	rdev_tick(t2_tdev(s.x)->d, t2_tdev(s.x)->p->now);
 	CHECK(t2_ceq_next(s.x, &e));
+	t2_free(s.x);
+}
+
+/*
+ * Held events are found through the list of CQs that hold one, not a
+ * walk of the CQ table: a CQ destroyed while it holds one leaves the
+ * list, and another still fires when its period runs out.
+ */
+TEST(v2_cq_moderation_list)
+{
+	struct rnic_aq_modify_rdma_cq m = {};
+	struct t2cq cq2;
+	struct rnic_eqe e;
+	struct self s;
+
+	self_up(&s, 5);
+	REQUIRE(t2_cq_create(s.x, 5, &cq2) == RNIC_AQ_SUCCESS);
+	m.hdr.opcode = RNIC_AQ_MODIFY_RDMA_CQ;
+	m.cqn = cpu_to_le32(s.cq.cqn);
+	m.period_us = cpu_to_le16(50);
+	REQUIRE(t2_cmd(s.x, &m, NULL) == RNIC_AQ_SUCCESS);
+	m.hdr.cmd_id = 0;
+	m.cqn = cpu_to_le32(cq2.cqn);
+	REQUIRE(t2_cmd(s.x, &m, NULL) == RNIC_AQ_SUCCESS);
+	/* The first CQ holds an event, and goes */
+	t2_cq_arm(s.x, &s.cq, false);
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	CHECK(!t2_ceq_next(s.x, &e));
+	REQUIRE(t2_qp_destroy(s.x, &s.qp) == RNIC_AQ_SUCCESS);
+	REQUIRE(t2_cq_destroy(s.x, &s.cq) == RNIC_AQ_SUCCESS);
+	/* The second holds one too: it fires after 50 us, once */
+	s.cq = cq2;
+	REQUIRE(t2_qp_create(s.x, RNIC_QPT_UD, s.x->pdn, &s.cq, &s.cq, NULL,
+			     5, 6, 5, 5, &s.qp) == RNIC_AQ_SUCCESS);
+	REQUIRE(t2_ud_up(s.x, &s.qp, QKEY) == RNIC_AQ_SUCCESS);
+	t2_cq_arm(s.x, &s.cq, false);
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	t2_tdev(s.x)->p->now += 20000;
+	rdev_tick(t2_tdev(s.x)->d, t2_tdev(s.x)->p->now);
+	CHECK(!t2_ceq_next(s.x, &e));
+	t2_tdev(s.x)->p->now += 40000;
+	rdev_tick(t2_tdev(s.x)->d, t2_tdev(s.x)->p->now);
+	REQUIRE(t2_ceq_next(s.x, &e));
+	CHECK_EQ(le32_to_cpu(e.data), cq2.cqn);
+	t2_tdev(s.x)->p->now += 100000;
+	rdev_tick(t2_tdev(s.x)->d, t2_tdev(s.x)->p->now);
+	CHECK(!t2_ceq_next(s.x, &e));
 	t2_free(s.x);
 }
 
@@ -252,7 +299,7 @@ TEST(v2_completion_eq_overflow)
 	CHECK_EQ(e.obj, RNIC_EQE_OBJ_EQ);
 	CHECK_EQ(le32_to_cpu(e.data), eqn);
 	/* The EQ stays in service: consumed, it takes entries again */
-	tbar_w32(s.x->t, RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(eqn)),
+	tbar_w32(t2_tdev(s.x), RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(eqn)),
 		 rnic_db_cq(4, false, 0));
 	t2_cq_arm(s.x, &cq, false);
 	CHECK_EQ(t2_pctr(s.x, RNIC_PORT_STAT_event_overflows), 1);
@@ -306,6 +353,53 @@ TEST(v2_ud_flush)
 	t2_free(s.x);
 }
 
+static int free_db_page(struct t2 *x, u32 page)
+{
+	struct rnic_aq_obj c = {};
+
+	c.hdr.opcode = RNIC_AQ_FREE_DB_PAGE;
+	c.handle = cpu_to_le32(page);
+	return t2_cmd(x, &c, NULL);
+}
+
+/*
+ * A kick reads the kick rings of the allocated pages (a list kept as
+ * pages come and go): a freed page's ring is not read, a page allocated
+ * in its place is.
+ */
+TEST(v2_kick_reads_allocated_pages)
+{
+	u32 p1, p2, p3, kicks;
+	struct self s;
+
+	self_up(&s, 6);
+	REQUIRE(t2_alloc_db_page(s.x, 0, &p1) == RNIC_AQ_SUCCESS);
+	REQUIRE(t2_alloc_db_page(s.x, 0, &p2) == RNIC_AQ_SUCCESS);
+	REQUIRE(free_db_page(s.x, p1) == RNIC_AQ_SUCCESS);
+	kicks = t2_rctr(s.x, RNIC_RDMA_STAT_kicks);
+	/* A stale writer of the freed page: nothing is read there */
+	t2_kick_add(s.x, p1, 0);
+	t2_kick(s.x);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_kicks), kicks);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_bad_kicks), 0);
+	/* The other new page is read (slot 0 is not assigned: a bad kick) */
+	t2_kick_add(s.x, p2, 0);
+	t2_kick(s.x);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_kicks), kicks + 1);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_bad_kicks), 1);
+	/* A page allocated again is read, and so is the first one */
+	REQUIRE(t2_alloc_db_page(s.x, 0, &p3) == RNIC_AQ_SUCCESS);
+	t2_kick_add(s.x, p3, 0);
+	t2_kick_add(s.x, s.x->dbp, s.qp.sq_off);
+	self_send(&s, RNIC_SQE_F_SIGNALED, false);
+	t2_kick(s.x);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_kicks), kicks + 3);
+	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_bad_kicks), 2);
+	REQUIRE(free_db_page(s.x, p2) == RNIC_AQ_SUCCESS);
+	REQUIRE(free_db_page(s.x, p3) == RNIC_AQ_SUCCESS);
+	t2_free(s.x);
+}
+
 TEST(v2_kick_ring)
 {
 	struct rnic_rdma_cqe c;
@@ -339,15 +433,15 @@ TEST(v2_kick_ring)
 		unsigned int off = le32_to_cpu(s.x->caps.db_base) +
 				   (s.x->dbp << 12) + 0xc00;
 
-		tbar_w32(s.x->t, off, (tbar_r32(s.x->t, off) + 600) & 0xffff);
+		tbar_w32(t2_tdev(s.x), off, (tbar_r32(t2_tdev(s.x), off) + 600) & 0xffff);
 	}
 	t2_kick(s.x);
 	CHECK(t2_cq_poll(s.x, &s.cq, &c));
 	CHECK_EQ(t2_rctr(s.x, RNIC_RDMA_STAT_kick_overflows), 1);
 	/* kick_ci is told back for the writer's information */
-	CHECK_EQ(tbar_r32(s.x->t, le32_to_cpu(s.x->caps.db_base) +
+	CHECK_EQ(tbar_r32(t2_tdev(s.x), le32_to_cpu(s.x->caps.db_base) +
 			  (s.x->dbp << 12) + 0xc40),
-		 tbar_r32(s.x->t, le32_to_cpu(s.x->caps.db_base) +
+		 tbar_r32(t2_tdev(s.x), le32_to_cpu(s.x->caps.db_base) +
 			  (s.x->dbp << 12) + 0xc00));
 	CHECK(t2_rctr(s.x, RNIC_RDMA_STAT_kicks) >= 3);
 
@@ -570,14 +664,14 @@ TEST(v2_pfc_pauses_qps)
 	peer = t2_new(2, false);
 	sp.valid = cpu_to_le32(RNIC_PORT_VALID_FLAGS);
 	sp.flags = cpu_to_le32(RNIC_PORT_F_PFC);
-	REQUIRE(tset_port(s.x->t, &sp) == RNIC_AQ_SUCCESS);
+	REQUIRE(tset_port(t2_tdev(s.x), &sp) == RNIC_AQ_SUCCESS);
 	/* AH 2: to a peer, untagged, priority 3 */
 	t2_tmpl(s.x, peer, RNIC_RX_CLASS_ROCE_V2_IPV6, 0, &t);
 	t.prio = 3;
 	t2_ah_set(s.x, 2, s.x->pdn, &t);
 	quanta[3] = 0xffff;
 	len = pkt_pfc_build(frame, peer->mac, BIT(3), quanta);
-	rdev_wire_rx(s.x->t->d, frame, len);
+	rdev_wire_rx(t2_tdev(s.x)->d, frame, len);
 	{
 		u8 wqe[64];
 
@@ -586,13 +680,13 @@ TEST(v2_pfc_pauses_qps)
 		t2_post_send(s.x, &s.qp, wqe, true);
 	}
 	/* Paused: not sent, not completed */
-	CHECK_EQ(s.x->t->p->ntx, 0);
+	CHECK_EQ(t2_tdev(s.x)->p->ntx, 0);
 	CHECK(!t2_cq_poll(s.x, &s.cq, &c));
 	/* XON: it goes */
 	quanta[3] = 0;
 	len = pkt_pfc_build(frame, peer->mac, BIT(3), quanta);
-	rdev_wire_rx(s.x->t->d, frame, len);
-	CHECK_EQ(s.x->t->p->ntx, 1);
+	rdev_wire_rx(t2_tdev(s.x)->d, frame, len);
+	CHECK_EQ(t2_tdev(s.x)->p->ntx, 1);
 	REQUIRE(t2_cq_poll(s.x, &s.cq, &c));
 	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 	t2_free(peer);
@@ -611,13 +705,13 @@ TEST(v2_link_down_ud_completes)
 	peer = t2_new(2, false);
 	t2_tmpl(s.x, peer, RNIC_RX_CLASS_ROCE_V1, 0, &t);
 	t2_ah_set(s.x, 2, s.x->pdn, &t);
-	rdev_set_link(s.x->t->d, false);
+	rdev_set_link(t2_tdev(s.x)->d, false);
 	t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 2, 7, QKEY,
 		  s.buf, 16, s.x->dma_key);
 	t2_post_send(s.x, &s.qp, wqe, true);
 	REQUIRE(t2_cq_poll(s.x, &s.cq, &c));
 	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
-	CHECK_EQ(s.x->t->p->ntx, 0);
+	CHECK_EQ(t2_tdev(s.x)->p->ntx, 0);
 	t2_free(peer);
 	t2_free(s.x);
 }
@@ -638,8 +732,8 @@ TEST(v2_eth_and_qps_take_turns)
 	peer = t2_new(2, false);
 	t2_tmpl(s.x, peer, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
 	t2_ah_set(s.x, 2, s.x->pdn, &t);
-	REQUIRE(tcreate_cq(s.x->t, 4, 1, &tcq) == RNIC_AQ_SUCCESS);
-	REQUIRE(tcreate_queue(s.x->t, RNIC_QUEUE_ETH_TX, 4, tcq.id, 0, 0,
+	REQUIRE(tcreate_cq(t2_tdev(s.x), 4, 1, &tcq) == RNIC_AQ_SUCCESS);
+	REQUIRE(tcreate_queue(t2_tdev(s.x), RNIC_QUEUE_ETH_TX, 4, tcq.id, 0, 0,
 			      &tq) == RNIC_AQ_SUCCESS);
 	frame = t2_alloc(s.x, 64, 64);
 	memset(t2_ram(s.x, frame), 0x42, 64);
@@ -654,12 +748,12 @@ TEST(v2_eth_and_qps_take_turns)
 			  s.x->dma_key);
 		t2_post_send(s.x, &s.qp, wqe, false);
 	}
-	tbar_w32(s.x->t, RNIC_DB_QUEUE_OFF(tq.id), 6);
+	tbar_w32(t2_tdev(s.x), RNIC_DB_QUEUE_OFF(tq.id), 6);
 	t2_kick_add(s.x, s.x->dbp, s.qp.sq_off);
 	t2_kick(s.x);
-	REQUIRE(s.x->t->p->ntx == 12);
+	REQUIRE(t2_tdev(s.x)->p->ntx == 12);
 	for (i = 0; i < 12; i++) {
-		bool eth = s.x->t->p->tx[i].data[12] == 0x42;
+		bool eth = t2_tdev(s.x)->p->tx[i].data[12] == 0x42;
 
 		if (eth)
 			last_eth = i;

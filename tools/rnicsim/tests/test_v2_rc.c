@@ -5,6 +5,7 @@
  * The engine's own behaviour is tested in test_rc.c; these check the
  * wiring: that the device hands the engine what the contract says.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../pkt.h"
@@ -68,31 +69,6 @@ static void fill(u8 *buf, size_t n, u8 seed)
 		buf[i] = (u8)(seed + i * 13 + (i >> 8));
 }
 
-/* An RC send WQE with one SGE in MR space (or none for @len 0) */
-static void rc_wqe(void *wqe, u8 opcode, u8 flags, u32 len, u64 addr,
-		   u32 lkey, u64 raddr, u32 rkey)
-{
-	struct rnic_sqe *s = wqe;
-
-	memset(s, 0, 128);
-	s->ctrl.opcode = opcode;
-	s->ctrl.flags = flags;
-	s->ctrl.length = cpu_to_le32(len);
-	if (opcode == RNIC_SQE_OP_SEND_IMM || opcode == RNIC_SQE_OP_WRITE_IMM)
-		s->ctrl.imm_data = cpu_to_be32(0x11223344);
-	if (opcode >= RNIC_SQE_OP_WRITE && opcode <= RNIC_SQE_OP_READ) {
-		s->seg.rdma.remote_addr = cpu_to_le64(raddr);
-		s->seg.rdma.rkey = cpu_to_le32(rkey);
-	}
-	if (len || opcode == RNIC_SQE_OP_CMP_SWAP ||
-	    opcode == RNIC_SQE_OP_FETCH_ADD) {
-		s->ctrl.num_sge = 1;
-		s->sge[0].addr = cpu_to_le64(addr);
-		s->sge[0].len = cpu_to_le32(len);
-		s->sge[0].lkey = cpu_to_le32(lkey);
-	}
-}
-
 static struct rnic_data_sge sge(u64 addr, u32 len, u32 key)
 {
 	struct rnic_data_sge s = {
@@ -109,7 +85,7 @@ static void rc_traffic(u8 net)
 	struct rnic_rdma_cqe c;
 	struct rnic_data_sge rs;
 	struct rcpair p;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 	u8 *ab, *bb;
 
 	rc_up(&p, net, false);
@@ -120,7 +96,7 @@ static void rc_traffic(u8 net)
 	/* SEND of 5000 bytes: five packets at path MTU 1024 */
 	rs = sge(RC_IOVA + 0x10000, 8192, p.bkey);
 	t2_post_recv(p.b, &p.bqp, &rs, 1, true);
-	rc_wqe(wqe, RNIC_SQE_OP_SEND_IMM, RNIC_SQE_F_SIGNALED |
+	t2_rc_wqe(wqe, RNIC_SQE_OP_SEND_IMM, RNIC_SQE_F_SIGNALED |
 	       RNIC_SQE_F_SOLICITED, 5000, RC_IOVA + 3, p.akey, 0, 0);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	CHECK(twire_run(p.w) >= 6);
@@ -139,10 +115,10 @@ static void rc_traffic(u8 net)
 	CHECK_EQ(le16_to_cpu(c.wqe_idx), 0);
 
 	/* WRITE 40000 bytes, unsignaled, then a signaled READ back */
-	rc_wqe(wqe, RNIC_SQE_OP_WRITE, 0, 40000, RC_IOVA + 100, p.akey,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, 0, 40000, RC_IOVA + 100, p.akey,
 	       RC_IOVA + 0x20000, p.bkey);
 	t2_post_send(p.a, &p.aqp, wqe, false);
-	rc_wqe(wqe, RNIC_SQE_OP_READ, RNIC_SQE_F_SIGNALED, 40000,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_READ, RNIC_SQE_F_SIGNALED, 40000,
 	       RC_IOVA + 0x20000, p.akey, RC_IOVA + 0x20000, p.bkey);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -156,7 +132,7 @@ static void rc_traffic(u8 net)
 
 	/* Atomics on the 8 bytes at B's 0x100 */
 	memcpy(bb + 0x100, "\x05\0\0\0\0\0\0\0", 8);
-	rc_wqe(wqe, RNIC_SQE_OP_FETCH_ADD, RNIC_SQE_F_SIGNALED, 8,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_FETCH_ADD, RNIC_SQE_F_SIGNALED, 8,
 	       RC_IOVA + 0x200, p.akey, 0, 0);
 	((struct rnic_sqe *)wqe)->seg.atomic.remote_addr =
 		cpu_to_le64(RC_IOVA + 0x100);
@@ -174,7 +150,7 @@ static void rc_traffic(u8 net)
 	/* WRITE_IMM takes a receive WQE at B */
 	rs = sge(RC_IOVA + 0x1000, 16, p.bkey);
 	t2_post_recv(p.b, &p.bqp, &rs, 1, true);
-	rc_wqe(wqe, RNIC_SQE_OP_WRITE_IMM, RNIC_SQE_F_SIGNALED, 3000,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE_IMM, RNIC_SQE_F_SIGNALED, 3000,
 	       RC_IOVA, p.akey, RC_IOVA + 0x8000, p.bkey);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -225,7 +201,7 @@ TEST(v2_rc_loss_recovered_by_timer)
 	struct rnic_data_sge rs;
 	unsigned int count = 0, i;
 	struct rcpair p;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
 	fill(t2_ram(p.a, p.abuf), RC_BUF, 7);
@@ -233,7 +209,7 @@ TEST(v2_rc_loss_recovered_by_timer)
 	p.w->filter_ctx = &count;
 	rs = sge(RC_IOVA, RC_BUF, p.bkey);
 	t2_post_recv(p.b, &p.bqp, &rs, 1, true);
-	rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 100000,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 100000,
 	       RC_IOVA, p.akey, 0, 0);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -247,16 +223,121 @@ TEST(v2_rc_loss_recovered_by_timer)
 	rc_down(&p);
 }
 
+/* Take the oldest frame off the wire without delivering it */
+static bool wire_pop(struct twire *w, struct twire_frame *f)
+{
+	if (!w->count)
+		return false;
+	*f = w->q[w->head];
+	w->head = (w->head + 1) % T2_WIRE_MAX;
+	w->count--;
+	return true;
+}
+
+/*
+ * An ACK that reached A's receive buffer before its retransmit timeout
+ * ran out is taken before the timer at the next tick, however late that
+ * tick comes (a busy host): no timeout, no retransmission.
+ */
+TEST(v2_rc_tick_takes_rx_before_timers)
+{
+	struct rnic_rdma_cqe c;
+	struct twire_frame *f;
+	struct rcpair p;
+	u8 wqe[128] = {};
+
+	f = malloc(sizeof(*f));
+	REQUIRE(f);
+	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
+	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 64, RC_IOVA,
+		  p.akey, RC_IOVA + 0x1000, p.bkey);
+	t2_post_send(p.a, &p.aqp, wqe, true);
+	/* The WRITE to B, which acknowledges it at its tick */
+	REQUIRE(wire_pop(p.w, f) && f->to == 1);
+	rdev_wire_rx(t2_tdev(p.b)->d, f->data, f->len);
+	rdev_tick(t2_tdev(p.b)->d, t2_tdev(p.b)->p->now);
+	REQUIRE(wire_pop(p.w, f) && f->to == 0);
+	/* The ACK waits in A's buffer while the timeout (4 ms) runs out */
+	rdev_wire_rx(t2_tdev(p.a)->d, f->data, f->len);
+	CHECK(!t2_cq_poll(p.a, &p.acq, &c));
+	t2_tdev(p.a)->p->now += 1000000000ULL;
+	rdev_tick(t2_tdev(p.a)->d, t2_tdev(p.a)->p->now);
+	CHECK_EQ(p.w->count, 0);
+	CHECK_EQ(t2_rctr(p.a, RNIC_RDMA_STAT_local_ack_timeouts), 0);
+	CHECK_EQ(t2_rctr(p.a, RNIC_RDMA_STAT_retransmits), 0);
+	REQUIRE(t2_cq_poll(p.a, &p.acq, &c));
+	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
+	free(f);
+	rc_down(&p);
+}
+
+static bool drop_all(struct twire *w, struct twire_frame *f)
+{
+	(void)w;
+	(void)f;
+	return false;
+}
+
+/*
+ * Retransmit timers are found through the list of QPs that armed one,
+ * not a walk of the QP table: a QP destroyed with its timer armed
+ * leaves the list, the others' timers still fire and recover.
+ */
+TEST(v2_rc_timer_list)
+{
+	struct t2qp aqp[3], bqp[3];
+	struct rnic_rdma_cqe c;
+	unsigned int i, done = 0;
+	struct rcpair p;
+	u8 wqe[128] = {};
+
+	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
+	aqp[0] = p.aqp;
+	bqp[0] = p.bqp;
+	for (i = 1; i < 3; i++)
+		REQUIRE(!t2_qp_create(p.a, RNIC_QPT_RC, p.apd, &p.acq, &p.acq,
+				      NULL, 6, 7, 6, 6, &aqp[i]) &&
+			!t2_qp_create(p.b, RNIC_QPT_RC, p.bpd, &p.bcq, &p.bcq,
+				      NULL, 6, 7, 6, 6, &bqp[i]) &&
+			!t2_rc_connect(p.a, &aqp[i], p.b, bqp[i].qpn,
+				       RNIC_RX_CLASS_ROCE_V2_IPV4) &&
+			!t2_rc_connect(p.b, &bqp[i], p.a, aqp[i].qpn,
+				       RNIC_RX_CLASS_ROCE_V2_IPV4));
+	p.w->filter = drop_all;
+	for (i = 0; i < 3; i++) {
+		t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 64,
+			  RC_IOVA + 64 * i, p.akey, RC_IOVA + 0x1000 + 64 * i,
+			  p.bkey);
+		t2_post_send(p.a, &aqp[i], wqe, true);
+	}
+	twire_run(p.w);
+	REQUIRE(t2_qp_destroy(p.a, &aqp[1]) == RNIC_AQ_SUCCESS);
+	twire_advance(p.w, 10000000);
+	CHECK_EQ(t2_rctr(p.a, RNIC_RDMA_STAT_local_ack_timeouts), 2);
+	p.w->filter = NULL;
+	for (i = 0; i < 20 && done < 2; i++) {
+		twire_advance(p.w, 10000000);
+		while (t2_cq_poll(p.a, &p.acq, &c)) {
+			CHECK_EQ(c.status, RNIC_WC_SUCCESS);
+			CHECK(le32_to_cpu(c.qpn) != aqp[1].qpn);
+			done++;
+		}
+	}
+	CHECK_EQ(done, 2);
+	CHECK(t2_rctr(p.a, RNIC_RDMA_STAT_retransmits) >= 2);
+	rc_down(&p);
+}
+
 TEST(v2_rc_rnr_then_receive)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_data_sge rs;
 	struct rcpair p;
 	unsigned int i;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV6, false);
-	rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 64, RC_IOVA,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 64, RC_IOVA,
 	       p.akey, 0, 0);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -277,14 +358,14 @@ TEST(v2_rc_remote_access_error)
 	struct rnic_rdma_cqe c;
 	struct rnic_eqe e;
 	struct rcpair p;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
 	/* Outside B's MR: NAK remote access; both QPs end in ERR */
-	rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 64, RC_IOVA,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 64, RC_IOVA,
 	       p.akey, RC_IOVA + RC_BUF - 32, p.bkey);
 	t2_post_send(p.a, &p.aqp, wqe, true);
-	rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 8, RC_IOVA,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 8, RC_IOVA,
 	       p.akey, 0, 0);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -309,7 +390,7 @@ TEST(v2_rc_flush_and_drain)
 	struct rnic_qp_query q;
 	struct rcpair p;
 	unsigned int i;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
 	for (i = 0; i < 3; i++) {
@@ -326,7 +407,7 @@ TEST(v2_rc_flush_and_drain)
 		CHECK_EQ(le16_to_cpu(c.wqe_idx), i);
 	}
 	/* The drain WQEs posted after the move flush too, unsignaled. */
-	rc_wqe(wqe, RNIC_SQE_OP_SEND, 0, 0, 0, 0, 0, 0);
+	t2_rc_wqe(wqe, RNIC_SQE_OP_SEND, 0, 0, 0, 0, 0, 0);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	REQUIRE(t2_cq_poll(p.a, &p.acq, &c));
 	CHECK_EQ(c.status, RNIC_WC_WR_FLUSH_ERR);
@@ -356,7 +437,7 @@ TEST(v2_rc_local_ops_fast_reg)
 	struct rnic_sqe *s;
 	u64 pbl, page;
 	u32 frkey;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	/* Privileged PDs: the kernel's, which may REG_MR */
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, true);
@@ -392,7 +473,7 @@ TEST(v2_rc_local_ops_fast_reg)
 
 	/* A writes 100 bytes across B's page boundary through it */
 	fill(t2_ram(p.a, p.abuf), 100, 3);
-	rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 100, RC_IOVA,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 100, RC_IOVA,
 	       p.akey, 0x5000 + 4096 - 50, frkey);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -429,7 +510,7 @@ TEST(v2_rc_local_ops_fast_reg)
 	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 
 	/* The old variant no longer opens it: A's WRITE fails */
-	rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 100, RC_IOVA,
+	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, RNIC_SQE_F_SIGNALED, 100, RC_IOVA,
 	       p.akey, 0x5000, frkey);
 	t2_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
@@ -444,7 +525,7 @@ TEST(v2_rc_local_op_errors)
 	struct rcpair p;
 	struct rnic_sqe *s;
 	struct rnic_eqe e;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 
 	/* Not privileged: REG_MR is refused with NO_PERM */
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
@@ -489,7 +570,7 @@ TEST(v2_rc_srq_last_wqe_reached)
 	struct t2qp qp;
 	struct t2cq cq;
 	struct rnic_eqe e;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 	unsigned int i;
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
@@ -510,7 +591,7 @@ TEST(v2_rc_srq_last_wqe_reached)
 		t2_srq_post(p.b, &srq, 10 + i, &rs, 1);
 	}
 	for (i = 0; i < 2; i++) {
-		rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 200,
+		t2_rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 200,
 		       RC_IOVA, p.akey, 0, 0);
 		t2_post_send(p.a, &p.aqp, wqe, true);
 	}
@@ -571,7 +652,7 @@ TEST(v2_rc_stream_lossy_wire)
 	struct rnic_data_sge rs;
 	struct rcpair p;
 	unsigned int sent = 0, acked = 0, recvd = 0, i, spins = 0;
-	u8 wqe[128];
+	u8 wqe[128] = {};
 	u8 *ab, *bb;
 
 	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV6, false);
@@ -591,12 +672,12 @@ TEST(v2_rc_stream_lossy_wire)
 			u32 len = 1 + (sent * 2654435761u) % 4000;
 
 			if (sent % 3 == 2) {
-				rc_wqe(wqe, RNIC_SQE_OP_READ,
+				t2_rc_wqe(wqe, RNIC_SQE_OP_READ,
 				       RNIC_SQE_F_SIGNALED, len,
 				       RC_IOVA + 0x30000, p.akey,
 				       RC_IOVA + 0x20000, p.bkey);
 			} else {
-				rc_wqe(wqe, RNIC_SQE_OP_SEND,
+				t2_rc_wqe(wqe, RNIC_SQE_OP_SEND,
 				       RNIC_SQE_F_SIGNALED, len,
 				       RC_IOVA + (sent % 50), p.akey, 0, 0);
 			}

@@ -2,7 +2,8 @@
 /*
  * ABI 2.0 device model: UD and GSI traffic between two devices on an
  * in-process wire, over RoCE v1, v2/IPv4 and v2/IPv6 templates, and what
- * the receive side refuses (hardware.rst, "UD and GSI", "RX validation").
+ * the receive side refuses (hardware-transport.rst, "UD and GSI",
+ * "RX validation").
  */
 #include <string.h>
 
@@ -617,7 +618,7 @@ TEST(v2_ud_loopback)
 	CHECK_EQ(le32_to_cpu(c.qpn), q2.qpn);
 	CHECK_EQ(le32_to_cpu(c.byte_len), 1000);
 	CHECK_MEM_EQ((u8 *)t2_ram(x, buf) + 40, t2_ram(x, buf + 4096), 1000);
-	CHECK_EQ(x->t->p->ntx, 0);	/* nothing went to the wire */
+	CHECK_EQ(t2_tdev(x)->p->ntx, 0);	/* nothing went to the wire */
 	CHECK_EQ(t2_rctr(x, RNIC_RDMA_STAT_loopback_packets), 1);
 	t2_free(x);
 }
@@ -638,7 +639,7 @@ TEST(v2_rx_buffer_and_pfc)
 	sp.valid = cpu_to_le32(RNIC_PORT_VALID_FLAGS | RNIC_PORT_VALID_PFC);
 	sp.flags = cpu_to_le32(RNIC_PORT_F_PFC);
 	sp.pfc_prio = 3;
-	REQUIRE(tset_port(p.b->t, &sp) == RNIC_AQ_SUCCESS);
+	REQUIRE(tset_port(t2_tdev(p.b), &sp) == RNIC_AQ_SUCCESS);
 	t2_tmpl(p.a, p.b, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
 	t2_ah_set(p.a, 1, p.a->pdn, &t);
 	t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, p.bqp.qpn, QKEY, p.abuf, 64,
@@ -648,21 +649,21 @@ TEST(v2_rx_buffer_and_pfc)
 	f = p.w->q[p.w->head];
 	p.w->count = 0;
 	/* 300 frames before B's next tick: 256 wait, 44 are dropped ... */
-	p.b->t->p->ntx = 0;
+	t2_tdev(p.b)->p->ntx = 0;
 	for (i = 0; i < 300; i++)
-		rdev_wire_rx(p.b->t->d, f.data, f.len);
+		rdev_wire_rx(t2_tdev(p.b)->d, f.data, f.len);
 	/* ... and XOFF went out for priority 3 as the buffer ran short */
-	for (i = 0; i < p.b->t->p->ntx && i < FAKE_MAX_FRAMES; i++)
-		if (pkt_pfc_parse(p.b->t->p->tx[i].data, p.b->t->p->tx[i].len,
+	for (i = 0; i < t2_tdev(p.b)->p->ntx && i < FAKE_MAX_FRAMES; i++)
+		if (pkt_pfc_parse(t2_tdev(p.b)->p->tx[i].data, t2_tdev(p.b)->p->tx[i].len,
 				  &en, quanta) && en == BIT(3) && quanta[3])
 			pause++;
 	CHECK(pause >= 1);
-	CHECK_EQ(pause, p.b->t->p->ntx);
+	CHECK_EQ(pause, t2_tdev(p.b)->p->ntx);
 	/* The tick runs them all; the buffer empties and XON follows */
-	rdev_tick(p.b->t->d, p.b->t->p->now);
-	i = p.b->t->p->ntx - 1;
+	rdev_tick(t2_tdev(p.b)->d, t2_tdev(p.b)->p->now);
+	i = t2_tdev(p.b)->p->ntx - 1;
 	REQUIRE(i < FAKE_MAX_FRAMES);
-	CHECK(pkt_pfc_parse(p.b->t->p->tx[i].data, p.b->t->p->tx[i].len, &en,
+	CHECK(pkt_pfc_parse(t2_tdev(p.b)->p->tx[i].data, t2_tdev(p.b)->p->tx[i].len, &en,
 			    quanta));
 	CHECK_EQ(quanta[3], 0);
 	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_fifo_full), 44);

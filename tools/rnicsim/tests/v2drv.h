@@ -1,83 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A small ABI 2.0 test driver: it programs a device model through the
- * admin queue and rings doorbell pages the way hardware.rst tells a
- * driver to (WQEs, then slots, then kick entries and kick_pi, then one
- * kick), and joins two devices by an in-process wire.
- *
- * Every function returns the admin status (or 0/-1); the tests decide
- * what to expect. Buffers are guest RAM addresses usable as MR-space
- * addresses of the privileged PD's DMA MR (t2->dma_key).
+ * The ABI 2.0 driver (drv2.h) on the tests' fake platform: devices made
+ * by the fake driver (fake_plat.h), whose admin queue and event queue 0
+ * t2 uses, and an in-process wire that joins two of them.
  */
 #ifndef RNICSIM_TEST_V2DRV_H
 #define RNICSIM_TEST_V2DRV_H
 
+#include "../drv2.h"
 #include "fake_plat.h"
 
 #define T2_RAM_SIZE	(16u << 20)
-#define T2_EQ_LOG2	4
-#define T2_AH_ENTRIES	64
 #define T2_WIRE_MAX	256
 
-/* GID table indices t2_up() fills */
-enum {
-	T2_GID_V1_LL,		/* RoCE v1, fe80::<from MAC> */
-	T2_GID_V2_LL,
-	T2_GID_V1_IP4,		/* ::ffff:10.0.0.<n> */
-	T2_GID_V2_IP4,
-	T2_GID_V1_IP6,		/* fd00::<n> */
-	T2_GID_V2_IP6,
-};
-
-struct t2cq {
-	u32 cqn;
-	u16 db_off;
-	u64 base;
-	u8 log2;
-	u16 ci;
-	u8 arm_seq;
-};
-
-struct t2srq {
-	u32 srqn;
-	u16 db_off;
-	u64 wqe, idx;
-	u8 log2, rqe_log2;
-	u16 pi;
-};
-
-struct t2qp {
-	u32 qpn;
-	u8 type;
-	u16 sq_off, rq_off;
-	u64 sq, rq;
-	u8 sq_log2, sqe_log2, rq_log2, rqe_log2;
-	u16 sq_pi, rq_pi;
-	struct t2cq *scq, *rcq;
-	struct t2srq *srq;
-};
-
-struct twire;
-
-struct t2 {
-	struct tdev *t;
-	u8 id;			/* 1, 2, ...: in the MAC and addresses */
-	u8 mac[6];
-	u8 ip4[4];
-	u8 ip6[16];
-	struct rnic_rdma_caps caps;
-	u32 dbp;		/* the kernel doorbell page */
-	u32 kick;
-	u16 kick_pi;
-	u32 eqn;
-	u64 eq_base;
-	u16 eq_ci;
-	u8 eq_arm_seq;
-	u32 pdn;		/* privileged */
-	u32 dma_key;
-	u64 ah_pages;		/* T2_AH_ENTRIES / 32 pages */
-	struct twire *wire;
-};
+/* The fake driver under @x */
+static inline struct tdev *t2_tdev(struct t2 *x)
+{
+	return x->ctx;
+}
 
 /* Two devices and the frames in flight between them */
 struct twire_frame {
@@ -97,91 +37,15 @@ struct twire {
 };
 
 struct t2 *t2_new(u8 id, bool abi2);
-/*
- * t2_new + enable with ABI 2 + caps, a doorbell page, a completion EQ,
- * a privileged PD with a DMA MR, the GID table and the AH table.
- */
+/* t2_new + enable with ABI 2 + t2_setup() */
 struct t2 *t2_up(u8 id);
 void t2_free(struct t2 *x);
-
-int t2_cmd(struct t2 *x, void *cmd, union rnic_aq_resp *resp);
-u64 t2_alloc(struct t2 *x, size_t size, size_t align);
-void *t2_ram(struct t2 *x, u64 gpa);
-u64 t2_rctr(struct t2 *x, enum rnic_rdma_stat s);
-u64 t2_pctr(struct t2 *x, enum rnic_port_stat s);
-u64 t2_qpctr(struct t2 *x, u32 qpn, enum rnic_qp_stat s);
-
-/* Doorbell pages */
-int t2_alloc_db_page(struct t2 *x, u32 flags, u32 *page);
-void t2_slot_write(struct t2 *x, u32 page, u16 db_off, u32 val);
-/* Append slot @db_off / 4 to @page's kick ring (kick_pi follows) */
-void t2_kick_add(struct t2 *x, u32 page, u16 db_off);
-void t2_kick(struct t2 *x);	/* BAR0 doorbell with the page's value */
-/* Slot write + kick entry + kick, on the kernel page */
-void t2_ring(struct t2 *x, u16 db_off, u32 val);
-
-/* Events */
-bool t2_eq0_next(struct t2 *x, struct rnic_eqe *e);
-unsigned int t2_eq0_count(struct t2 *x, u8 type, struct rnic_eqe *last);
-bool t2_ceq_next(struct t2 *x, struct rnic_eqe *e);
-void t2_ceq_arm(struct t2 *x);
-
-/* CQs */
-int t2_cq_create(struct t2 *x, u8 log2, struct t2cq *cq);
-int t2_cq_destroy(struct t2 *x, struct t2cq *cq);
-bool t2_cq_poll(struct t2 *x, struct t2cq *cq, struct rnic_rdma_cqe *cqe);
-void t2_cq_arm(struct t2 *x, struct t2cq *cq, bool solicited);
-
-/* PD, MR */
-int t2_pd_alloc(struct t2 *x, bool priv, u32 *pdn);
-int t2_mr_pbl(struct t2 *x, u32 pdn, u8 access, u64 iova, u64 len,
-	      u64 buf, u32 *key);
-
-/* SRQ */
-int t2_srq_create(struct t2 *x, u32 pdn, u8 log2, u8 rqe_log2, u32 limit,
-		  struct t2srq *srq);
-void t2_srq_post(struct t2 *x, struct t2srq *srq, u16 slot,
-		 const struct rnic_data_sge *sge, unsigned int n);
-
-/* QPs */
-int t2_qp_create(struct t2 *x, u8 type, u32 pdn, struct t2cq *scq,
-		 struct t2cq *rcq, struct t2srq *srq, u8 sq_log2, u8 sqe_log2,
-		 u8 rq_log2, u8 rqe_log2, struct t2qp *qp);
-int t2_qp_modify(struct t2 *x, struct rnic_aq_modify_qp *m, u8 *state);
-int t2_qp_destroy(struct t2 *x, struct t2qp *qp);
-int t2_qp_query(struct t2 *x, u32 qpn, struct rnic_qp_query *q);
-/* RESET -> INIT -> RTR -> RTS for a UD or GSI QP */
-int t2_ud_up(struct t2 *x, struct t2qp *qp, u32 qkey);
-int t2_qp_state(struct t2 *x, struct t2qp *qp, u8 state);
-/* Write a send WQE (sqe_log2 bytes) and ring */
-void t2_post_send(struct t2 *x, struct t2qp *qp, const void *wqe, bool ring);
-void t2_post_recv(struct t2 *x, struct t2qp *qp,
-		  const struct rnic_data_sge *sge, unsigned int n, bool ring);
-
-/* A UD send WQE: one SGE (or inline when @inl) */
-void t2_ud_wqe(void *wqe, u8 opcode, u8 flags, u32 ah, u32 rqpn, u32 qkey,
-	       u64 addr, u32 len, u32 lkey);
-
-/* Header templates from @src to @dst */
-void t2_tmpl(const struct t2 *src, const struct t2 *dst, u8 net, u16 vlan,
-	     struct rnic_hdr_tmpl *t);
-/* AH table entry @idx of PD @pdn */
-void t2_ah_set(struct t2 *x, u32 idx, u32 pdn,
-	       const struct rnic_hdr_tmpl *t);
-void t2_ah_clear(struct t2 *x, u32 idx);
 
 /* The wire */
 struct twire *twire_new(struct t2 *a, struct t2 *b);
 void twire_free(struct twire *w);
 /* Deliver until nothing is in flight; returns frames delivered */
 unsigned int twire_run(struct twire *w);
-
-/* RESET -> INIT -> RTR -> RTS for an RC QP whose peer is @peer_qpn on @peer */
-int t2_rc_connect(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
-		  u32 peer_qpn, u8 net);
-/* The same, stopping at @upto (RNIC_QPS_RTR or RNIC_QPS_RTS) */
-int t2_rc_connect_upto(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
-		       u32 peer_qpn, u8 net, u8 upto);
 /* Let time pass on both ends of @w: clock forward, ticks, wire */
 void twire_advance(struct twire *w, u64 ns);
 
