@@ -57,7 +57,7 @@ const char *rnic_v2_opcode_str(u8 opcode)
  *	MODIFY_QP reports the QP's state with BAD_TRANSITION), or NULL
  *
  * Context: process context; sleeps.
- * Return: 0 or the errno of the device's status (hardware.rst's table),
+ * Return: 0 or the errno of the device's status (hardware.rst, "Status codes"),
  * -ETIMEDOUT or -EIO for a device that does not answer.
  */
 int rnic_v2_cmd(struct rnic_v2 *v2, const void *req, size_t len,

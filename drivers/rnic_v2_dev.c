@@ -45,7 +45,7 @@ struct rnic_v2_deferred {
  * @dma: its DMA address
  *
  * For memory whose DESTROY command did not complete: the device may still
- * write it (hardware.rst, "Lifetime rules"), so it is freed only after
+ * write it (hardware-abi2.rst, "Lifetime rules"), so it is freed only after
  * the reset in rnic_v2_free(), or leaked if even that allocation fails.
  */
 void rnic_v2_defer_free(struct rnic_v2 *v2, size_t size, void *va,
