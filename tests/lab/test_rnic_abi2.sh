@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# lab-kernels: debug stock
+# lab-kernels: debug
 # shellcheck disable=SC2317 # functions are called through check
 #
 # The ABI 2.0 verbs path (the NIC runs the IB transport) between two rnic
