@@ -37,6 +37,7 @@
 
 struct rnic_ibdev;
 struct rnic_roce;
+struct rnic_v2;
 
 /**
  * struct rnic_cq - a completion queue the device writes into
@@ -163,6 +164,9 @@ struct rnic_eq {
  * @netdev: the Ethernet side
  * @ibdev: the RDMA side (NULL until registered)
  * @roce: the RoCE rings (rnic_roce.c; NULL until created)
+ * @abi: the ABI major in effect: 1 (the driver runs the transport) or
+ *	RNIC_ABI2_MAJOR (the device does; rnic_v2_*.c); chosen at probe
+ * @v2: the ABI 2.0 RDMA side (rnic_v2_dev.c; NULL with ABI 1.0)
  * @stats: driver counters (enum rnic_drv_stat), atomic
  */
 struct rnic_dev {
@@ -193,6 +197,8 @@ struct rnic_dev {
 	struct net_device *netdev;
 	struct rnic_ibdev *ibdev;
 	struct rnic_roce *roce;
+	u8 abi;
+	struct rnic_v2 *v2;
 
 	atomic64_t stats[RNIC_NUM_DRV_STATS];
 };
@@ -222,6 +228,8 @@ int rnic_aq_init(struct rnic_dev *rdev);
 void rnic_aq_destroy(struct rnic_dev *rdev);
 int rnic_dev_enable(struct rnic_dev *rdev);
 int rnic_aq_exec(struct rnic_dev *rdev, union rnic_aq_entry *cmd, u32 *result);
+int rnic_aq_exec_comp(struct rnic_dev *rdev, union rnic_aq_entry *cmd,
+		      struct rnic_acqe *comp);
 int rnic_aq_query(struct rnic_dev *rdev, union rnic_aq_entry *cmd, void *out,
 		  size_t len);
 void rnic_aq_process(struct rnic_dev *rdev);
@@ -299,5 +307,12 @@ void rnic_roce_destroy(struct rnic_dev *rdev);
 int rnic_ib_register(struct rnic_dev *rdev);
 void rnic_ib_unregister(struct rnic_dev *rdev);
 void rnic_ib_port_event(struct rnic_dev *rdev, bool up);
+
+/* rnic_v2_dev.c: the ABI 2.0 RDMA side, instead of rnic_roce + rnic_ib */
+int rnic_v2_register(struct rnic_dev *rdev);
+void rnic_v2_unregister(struct rnic_dev *rdev);
+void rnic_v2_free(struct rnic_dev *rdev);
+void rnic_v2_port_event(struct rnic_dev *rdev, bool up);
+bool rnic_v2_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe);
 
 #endif /* _RNIC_H_ */

@@ -24,6 +24,7 @@ static const char * const rnic_fatal_str[] = {
 	[RNIC_FATAL_BAD_EQ_DEPTH] = "event queue depth out of range",
 	[RNIC_FATAL_BAD_CTRL] = "invalid control sequence",
 	[RNIC_FATAL_INTERNAL] = "internal device error",
+	[RNIC_FATAL_BAD_ABI] = "ABI version not served",
 };
 
 static const char *rnic_fatal_reason(u32 reason)
@@ -143,10 +144,14 @@ void rnic_aq_destroy(struct rnic_dev *rdev)
  */
 int rnic_dev_enable(struct rnic_dev *rdev)
 {
+	u32 ctrl = RNIC_CTRL_ENABLE;
 	u32 status;
 	int err;
 
-	rnic_reg_write(rdev, RNIC_REG_CTRL, RNIC_CTRL_ENABLE);
+	/* 0 in CTRL.ABI is 1.0, which is all a 1.0 device knows */
+	if (rdev->abi == RNIC_ABI2_MAJOR)
+		ctrl |= FIELD_PREP(RNIC_CTRL_ABI, RNIC_ABI2_MAJOR);
+	rnic_reg_write(rdev, RNIC_REG_CTRL, ctrl);
 	rnic_kick(rdev, RNIC_DB_VEC_CTRL);
 	err = readl_poll_timeout(rdev->shm + RNIC_REG_STATUS, status,
 				 status & (RNIC_STATUS_ENABLED |
@@ -163,6 +168,12 @@ int rnic_dev_enable(struct rnic_dev *rdev)
 		rnic_err(rdev, "device refused to enable: %s (reason %u)\n",
 			 rnic_fatal_reason(reason), reason);
 		rdev->fatal = true;
+		return -EIO;
+	}
+	if (rdev->abi == RNIC_ABI2_MAJOR &&
+	    FIELD_GET(RNIC_STATUS_ABI, status) != RNIC_ABI2_MAJOR) {
+		rnic_err(rdev, "device enabled with ABI %u, not the 2.0 asked for (status %#x)\n",
+			 (u32)FIELD_GET(RNIC_STATUS_ABI, status), status);
 		return -EIO;
 	}
 	return 0;
@@ -208,23 +219,32 @@ static int rnic_aq_status_to_errno(u8 status)
 	case RNIC_AQ_BAD_OPCODE:
 		return -EOPNOTSUPP;
 	case RNIC_AQ_BAD_PARAM:
+	case RNIC_AQ_BAD_TRANSITION:
+	case RNIC_AQ_BAD_ATTR_MASK:
 		return -EINVAL;
 	case RNIC_AQ_BAD_ADDR:
 		return -EFAULT;
 	case RNIC_AQ_NO_RESOURCES:
+	case RNIC_AQ_NO_DB_SLOT:
 		return -ENOSPC;
 	case RNIC_AQ_BAD_STATE:
 		return -EBUSY;
 	case RNIC_AQ_NOT_FOUND:
 		return -ENOENT;
+	case RNIC_AQ_NO_PERM:
+		return -EPERM;
 	default:
 		return -EIO;
 	}
 }
 
-/* Caller holds aq->lock. */
+/*
+ * Caller holds aq->lock. @comp, if not NULL, gets the whole completion
+ * whenever the device answered, failed commands included (2.0 MODIFY_QP
+ * reports the QP's state with BAD_TRANSITION).
+ */
 static int __rnic_aq_exec(struct rnic_dev *rdev, union rnic_aq_entry *cmd,
-			  u32 *result)
+			  u32 *result, struct rnic_acqe *comp)
 {
 	struct rnic_aq *aq = &rdev->aq;
 	u8 opcode = cmd->hdr.opcode;
@@ -259,6 +279,8 @@ static int __rnic_aq_exec(struct rnic_dev *rdev, union rnic_aq_entry *cmd,
 		}
 	}
 
+	if (comp)
+		*comp = aq->comp;
 	err = rnic_aq_status_to_errno(aq->comp.status);
 	if (err) {
 		rnic_stat_inc(rdev, RNIC_DRV_STAT_aq_errors);
@@ -286,7 +308,29 @@ int rnic_aq_exec(struct rnic_dev *rdev, union rnic_aq_entry *cmd, u32 *result)
 	int err;
 
 	mutex_lock(&rdev->aq.lock);
-	err = __rnic_aq_exec(rdev, cmd, result);
+	err = __rnic_aq_exec(rdev, cmd, result, NULL);
+	mutex_unlock(&rdev->aq.lock);
+	return err;
+}
+
+/**
+ * rnic_aq_exec_comp() - run one admin command, returning its completion
+ * @rdev: the device
+ * @cmd: the command; hdr.cmd_id is filled in here
+ * @comp: gets the completion whenever the device answered, also when the
+ *	command failed (2.0 responses, struct rnic_acqe2, live in it)
+ *
+ * Context: process context; sleeps.
+ * Return: as rnic_aq_exec().
+ */
+int rnic_aq_exec_comp(struct rnic_dev *rdev, union rnic_aq_entry *cmd,
+		      struct rnic_acqe *comp)
+{
+	int err;
+
+	memset(comp, 0, sizeof(*comp));
+	mutex_lock(&rdev->aq.lock);
+	err = __rnic_aq_exec(rdev, cmd, NULL, comp);
 	mutex_unlock(&rdev->aq.lock);
 	return err;
 }
@@ -314,7 +358,7 @@ int rnic_aq_query(struct rnic_dev *rdev, union rnic_aq_entry *cmd, void *out,
 	memset(aq->buf, 0, len);
 	cmd->query.buf_addr = cpu_to_le64(aq->buf_dma);
 	cmd->query.buf_len = cpu_to_le32(len);
-	err = __rnic_aq_exec(rdev, cmd, &full);
+	err = __rnic_aq_exec(rdev, cmd, &full, NULL);
 	if (!err && full < len) {
 		rnic_err(rdev, "admin query %#x returned %u bytes, expected %zu\n",
 			 cmd->hdr.opcode, full, len);

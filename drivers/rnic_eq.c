@@ -87,8 +87,10 @@ static void rnic_handle_link(struct rnic_dev *rdev, u32 link)
 		rdev->speed_mbps = speed;
 	if (READ_ONCE(rdev->netdev_ready))
 		rnic_netdev_link_change(rdev, up, rdev->speed_mbps);
-	if (READ_ONCE(rdev->ib_ready))
+	if (READ_ONCE(rdev->ib_ready)) {
 		rnic_ib_port_event(rdev, up);
+		rnic_v2_port_event(rdev, up);
+	}
 }
 
 static void rnic_handle_eqe(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
@@ -117,6 +119,9 @@ static void rnic_handle_eqe(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 				     le64_to_cpu(eqe->info));
 		break;
 	default:
+		/* 2.0: the IB objects' asynchronous events */
+		if (rnic_v2_event(rdev, eqe))
+			break;
 		rnic_stat_inc(rdev, RNIC_DRV_STAT_unknown_events);
 		rnic_warn(rdev, "unknown event type %u ignored\n", eqe->type);
 		break;

@@ -17,14 +17,35 @@
 #include "rnic_param.h"
 
 /*
+ * The ABI major to enable the device with: the abi parameter against what
+ * the signature serves (abi=auto takes 2.0 when served). 0 if none fits.
+ */
+static unsigned int rnic_pick_abi(u32 magic, u16 major, u16 compat)
+{
+	bool v1 = rnic_sig_serves(magic, major, compat, RNIC_ABI_MAJOR);
+	bool v2 = rnic_sig_serves(magic, major, compat, RNIC_ABI2_MAJOR);
+
+	switch (rnic_params.abi) {
+	case RNIC_ABI_AUTO:
+		return v2 ? RNIC_ABI2_MAJOR : v1 ? RNIC_ABI_MAJOR : 0;
+	case RNIC_ABI2_MAJOR:
+		return v2 ? RNIC_ABI2_MAJOR : 0;
+	default:
+		return v1 ? RNIC_ABI_MAJOR : 0;
+	}
+}
+
+/*
  * Read the signature block and decide whether this function is an rnic we
- * can drive. Reads only: a shared-memory device of another user must not
- * see a single write from us.
+ * can drive, and with which ABI. Reads only: a shared-memory device of
+ * another user must not see a single write from us.
  */
 static int rnic_read_sig(struct rnic_dev *rdev)
 {
 	struct device *dev = &rdev->pdev->dev;
 	struct rnic_sig sig;
+	u32 magic;
+	u16 major, compat;
 
 	if (rdev->shm_len < RNIC_SHM_MIN_SIZE) {
 		dev_info(dev, "ivshmem BAR2 is %pa bytes, too small for an rnic; not binding\n",
@@ -32,20 +53,30 @@ static int rnic_read_sig(struct rnic_dev *rdev)
 		return -ENODEV;
 	}
 	memcpy_fromio(&sig, rdev->shm + RNIC_SIG_OFF, sizeof(sig));
-	if (!rnic_sig_compatible(le32_to_cpu(sig.magic),
-				 le16_to_cpu(sig.abi_major))) {
-		if (le32_to_cpu(sig.magic) == RNIC_SIG_MAGIC)
-			dev_err(dev, "rnic ABI %u.%u is not supported by this driver (ABI %u.%u); update the rnic module\n",
-				le16_to_cpu(sig.abi_major),
-				le16_to_cpu(sig.abi_minor), RNIC_ABI_MAJOR,
-				RNIC_ABI_MINOR);
-		else
-			dev_info(dev, "ivshmem device without rnic signature (%#010x); not binding\n",
-				 le32_to_cpu(sig.magic));
+	magic = le32_to_cpu(sig.magic);
+	major = le16_to_cpu(sig.abi_major);
+	compat = le16_to_cpu(sig.abi_compat);
+	if (magic != RNIC_SIG_MAGIC) {
+		dev_info(dev, "ivshmem device without rnic signature (%#010x); not binding\n",
+			 magic);
+		return -ENODEV;
+	}
+	rdev->abi = rnic_pick_abi(magic, major, compat);
+	if (rdev->abi == RNIC_ABI2_MAJOR &&
+	    rdev->shm_len < RNIC_SHM_MIN_SIZE_V2) {
+		dev_err(dev, "rnic BAR2 is %pa bytes, too small for ABI 2.0\n",
+			&rdev->shm_len);
+		rdev->abi = 0;
+	}
+	if (!rdev->abi) {
+		dev_err(dev, "rnic serves ABI %u.%u (majors %#x), not what abi=%s asks for (this driver speaks 1 and 2); not binding\n",
+			major, le16_to_cpu(sig.abi_minor), compat,
+			rnic_params.abi == RNIC_ABI_AUTO ? "auto" :
+			rnic_params.abi == 1 ? "1" : "2");
 		return -ENODEV;
 	}
 
-	rdev->caps = le32_to_cpu(sig.caps) & RNIC_CAP_ALL;
+	rdev->caps = le32_to_cpu(sig.caps) & RNIC_CAP_ALL_V2;
 	rdev->num_msix = le16_to_cpu(sig.num_msix);
 	ether_addr_copy(rdev->mac, sig.mac);
 	if (!is_valid_ether_addr(rdev->mac)) {
@@ -67,7 +98,7 @@ static int rnic_query_device(struct rnic_dev *rdev)
 		rnic_err(rdev, "QUERY_DEVICE failed: %d\n", err);
 		return err;
 	}
-	rdev->caps = le32_to_cpu(attr.caps) & RNIC_CAP_ALL;
+	rdev->caps = le32_to_cpu(attr.caps) & RNIC_CAP_ALL_V2;
 	rdev->max_queues = min_t(u16, le16_to_cpu(attr.max_queues),
 				 RNIC_MAX_QUEUES);
 	rdev->max_cqs = min_t(u16, le16_to_cpu(attr.max_cqs), RNIC_MAX_CQS);
@@ -215,18 +246,25 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto err_remove_dev;
 	WRITE_ONCE(rdev->netdev_ready, true);
 
-	err = rnic_roce_init(rdev);
-	if (err)
-		goto err_netdev;
+	if (rdev->abi == RNIC_ABI2_MAJOR) {
+		/* the NIC runs the transport: no RoCE rings */
+		err = rnic_v2_register(rdev);
+		if (err)
+			goto err_netdev;
+	} else {
+		err = rnic_roce_init(rdev);
+		if (err)
+			goto err_netdev;
 
-	err = rnic_ib_register(rdev);
-	if (err)
-		goto err_roce;
+		err = rnic_ib_register(rdev);
+		if (err)
+			goto err_roce;
+	}
 	WRITE_ONCE(rdev->ib_ready, true);
 
-	rnic_info(rdev, "%s, MAC %pM, %u MSI-X vectors, caps %#x, %u Mb/s; %s: roce_mode %u, RoCE v2 UDP port %u, PFC %s\n",
-		  rdev->model_version, rdev->mac, rdev->num_irqs, rdev->caps,
-		  rdev->speed_mbps, netdev_name(rdev->netdev),
+	rnic_info(rdev, "%s, ABI %u.0, MAC %pM, %u MSI-X vectors, caps %#x, %u Mb/s; %s: roce_mode %u, RoCE v2 UDP port %u, PFC %s\n",
+		  rdev->model_version, rdev->abi, rdev->mac, rdev->num_irqs,
+		  rdev->caps, rdev->speed_mbps, netdev_name(rdev->netdev),
 		  rnic_params.roce_mode, rnic_params.roce_udp_port,
 		  rnic_params.pfc_prio == RNIC_PFC_OFF ? "off" : "on");
 	return 0;
@@ -239,6 +277,8 @@ err_netdev:
 	rnic_netdev_destroy(rdev);
 err_remove_dev:
 	rnic_remove_dev(rdev);
+	/* after the reset: the device holds no memory of ours any more */
+	rnic_v2_free(rdev);
 err_free:
 	kfree(rdev);
 	return err;
@@ -253,10 +293,12 @@ static void rnic_remove(struct pci_dev *pdev)
 	WRITE_ONCE(rdev->netdev_ready, false);
 	flush_work(&rdev->eq.work);
 
+	rnic_v2_unregister(rdev);
 	rnic_ib_unregister(rdev);
 	rnic_roce_destroy(rdev);
 	rnic_netdev_destroy(rdev);
 	rnic_remove_dev(rdev);
+	rnic_v2_free(rdev);
 	kfree(rdev);
 }
 

@@ -110,4 +110,25 @@ enum rnic_roce_stat {
 	RNIC_NUM_ROCE_STATS
 };
 
+/*
+ * ABI 2.0 driver counters (rnic_v2_*.c): rdma statistic show lists them
+ * before the device's transport counters (hw_*).
+ */
+#define RNIC_V2_STATS(op)			\
+	op(bad_cqes)				\
+	op(cqe_unknown_qp)			\
+	op(bad_eqes)				\
+	op(eq_unknown_cq)			\
+	op(async_events)			\
+	op(async_unknown_obj)			\
+	op(qp_err_by_driver)			\
+	op(cmd_failures)			\
+	op(deferred_frees)
+
+#define RNIC_V2_STAT_ENUM(name)	RNIC_V2_STAT_##name,
+enum rnic_v2_stat {
+	RNIC_V2_STATS(RNIC_V2_STAT_ENUM)
+	RNIC_V2_NUM_STATS
+};
+
 #endif /* _RNIC_STATS_H_ */

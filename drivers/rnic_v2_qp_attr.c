@@ -257,7 +257,8 @@ static int rnic_v2_check_values(enum ib_qp_type type,
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    rnic_v2_qp_access(attr->qp_access_flags) < 0)
 		return -EINVAL;
-	if ((mask & IB_QP_AV) && !path_addr)
+	/* the device refuses a template it cannot read as 8-byte words */
+	if ((mask & IB_QP_AV) && (!path_addr || !IS_ALIGNED(path_addr, 8)))
 		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (rnic_v2_pmtu(attr->path_mtu) < 0 || attr->path_mtu > lim->port_mtu))
@@ -415,8 +416,9 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_modify_qp_cmd);
  *	the attributes it built the template from)
  *
  * Return: 0, or -EIO for a value the device must not report (an unknown
- * state or SQE, a path MTU that is none on an RC QP, rights that are not
- * remote rights, PSNs, QPNs, codes or counts out of range).
+ * state or SQE, a path MTU that is none on an RC QP or any on a UD QP,
+ * rights that are not remote rights, PSNs, QPNs, codes or counts out of
+ * range).
  */
 int rnic_v2_query_qp_attr(const struct rnic_qp_query *q, enum ib_qp_type type,
 			  struct ib_qp_attr *attr)
@@ -430,6 +432,8 @@ int rnic_v2_query_qp_attr(const struct rnic_qp_query *q, enum ib_qp_type type,
 	if (rnic_v2_qp_state_to_ib(q->state, &state))
 		return -EIO;
 	/* a UD QP has no path MTU; an RC QP has one from INIT->RTR on */
+	if (type != IB_QPT_RC && q->path_mtu)
+		return -EIO;
 	if (q->path_mtu && rnic_v2_pmtu_to_ib(q->path_mtu, &mtu))
 		return -EIO;
 	if (type == IB_QPT_RC && !q->path_mtu && state != IB_QPS_RESET &&

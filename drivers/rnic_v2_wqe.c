@@ -119,6 +119,51 @@ int rnic_v2_mr_access(int ib_access)
 }
 EXPORT_SYMBOL_IF_KUNIT(rnic_v2_mr_access);
 
+/* log2 of the smallest power of two >= @bytes, at least @min */
+static u8 rnic_v2_size_log2(u64 bytes, u8 min)
+{
+	u8 l = min;
+
+	while (l < 63 && BIT_ULL(l) < bytes)
+		l++;
+	return l;
+}
+
+/**
+ * rnic_v2_sqe_log2() - the smallest send WQE for a QP's capacities
+ * @max_sge: SGEs a send WR of the QP may carry
+ * @max_inline: inline bytes a send WR of the QP may carry
+ *
+ * A QP pays only for the WQE size its capacities need (64 bytes hold one
+ * SGE or 16 inline bytes, 512 bytes 29 SGEs or 464 bytes).
+ *
+ * Return: log2 of the WQE size, at least RNIC_SQE_LOG2_MIN; above
+ * RNIC_SQE_LOG2_MAX when no WQE holds that much (the caller refuses it).
+ */
+u8 rnic_v2_sqe_log2(u32 max_sge, u32 max_inline)
+{
+	u64 data = max_t(u64, (u64)max_sge * sizeof(struct rnic_data_sge),
+			 max_inline);
+
+	return rnic_v2_size_log2(RNIC_SQE_HDR_SIZE + data, RNIC_SQE_LOG2_MIN);
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_v2_sqe_log2);
+
+/**
+ * rnic_v2_rqe_log2() - the smallest receive WQE (RQ or SRQ slot)
+ * @max_sge: SGEs a receive WR may carry (0 is given room for one)
+ *
+ * Return: log2 of the WQE size, at least RNIC_RQE_LOG2_MIN; above
+ * RNIC_RQE_LOG2_MAX when no WQE holds that many.
+ */
+u8 rnic_v2_rqe_log2(u32 max_sge)
+{
+	u64 data = (u64)max_t(u32, max_sge, 1) * sizeof(struct rnic_data_sge);
+
+	return rnic_v2_size_log2(RNIC_RQE_HDR_SIZE + data, RNIC_RQE_LOG2_MIN);
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_v2_rqe_log2);
+
 /* The message length of @wr's SGEs, or -EINVAL past @max bytes */
 static s64 rnic_v2_sge_len(const struct ib_send_wr *wr, u32 max)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * ABI 2.0 work queue entries and completions (Documentation/hardware.rst,
+ * ABI 2.0 work queue entries and completions (Documentation/hardware-abi2.rst,
  * "Work queue entries (2.0)" and "Completion entries"): encoding verbs
  * work requests into send and receive WQEs (rnic_v2_wqe.c), and decoding
  * the device's CQEs into work completions (rnic_v2_cqe.c).
@@ -62,6 +62,8 @@ struct rnic_v2_wr_res {
 };
 
 int rnic_v2_mr_access(int ib_access);
+u8 rnic_v2_sqe_log2(u32 max_sge, u32 max_inline);
+u8 rnic_v2_rqe_log2(u32 max_sge);
 int rnic_v2_sqe_build(void *wqe, const struct rnic_v2_sq_attr *sq,
 		      const struct ib_send_wr *wr,
 		      const struct rnic_v2_wr_res *res);

@@ -91,6 +91,11 @@ static void qp_rc_connect(struct kunit *test)
 						    IB_QPS_INIT, &a, mask, 0,
 						    &lim),
 			-EINVAL);
+	/* a template the device cannot read as 8-byte words */
+	KUNIT_EXPECT_EQ(test, rnic_v2_modify_qp_cmd(&cmd, QPN, IB_QPT_RC,
+						    IB_QPS_INIT, &a, mask,
+						    PATH + 4, &lim),
+			-EINVAL);
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IB_QPS_RTS;
@@ -482,6 +487,9 @@ static void qp_query(struct kunit *test)
 	q.path_mtu = 0;
 	KUNIT_EXPECT_EQ(test, rnic_v2_query_qp_attr(&q, IB_QPT_UD, &a), 0);
 	KUNIT_EXPECT_EQ(test, a.path_mtu, 0);
+	q.path_mtu = RNIC_PMTU_1024;
+	KUNIT_EXPECT_EQ(test, rnic_v2_query_qp_attr(&q, IB_QPT_UD, &a), -EIO);
+	q.path_mtu = 0;
 	/* an RC QP past INIT must have one */
 	KUNIT_EXPECT_EQ(test, rnic_v2_query_qp_attr(&q, IB_QPT_RC, &a), -EIO);
 	q.state = RNIC_QPS_INIT;

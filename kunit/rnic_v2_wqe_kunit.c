@@ -651,6 +651,39 @@ static void wqe_mr_access(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rnic_v2_mr_access(IB_ACCESS_RELAXED_ORDERING), 0);
 }
 
+/* The smallest WQE that holds a QP's SGEs or inline data */
+static void wqe_sizes(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(0, 0), 6);
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(1, 0), 6);
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(0, 16), 6);
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(2, 0), 7);
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(0, 17), 7);
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(5, 80), 7);
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(6, 0), 8);
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(13, 208), 8);
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(29, 0), 9);
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(1, 464), 9);
+	/* what no WQE holds is reported as such, never wrapped */
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(30, 0), 10);
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(0, 465), 10);
+	KUNIT_EXPECT_GT(test, rnic_v2_sqe_log2(U32_MAX, U32_MAX),
+			RNIC_SQE_LOG2_MAX);
+	/* every size holds what rnic_sqe_max_sge()/_inline() say it does */
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(rnic_sqe_max_sge(8), 0), 8);
+	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(0, rnic_sqe_max_inline(7)), 7);
+
+	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(0), 5);
+	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(1), 5);
+	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(2), 6);
+	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(3), 6);
+	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(4), 7);
+	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(31), 9);
+	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(32), 10);
+	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(rnic_rqe_max_sge(7)), 7);
+	KUNIT_EXPECT_GT(test, rnic_v2_rqe_log2(U32_MAX), RNIC_RQE_LOG2_MAX);
+}
+
 static struct kunit_case rnic_v2_wqe_cases[] = {
 	KUNIT_CASE(wqe_rc_data_ops),
 	KUNIT_CASE(wqe_atomics),
@@ -663,6 +696,7 @@ static struct kunit_case rnic_v2_wqe_cases[] = {
 	KUNIT_CASE(wqe_refused),
 	KUNIT_CASE(wqe_recv),
 	KUNIT_CASE(wqe_mr_access),
+	KUNIT_CASE(wqe_sizes),
 	{}
 };
 

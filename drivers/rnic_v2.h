@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * rnic ABI 2.0: the RDMA side when the NIC runs the IB transport.
+ *
+ * Every verbs object is a device object made by an admin command
+ * (rnic_v2_cmd.c); the driver keeps only what it needs to post WQEs and
+ * to check what the device returns: rings, producer/consumer indices and
+ * the wr_id arrays. Files, one concern each:
+ *
+ *   rnic_v2_dev.c    device setup (caps, doorbell page, completion EQs,
+ *                    AH table), ib_device registration, port/GID/device
+ *                    queries, asynchronous events
+ *   rnic_v2_cmd.c    typed admin command wrappers
+ *   rnic_v2_db.c     doorbell page: slots and the kick ring
+ *   rnic_v2_cq.c     CQs, completion EQ interrupts, poll_cq
+ *   rnic_v2_qp.c     QPs: create/modify/query/destroy
+ *   rnic_v2_post.c   post_send, post_recv, post_srq_recv
+ *   rnic_v2_obj.c    PDs, MRs, AHs, SRQs
+ *
+ * The pure encoders and decoders (templates, WQEs, CQEs, MODIFY_QP) are
+ * rnic_v2_tmpl.c, rnic_v2_wqe.c, rnic_v2_cqe.c and rnic_v2_qp_attr.c.
+ *
+ * Lifetime: memory the device was given is freed only after the DESTROY
+ * command that releases it completed, or after a reset
+ * (rnic_v2_defer_free() keeps it until then when a command failed).
+ *
+ * Locking: the object tables (xarrays) are changed in process context
+ * with the _irq lock variants and read with xa_load() under RCU from the
+ * completion interrupt and poll_cq, or under xa_lock_irq() with a
+ * reference from the event work. Per queue: cq->lock, then qp->sq.lock,
+ * qp->rq.lock or srq->lock (poll_cq nests them in that order; posting
+ * takes one queue lock only), then the doorbell page's kick lock.
+ */
+#ifndef _RNIC_V2_H_
+#define _RNIC_V2_H_
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+#include "rnic.h"
+
+/* Completion EQ depth (log2), at most the device's max_eq_log2 */
+#define RNIC_V2_EQ_LOG2		10
+/* AH table entries the driver gives the device, at most max_ah */
+#define RNIC_V2_MAX_AH		1024
+/* Largest fast-reg page list the driver offers */
+#define RNIC_V2_MAX_FRWR_PAGES	4096
+/* Deepest CQ, SQ/RQ and SRQ the driver offers (log2), at most the caps */
+#define RNIC_V2_MAX_WQ_LOG2	14
+/* MSI-X vectors used by completion EQs start here (0 admin, 1 netdev) */
+#define RNIC_V2_VEC_COMP	2
+
+/**
+ * struct rnic_v2_caps - QUERY_RDMA_CAPS in CPU order, checked and capped
+ *	at what the driver offers
+ */
+struct rnic_v2_caps {
+	u32 flags;
+	u32 max_qp;
+	u32 max_cq;
+	u32 max_srq;
+	u32 max_mr;
+	u32 max_pd;
+	u32 max_ah;
+	u32 max_mr_pages;
+	u64 max_mr_size;
+	u64 page_size_cap;
+	u32 max_msg_size;
+	u16 max_eq;
+	u16 num_db_pages;
+	u32 db_base;
+	u8 db_page_log2;
+	u8 max_wq_log2;
+	u8 max_cq_log2;
+	u8 max_srq_log2;
+	u8 max_eq_log2;
+	u8 max_sqe_log2;
+	u8 max_rqe_log2;
+	u8 max_send_sge;
+	u8 max_recv_sge;
+	u8 max_srq_sge;
+	u16 max_inline;
+	u8 max_qp_rd_atom;
+	u8 max_qp_dest_rd_atom;
+	u8 local_ca_ack_delay;
+	u8 max_pmtu;
+	u16 gid_tbl_len;
+	u16 pkey_tbl_len;
+	u16 num_rdma_stats;
+};
+
+/**
+ * struct rnic_v2_dbp - the kernel's doorbell page
+ * @id: page id ALLOC_DB_PAGE returned
+ * @kick: value to write to BAR0 DOORBELL after a batch
+ * @va: the page in BAR2
+ * @lock: one writer of the kick ring at a time
+ * @kick_pi: kick entries written (free-running)
+ * @allocated: the device knows the page
+ */
+struct rnic_v2_dbp {
+	u32 id;
+	u32 kick;
+	void __iomem *va;
+	spinlock_t lock;	/* kick ring appends */
+	u16 kick_pi;
+	bool allocated;
+};
+
+/**
+ * struct rnic_v2_eq - a completion event queue, one per MSI-X vector
+ * @v2: the device
+ * @va: ring of (1 << @log2_depth) struct rnic_eqe
+ * @dma: its DMA address
+ * @log2_depth: log2 of its depth
+ * @eqn: the device's EQN
+ * @vector: MSI-X vector
+ * @irq: Linux IRQ of @vector (0 until requested)
+ * @ci: free-running consumer index
+ * @arm_seq: sequence of the last arm
+ * @created: the device knows the EQ
+ * @name: IRQ name
+ */
+struct rnic_v2_eq {
+	struct rnic_v2 *v2;
+	struct rnic_eqe *va;
+	dma_addr_t dma;
+	u8 log2_depth;
+	u32 eqn;
+	u16 vector;
+	int irq;
+	u16 ci;
+	u8 arm_seq;
+	bool created;
+	char name[32];
+};
+
+/**
+ * struct rnic_v2 - the ABI 2.0 ib_device of one rnic function
+ * @ibdev: ib_core's device; must stay first (ib_alloc_device)
+ * @rdev: the PCI function
+ * @caps: the device's limits
+ * @dbp: the kernel's doorbell page
+ * @eqs: completion EQs
+ * @num_eqs: their number (the ib_device's completion vectors)
+ * @ah_va: AH table pages (RNIC_AH_PAGE_SIZE each)
+ * @ah_dma: their DMA addresses
+ * @num_ah: entries of the table
+ * @ah_lock: protects @ah_map (create_ah may run in atomic context)
+ * @ah_map: entries in use; entry 0 is never valid
+ * @ah_set: SET_AH_TABLE succeeded (the pages are the device's until reset)
+ * @qp_xa: QPs by QPN
+ * @cq_xa: CQs by CQN
+ * @srq_xa: SRQs by SRQN
+ * @defer_lock: protects @deferred
+ * @deferred: DMA memory to free only after the next reset
+ * @registered: ib_register_device() succeeded
+ * @stats: enum rnic_v2_stat
+ */
+struct rnic_v2 {
+	struct ib_device ibdev;
+	struct rnic_dev *rdev;
+	struct rnic_v2_caps caps;
+	struct rnic_v2_dbp dbp;
+	struct rnic_v2_eq *eqs;
+	unsigned int num_eqs;
+
+	void **ah_va;
+	dma_addr_t *ah_dma;
+	u32 num_ah;
+	spinlock_t ah_lock;	/* ah_map */
+	unsigned long *ah_map;
+	bool ah_set;
+
+	struct xarray qp_xa;
+	struct xarray cq_xa;
+	struct xarray srq_xa;
+
+	spinlock_t defer_lock;	/* deferred */
+	struct list_head deferred;
+	bool registered;
+	atomic64_t stats[RNIC_V2_NUM_STATS];
+};
+
+struct rnic_v2_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+	bool privileged;
+};
+
+/**
+ * struct rnic_v2_mr - a memory region
+ * @ibmr: ib_core's MR
+ * @type: enum rnic_mr_type_hw
+ * @pbl: FAST_REG: the page list map_mr_sg fills (DMA addresses)
+ * @pbl_dma: its DMA address, given in each REG_MR WQE
+ * @max_pages: FAST_REG: entries of @pbl
+ * @npages: FAST_REG: entries the last map_mr_sg wrote
+ */
+struct rnic_v2_mr {
+	struct ib_mr ibmr;
+	u8 type;
+	__le64 *pbl;
+	dma_addr_t pbl_dma;
+	u32 max_pages;
+	u32 npages;
+};
+
+/**
+ * struct rnic_v2_cq - an RDMA CQ
+ * @ibcq: ib_core's CQ
+ * @ring: (1 << @log2_depth) CQEs the device writes
+ * @dma: its DMA address
+ * @log2_depth: log2 of the depth
+ * @cqn: the device's CQN
+ * @db_off: its slot's byte offset in the doorbell page
+ * @eq: its completion EQ
+ * @lock: poll and arm
+ * @ci: free-running consumer index
+ * @arm_seq: sequence of the last arm
+ * @ref: references from event lookups (1 while in the table)
+ * @gone: completed when the last reference is dropped
+ */
+struct rnic_v2_cq {
+	struct ib_cq ibcq;
+	struct rnic_rdma_cqe *ring;
+	dma_addr_t dma;
+	u8 log2_depth;
+	u32 cqn;
+	u16 db_off;
+	struct rnic_v2_eq *eq;
+	spinlock_t lock;	/* ci, arm_seq, the ring */
+	u16 ci;
+	u8 arm_seq;
+	refcount_t ref;
+	struct completion gone;
+};
+
+/**
+ * struct rnic_v2_wq - a send or receive ring of a QP
+ * @ring: (1 << @log2_depth) WQEs of (1 << @wqe_log2) bytes
+ * @dma: its DMA address
+ * @log2_depth: log2 of the depth (0: no ring, the QP has an SRQ)
+ * @wqe_log2: log2 of the WQE size
+ * @db_off: its slot's byte offset in the doorbell page
+ * @lock: posting and completing
+ * @pi: free-running producer index
+ * @ci: free-running index of the oldest WQE not completed
+ * @wrid: wr_id of each slot
+ * @len: receive rings: bytes the WQE of each slot offers
+ */
+struct rnic_v2_wq {
+	void *ring;
+	dma_addr_t dma;
+	u8 log2_depth;
+	u8 wqe_log2;
+	u16 db_off;
+	spinlock_t lock;	/* pi, ci, wrid, len, the ring */
+	u16 pi;
+	u16 ci;
+	u64 *wrid;
+	u32 *len;
+};
+
+/**
+ * struct rnic_v2_srq - a shared receive queue
+ * @ibsrq: ib_core's SRQ
+ * @wqes: (1 << @log2_depth) receive WQE slots
+ * @wqe_dma: their DMA address
+ * @idx: the index ring: slot numbers in posting order
+ * @idx_dma: its DMA address
+ * @log2_depth: log2 of the number of slots
+ * @rqe_log2: log2 of the WQE size
+ * @max_sge: SGEs a WQE may carry
+ * @srqn: the device's SRQN
+ * @db_off: its slot's byte offset in the doorbell page
+ * @lock: posting and completing
+ * @pi: free-running producer index of the index ring
+ * @busy: slots given to the device and not completed
+ * @wrid: wr_id of each slot
+ * @len: bytes the WQE of each slot offers
+ * @ref: references from event lookups
+ * @gone: completed when the last reference is dropped
+ */
+struct rnic_v2_srq {
+	struct ib_srq ibsrq;
+	void *wqes;
+	dma_addr_t wqe_dma;
+	__le16 *idx;
+	dma_addr_t idx_dma;
+	u8 log2_depth;
+	u8 rqe_log2;
+	u32 max_sge;
+	u32 srqn;
+	u16 db_off;
+	spinlock_t lock;	/* pi, busy, wrid, len, the rings */
+	u16 pi;
+	unsigned long *busy;
+	u64 *wrid;
+	u32 *len;
+	refcount_t ref;
+	struct completion gone;
+};
+
+/**
+ * struct rnic_v2_qp - a queue pair
+ * @ibqp: ib_core's QP
+ * @sq: send ring
+ * @rq: receive ring (unused with an SRQ)
+ * @srq: the SRQ receives come from, or NULL
+ * @path: RC: the path template MODIFY_QP copies
+ * @path_dma: its DMA address
+ * @state_lock: serialises modify_qp and query_qp
+ * @state: the state the driver believes the QP is in
+ * @sig_all: IB_SIGNAL_ALL_WR
+ * @privileged: its PD is a kernel PD
+ * @dest_qpn: RC: the peer QPN (for the UDP source port)
+ * @ah_attr: RC: the path as the ULP gave it, for query_qp
+ * @cap: the capacities granted at create
+ * @ref: references from event lookups
+ * @gone: completed when the last reference is dropped
+ * @err_work: moves the QP to ERR after a bad CQE (poll_cq cannot sleep)
+ */
+struct rnic_v2_qp {
+	struct ib_qp ibqp;
+	struct rnic_v2_wq sq;
+	struct rnic_v2_wq rq;
+	struct rnic_v2_srq *srq;
+	struct rnic_hdr_tmpl *path;
+	dma_addr_t path_dma;
+	struct mutex state_lock;	/* modify/query */
+	enum ib_qp_state state;
+	bool sig_all;
+	bool privileged;
+	u32 dest_qpn;
+	struct rdma_ah_attr ah_attr;
+	struct ib_qp_cap cap;
+	refcount_t ref;
+	struct completion gone;
+	struct work_struct err_work;
+};
+
+/**
+ * struct rnic_v2_ah - an address handle: one AH table entry
+ * @ibah: ib_core's AH
+ * @idx: its index in the table
+ */
+struct rnic_v2_ah {
+	struct ib_ah ibah;
+	u32 idx;
+};
+
+static inline struct rnic_v2 *to_v2(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct rnic_v2, ibdev);
+}
+
+static inline struct rnic_v2_pd *to_v2pd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct rnic_v2_pd, ibpd);
+}
+
+static inline struct rnic_v2_mr *to_v2mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct rnic_v2_mr, ibmr);
+}
+
+static inline struct rnic_v2_cq *to_v2cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct rnic_v2_cq, ibcq);
+}
+
+static inline struct rnic_v2_qp *to_v2qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct rnic_v2_qp, ibqp);
+}
+
+static inline struct rnic_v2_srq *to_v2srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct rnic_v2_srq, ibsrq);
+}
+
+static inline struct rnic_v2_ah *to_v2ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct rnic_v2_ah, ibah);
+}
+
+static inline void rnic_v2_stat_inc(struct rnic_v2 *v2, enum rnic_v2_stat s)
+{
+	atomic64_inc(&v2->stats[s]);
+}
+
+static inline struct device *rnic_v2_dma(struct rnic_v2 *v2)
+{
+	return &v2->rdev->pdev->dev;
+}
+
+/* rnic_v2_cmd.c */
+int rnic_v2_cmd(struct rnic_v2 *v2, const void *req, size_t len,
+		union rnic_aq_resp *resp);
+int rnic_v2_cmd_query(struct rnic_v2 *v2, u8 opcode, u32 handle, u8 scope,
+		      void *out, size_t len);
+int rnic_v2_cmd_destroy(struct rnic_v2 *v2, u8 opcode, u32 handle);
+const char *rnic_v2_opcode_str(u8 opcode);
+
+/* rnic_v2_db.c */
+void rnic_v2_db_write(struct rnic_v2 *v2, u16 off, u32 val);
+void rnic_v2_db_ring(struct rnic_v2 *v2, u16 off, u32 val);
+bool rnic_v2_db_off_ok(u16 off);
+int rnic_v2_dbp_alloc(struct rnic_v2 *v2);
+void rnic_v2_dbp_free(struct rnic_v2 *v2);
+
+/* rnic_v2_dev.c */
+void rnic_v2_defer_free(struct rnic_v2 *v2, size_t size, void *va,
+			dma_addr_t dma);
+void rnic_v2_free_dma(struct rnic_v2 *v2, bool destroyed, size_t size,
+		      void *va, dma_addr_t dma);
+
+/* rnic_v2_cq.c */
+int rnic_v2_eqs_create(struct rnic_v2 *v2);
+void rnic_v2_eqs_destroy(struct rnic_v2 *v2);
+int rnic_v2_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct uverbs_attr_bundle *attrs);
+int rnic_v2_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int rnic_v2_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int rnic_v2_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/* rnic_v2_qp.c */
+int rnic_v2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata);
+int rnic_v2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata);
+int rnic_v2_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_qp_init_attr *init);
+int rnic_v2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+struct rnic_v2_qp *rnic_v2_qp_get(struct rnic_v2 *v2, u32 qpn);
+void rnic_v2_qp_put(struct rnic_v2_qp *qp);
+void rnic_v2_qp_set_err(struct rnic_v2_qp *qp);
+
+/* rnic_v2_post.c */
+int rnic_v2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int rnic_v2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+int rnic_v2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+
+/* rnic_v2_obj.c */
+int rnic_v2_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int rnic_v2_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+struct ib_mr *rnic_v2_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *rnic_v2_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg);
+int rnic_v2_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		      int sg_nents, unsigned int *sg_offset);
+int rnic_v2_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *rnic_v2_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_udata *udata);
+int rnic_v2_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		      struct ib_udata *udata);
+int rnic_v2_destroy_ah(struct ib_ah *ibah, u32 flags);
+int rnic_v2_ah_table_init(struct rnic_v2 *v2);
+void rnic_v2_ah_table_free(struct rnic_v2 *v2);
+int rnic_v2_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata);
+int rnic_v2_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int rnic_v2_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int rnic_v2_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+struct rnic_v2_srq *rnic_v2_srq_get(struct rnic_v2 *v2, u32 srqn);
+void rnic_v2_srq_put(struct rnic_v2_srq *srq);
+struct rnic_v2_cq *rnic_v2_cq_get(struct rnic_v2 *v2, u32 cqn);
+void rnic_v2_cq_put(struct rnic_v2_cq *cq);
+
+#endif /* _RNIC_V2_H_ */

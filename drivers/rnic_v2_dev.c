@@ -1,0 +1,767 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rnic ABI 2.0: the device and the ib_device.
+ *
+ * Setup, in order: the device's limits (QUERY_RDMA_CAPS, each checked
+ * against what the driver can address), the RoCE port settings
+ * (SET_PORT), the kernel's doorbell page, one completion EQ per spare
+ * MSI-X vector, the AH table, then the ib_device, bound to the netdev so
+ * that ib_core fills the GID table, which add_gid/del_gid mirror into the
+ * device. Teardown undoes it in mirror order; what the device may still
+ * read until a reset (the AH table pages, memory whose DESTROY failed) is
+ * freed by rnic_v2_free() after rnic_remove_dev() reset the device.
+ *
+ * Asynchronous events arrive on event queue 0, whose work (rnic_eq.c)
+ * hands the 2.0 types to rnic_v2_event(): the object is looked up by its
+ * id with a reference, so a concurrent destroy waits for the handler.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <linux/log2.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
+
+#include "rnic_compat.h"
+#include "rnic_ib.h"
+#include "rnic_param.h"
+#include "rnic_v2.h"
+
+/* Memory kept for the device until the next reset */
+struct rnic_v2_deferred {
+	struct list_head list;
+	size_t size;
+	void *va;
+	dma_addr_t dma;
+};
+
+/**
+ * rnic_v2_defer_free() - keep DMA memory until the device is reset
+ * @v2: the device
+ * @size: dma_alloc_coherent() size
+ * @va: its CPU address (NULL: nothing to keep)
+ * @dma: its DMA address
+ *
+ * For memory whose DESTROY command did not complete: the device may still
+ * write it (hardware-abi2.rst, "Lifetime rules"), so it is freed only after
+ * the reset in rnic_v2_free(), or leaked if even that allocation fails.
+ */
+void rnic_v2_defer_free(struct rnic_v2 *v2, size_t size, void *va,
+			dma_addr_t dma)
+{
+	struct rnic_v2_deferred *d;
+
+	if (!va)
+		return;
+	rnic_v2_stat_inc(v2, RNIC_V2_STAT_deferred_frees);
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return;
+	d->size = size;
+	d->va = va;
+	d->dma = dma;
+	spin_lock(&v2->defer_lock);
+	list_add_tail(&d->list, &v2->deferred);
+	spin_unlock(&v2->defer_lock);
+}
+
+/**
+ * rnic_v2_free_dma() - free DMA memory the device was given
+ * @v2: the device
+ * @destroyed: the command that released it completed
+ * @size: its size
+ * @va: its CPU address, or NULL
+ * @dma: its DMA address
+ */
+void rnic_v2_free_dma(struct rnic_v2 *v2, bool destroyed, size_t size,
+		      void *va, dma_addr_t dma)
+{
+	if (!va)
+		return;
+	if (destroyed)
+		dma_free_coherent(rnic_v2_dma(v2), size, va, dma);
+	else
+		rnic_v2_defer_free(v2, size, va, dma);
+}
+
+/* ------------------------------------------------------------------------
+ * Device limits
+ */
+
+/* Every value checked; the driver offers at most what it can address */
+static int rnic_v2_read_caps(struct rnic_v2 *v2)
+{
+	struct rnic_v2_caps *c = &v2->caps;
+	struct rnic_rdma_caps raw;
+	int err;
+
+	err = rnic_v2_cmd_query(v2, RNIC_AQ_QUERY_RDMA_CAPS, 0, 0, &raw,
+				sizeof(raw));
+	if (err) {
+		ibdev_err(&v2->ibdev, "QUERY_RDMA_CAPS failed: %d\n", err);
+		return err;
+	}
+	c->flags = le32_to_cpu(raw.flags) & RNIC_RDMA_CAP_ALL;
+	c->max_qp = le32_to_cpu(raw.max_qp);
+	c->max_cq = le32_to_cpu(raw.max_cq);
+	c->max_srq = le32_to_cpu(raw.max_srq);
+	c->max_mr = le32_to_cpu(raw.max_mr);
+	c->max_pd = le32_to_cpu(raw.max_pd);
+	c->max_ah = min_t(u32, le32_to_cpu(raw.max_ah), RNIC_V2_MAX_AH);
+	c->max_mr_pages = min_t(u32, le32_to_cpu(raw.max_mr_pages),
+				RNIC_V2_MAX_FRWR_PAGES);
+	c->max_mr_size = le64_to_cpu(raw.max_mr_size);
+	c->page_size_cap = le64_to_cpu(raw.page_size_cap) &
+			   GENMASK_ULL(RNIC_PAGE_LOG2_MAX, RNIC_PAGE_LOG2_MIN);
+	c->max_msg_size = le32_to_cpu(raw.max_msg_size);
+	c->max_eq = le16_to_cpu(raw.max_eq);
+	c->num_db_pages = le16_to_cpu(raw.num_db_pages);
+	c->db_base = le32_to_cpu(raw.db_base);
+	c->db_page_log2 = raw.db_page_log2;
+	c->max_wq_log2 = min_t(u8, raw.max_wq_log2, RNIC_V2_MAX_WQ_LOG2);
+	c->max_cq_log2 = min_t(u8, raw.max_cq_log2, RNIC_V2_MAX_WQ_LOG2);
+	c->max_srq_log2 = min_t(u8, raw.max_srq_log2, RNIC_V2_MAX_WQ_LOG2);
+	c->max_eq_log2 = raw.max_eq_log2;
+	c->max_sqe_log2 = min_t(u8, raw.max_sqe_log2, RNIC_SQE_LOG2_MAX);
+	c->max_rqe_log2 = min_t(u8, raw.max_rqe_log2, RNIC_RQE_LOG2_MAX);
+	c->max_send_sge = min_t(u8, raw.max_send_sge,
+				rnic_sqe_max_sge(c->max_sqe_log2));
+	c->max_recv_sge = min_t(u8, raw.max_recv_sge,
+				rnic_rqe_max_sge(c->max_rqe_log2));
+	c->max_srq_sge = min_t(u8, raw.max_srq_sge,
+			       rnic_rqe_max_sge(c->max_rqe_log2));
+	c->max_inline = min_t(u16, le16_to_cpu(raw.max_inline),
+			      rnic_sqe_max_inline(c->max_sqe_log2));
+	c->max_qp_rd_atom = raw.max_qp_rd_atom;
+	c->max_qp_dest_rd_atom = raw.max_qp_dest_rd_atom;
+	c->local_ca_ack_delay = min_t(u8, raw.local_ca_ack_delay, 31);
+	c->max_pmtu = raw.max_pmtu;
+	c->gid_tbl_len = min_t(u16, le16_to_cpu(raw.gid_tbl_len),
+			       RNIC_IB_GID_TBL_LEN);
+	c->pkey_tbl_len = le16_to_cpu(raw.pkey_tbl_len);
+	c->num_rdma_stats = le16_to_cpu(raw.num_rdma_stats);
+
+	if (!(c->flags & RNIC_RDMA_CAP_RC) || !(c->flags & RNIC_RDMA_CAP_UD) ||
+	    !(c->flags & RNIC_RDMA_CAP_GSI) || !c->max_qp || !c->max_cq ||
+	    !c->max_pd || !c->max_mr || c->max_ah < RNIC_AH_PER_PAGE ||
+	    !c->max_eq || !c->num_db_pages ||
+	    c->db_page_log2 != ilog2(RNIC_DBP_SIZE) ||
+	    c->db_base < RNIC_SHM_MIN_SIZE ||
+	    c->max_wq_log2 < 2 || c->max_cq_log2 < 2 || c->max_eq_log2 < 2 ||
+	    c->max_sqe_log2 < RNIC_SQE_LOG2_MIN ||
+	    c->max_rqe_log2 < RNIC_RQE_LOG2_MIN || !c->max_send_sge ||
+	    !c->max_recv_sge || !c->gid_tbl_len || !c->pkey_tbl_len ||
+	    !rnic_pmtu_bytes(c->max_pmtu) ||
+	    !(c->page_size_cap & BIT_ULL(PAGE_SHIFT))) {
+		ibdev_err(&v2->ibdev, "device reports unusable ABI 2.0 limits (flags %#x, %u QPs, %u CQs, %u AHs, %u EQs, %u doorbell pages of 2^%u at %#x, WQ 2^%u, CQ 2^%u, SQE 2^%u, RQE 2^%u, page sizes %#llx, PMTU %u)\n",
+			  c->flags, c->max_qp, c->max_cq, c->max_ah, c->max_eq,
+			  c->num_db_pages, c->db_page_log2, c->db_base,
+			  c->max_wq_log2, c->max_cq_log2, c->max_sqe_log2,
+			  c->max_rqe_log2, c->page_size_cap, c->max_pmtu);
+		return -EINVAL;
+	}
+	if (!(c->flags & RNIC_RDMA_CAP_SRQ))
+		c->max_srq = 0;
+	return 0;
+}
+
+/*
+ * The RoCE settings: the UDP port every v2 template carries and PFC. RX
+ * ICRC checking is 1.0's (2.0 refuses the flag): ask for the flags word
+ * as a device without CAP_ICRC would.
+ */
+static int rnic_v2_config_port(struct rnic_v2 *v2)
+{
+	struct rnic_dev *rdev = v2->rdev;
+	struct rnic_aq_set_port cmd = {};
+	struct rnic_port_attr attr;
+	u32 flags, valid;
+	int err;
+
+	rtnl_lock();
+	err = rnic_cmd_query_port(rdev, &attr);
+	if (!err) {
+		valid = RNIC_PORT_VALID_UDP_PORT | RNIC_PORT_VALID_FLAGS;
+		flags = le32_to_cpu(attr.flags) &
+			~(RNIC_PORT_F_PFC | RNIC_PORT_F_RX_ICRC_CHECK |
+			  RNIC_PORT_F_RX_ICRC_DELIVER_BAD);
+		cmd.udp_port = cpu_to_le16(rnic_params.roce_udp_port);
+		if (rnic_params.pfc_prio != RNIC_PFC_OFF &&
+		    (rdev->caps & RNIC_CAP_PFC)) {
+			valid |= RNIC_PORT_VALID_PFC;
+			flags |= RNIC_PORT_F_PFC;
+			cmd.pfc_prio = rnic_params.pfc_prio;
+		}
+		cmd.valid = cpu_to_le32(valid);
+		cmd.flags = cpu_to_le32(flags & RNIC_PORT_F_ALL);
+		err = rnic_cmd_set_port(rdev, &cmd);
+	}
+	rtnl_unlock();
+	if (err)
+		ibdev_err(&v2->ibdev, "cannot program the RoCE port settings: %d\n",
+			  err);
+	return err;
+}
+
+/* ------------------------------------------------------------------------
+ * Device, port and GID verbs
+ */
+
+static void rnic_v2_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s",
+		 to_v2(ibdev)->rdev->model_version);
+}
+
+static enum rdma_link_layer rnic_v2_get_link_layer(struct ib_device *ibdev,
+						   u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int rnic_v2_get_port_immutable(struct ib_device *ibdev, u32 port,
+				      struct ib_port_immutable *immutable)
+{
+	struct rnic_v2 *v2 = to_v2(ibdev);
+
+	immutable->core_cap_flags = 0;
+	if (rnic_params.roce_mode & RNIC_ROCE_V1)
+		immutable->core_cap_flags |= RDMA_CORE_PORT_IBA_ROCE;
+	if (rnic_params.roce_mode & RNIC_ROCE_V2)
+		immutable->core_cap_flags |= RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->gid_tbl_len = v2->caps.gid_tbl_len;
+	immutable->pkey_tbl_len = v2->caps.pkey_tbl_len;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static int rnic_v2_query_device(struct ib_device *ibdev,
+				struct ib_device_attr *attr,
+				struct ib_udata *udata)
+{
+	struct rnic_v2 *v2 = to_v2(ibdev);
+	const struct rnic_v2_caps *c = &v2->caps;
+	struct rnic_dev *rdev = v2->rdev;
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = (u64)RNIC_ABI2_MAJOR << 32;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->vendor_id = RNIC_PCI_VENDOR_ID;
+	attr->vendor_part_id = RNIC_PCI_DEVICE_ID;
+	attr->hw_ver = rdev->pdev->revision;
+	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_RC_RNR_NAK_GEN;
+	if (c->flags & RNIC_RDMA_CAP_REG_MR)
+		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->page_size_cap = c->page_size_cap;
+	attr->max_mr_size = c->max_mr_size;
+	attr->max_qp = c->max_qp;
+	attr->max_qp_wr = 1U << c->max_wq_log2;
+	attr->max_send_sge = c->max_send_sge;
+	attr->max_recv_sge = c->max_recv_sge;
+	attr->max_sge_rd = c->max_send_sge;
+	attr->max_cq = c->max_cq;
+	attr->max_cqe = (1U << c->max_cq_log2) - 1;
+	attr->max_mr = c->max_mr;
+	attr->max_pd = c->max_pd;
+	attr->max_qp_rd_atom = c->max_qp_dest_rd_atom;
+	attr->max_qp_init_rd_atom = c->max_qp_rd_atom;
+	attr->max_res_rd_atom = c->max_qp * c->max_qp_dest_rd_atom;
+	/* atomic with respect to the device's own atomics */
+	attr->atomic_cap = (c->flags & RNIC_RDMA_CAP_ATOMIC) ?
+			   IB_ATOMIC_HCA : IB_ATOMIC_NONE;
+	attr->max_ah = v2->num_ah - 1;
+	attr->max_srq = c->max_srq;
+	attr->max_srq_wr = c->max_srq ? 1U << c->max_srq_log2 : 0;
+	attr->max_srq_sge = c->max_srq_sge;
+	attr->max_pkeys = c->pkey_tbl_len;
+	attr->local_ca_ack_delay = c->local_ca_ack_delay;
+	attr->max_fast_reg_page_list_len = c->max_mr_pages;
+	attr->max_pi_fast_reg_page_list_len = 0;
+	return 0;
+}
+
+static enum ib_mtu rnic_v2_ib_mtu(u8 pmtu)
+{
+	return ib_mtu_int_to_enum(rnic_pmtu_bytes(pmtu));
+}
+
+static int rnic_v2_query_port(struct ib_device *ibdev, u32 port,
+			      struct ib_port_attr *attr)
+{
+	struct rnic_v2 *v2 = to_v2(ibdev);
+	struct rnic_dev *rdev = v2->rdev;
+	struct net_device *ndev = rdev->netdev;
+	bool up = netif_running(ndev) && netif_carrier_ok(ndev);
+	enum ib_mtu mtu = iboe_get_mtu(READ_ONCE(ndev->mtu));
+	u32 mbps = READ_ONCE(rdev->speed_mbps);
+
+	attr->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
+	attr->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP :
+				IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = rnic_v2_ib_mtu(v2->caps.max_pmtu);
+	attr->active_mtu = min(mtu ? mtu : IB_MTU_256, attr->max_mtu);
+	/* the fastest IB rate that does not exceed the port speed */
+	if (mbps >= 100000) {
+		attr->active_speed = IB_SPEED_EDR;
+		attr->active_width = IB_WIDTH_4X;
+	} else if (mbps >= 25000) {
+		attr->active_speed = IB_SPEED_EDR;
+		attr->active_width = IB_WIDTH_1X;
+	} else if (mbps >= 10000) {
+		attr->active_speed = IB_SPEED_QDR;
+		attr->active_width = IB_WIDTH_1X;
+	} else {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	attr->gid_tbl_len = v2->caps.gid_tbl_len;
+	attr->pkey_tbl_len = v2->caps.pkey_tbl_len;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->ip_gids = true;
+	attr->max_msg_sz = v2->caps.max_msg_size;
+	attr->max_vl_num = 1;
+	return 0;
+}
+
+/* The P_Key table is the device's; only entry 0 is ever set (0xffff) */
+static int rnic_v2_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			      u16 *pkey)
+{
+	if (index >= to_v2(ibdev)->caps.pkey_tbl_len)
+		return -EINVAL;
+	*pkey = index ? 0 : IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static int rnic_v2_modify_gid(struct rnic_v2 *v2, const struct ib_gid_attr *attr,
+			      bool valid)
+{
+	struct rnic_aq_modify_gid c = {};
+	u16 vlan_id = 0xffff;
+	int err;
+
+	if (attr->index >= v2->caps.gid_tbl_len)
+		return -EINVAL;
+	c.hdr.opcode = RNIC_AQ_MODIFY_GID;
+	c.entry.index = cpu_to_le16(attr->index);
+	if (valid) {
+		switch (attr->gid_type) {
+		case IB_GID_TYPE_ROCE:
+			c.entry.type = RNIC_GID_TYPE_ROCE_V1;
+			break;
+		case IB_GID_TYPE_ROCE_UDP_ENCAP:
+			c.entry.type = RNIC_GID_TYPE_ROCE_V2;
+			break;
+		default:
+			return -EINVAL;
+		}
+		err = rdma_read_gid_l2_fields(attr, &vlan_id, NULL);
+		if (err)
+			return err;
+		c.entry.flags = RNIC_GID_F_VALID;
+		/* a priority-tagged or untagged netdev matches untagged frames */
+		if (vlan_id && vlan_id < VLAN_N_VID - 1) {
+			c.entry.flags |= RNIC_GID_F_VLAN;
+			c.entry.vlan_id = cpu_to_le16(vlan_id);
+		}
+		memcpy(c.entry.gid, attr->gid.raw, RNIC_GID_LEN);
+	}
+	err = rnic_v2_cmd(v2, &c, sizeof(c), NULL);
+	if (err)
+		ibdev_err(&v2->ibdev, "%s GID %u (%pI6) in the device failed: %d\n",
+			  valid ? "adding" : "deleting", attr->index,
+			  attr->gid.raw, err);
+	return err;
+}
+
+static int rnic_v2_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return rnic_v2_modify_gid(to_v2(attr->device), attr, true);
+}
+
+static int rnic_v2_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return rnic_v2_modify_gid(to_v2(attr->device), attr, false);
+}
+
+/* ------------------------------------------------------------------------
+ * Counters: the driver's, then the device's transport counters (hw_*)
+ */
+
+#define RNIC_V2_STAT_DESC(s)	{ .name = #s },
+#define RNIC_V2_HW_STAT_DESC(s)	{ .name = "hw_" #s },
+
+static const struct rdma_stat_desc rnic_v2_stat_descs[] = {
+	RNIC_V2_STATS(RNIC_V2_STAT_DESC)
+	RNIC_RDMA_STATS(RNIC_V2_HW_STAT_DESC)
+};
+
+static struct rdma_hw_stats *rnic_v2_alloc_hw_port_stats(struct ib_device *ibdev,
+							 u32 port)
+{
+	return rdma_alloc_hw_stats_struct(rnic_v2_stat_descs,
+					  ARRAY_SIZE(rnic_v2_stat_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int rnic_v2_get_hw_stats(struct ib_device *ibdev,
+				struct rdma_hw_stats *stats, u32 port,
+				int index)
+{
+	struct rnic_v2 *v2 = to_v2(ibdev);
+	unsigned int n = min_t(unsigned int, v2->caps.num_rdma_stats,
+			       RNIC_NUM_RDMA_STATS);
+	__le64 *raw;
+	unsigned int i;
+
+	for (i = 0; i < RNIC_V2_NUM_STATS; i++)
+		stats->value[i] = atomic64_read(&v2->stats[i]);
+	raw = kcalloc(RNIC_NUM_RDMA_STATS, sizeof(*raw), GFP_KERNEL);
+	if (raw && n && !rnic_v2_cmd_query(v2, RNIC_AQ_QUERY_RDMA_STATS, 0,
+					   RNIC_RDMA_STATS_SCOPE_PORT, raw,
+					   n * sizeof(*raw)))
+		for (i = 0; i < n; i++)
+			stats->value[RNIC_V2_NUM_STATS + i] =
+				le64_to_cpu(raw[i]);
+	kfree(raw);
+	return stats->num_counters;
+}
+
+#ifndef RNIC_HAVE_CREATE_CQ_ATTRS
+/* Before 6.11 create_cq gets the caller's udata: non-NULL is userspace */
+static int rnic_v2_create_cq_udata(struct ib_cq *ibcq,
+				   const struct ib_cq_init_attr *attr,
+				   struct ib_udata *udata)
+{
+	if (udata)
+		return -EOPNOTSUPP;
+	return rnic_v2_create_cq(ibcq, attr, NULL);
+}
+#endif
+
+static const struct ib_device_ops rnic_v2_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+
+	.add_gid = rnic_v2_add_gid,
+	.alloc_hw_port_stats = rnic_v2_alloc_hw_port_stats,
+	.alloc_mr = rnic_v2_alloc_mr,
+	.alloc_pd = rnic_v2_alloc_pd,
+	.create_ah = rnic_v2_create_ah,
+#ifdef RNIC_HAVE_CREATE_CQ_ATTRS
+	.create_cq = rnic_v2_create_cq,
+#else
+	.create_cq = rnic_v2_create_cq_udata,
+#endif
+	.create_qp = rnic_v2_create_qp,
+	.create_srq = rnic_v2_create_srq,
+	.dealloc_pd = rnic_v2_dealloc_pd,
+	.del_gid = rnic_v2_del_gid,
+	.dereg_mr = rnic_v2_dereg_mr,
+	.destroy_ah = rnic_v2_destroy_ah,
+	.destroy_cq = rnic_v2_destroy_cq,
+	.destroy_qp = rnic_v2_destroy_qp,
+	.destroy_srq = rnic_v2_destroy_srq,
+	.get_dev_fw_str = rnic_v2_get_dev_fw_str,
+	.get_dma_mr = rnic_v2_get_dma_mr,
+	.get_hw_stats = rnic_v2_get_hw_stats,
+	.get_link_layer = rnic_v2_get_link_layer,
+	.get_port_immutable = rnic_v2_get_port_immutable,
+	.map_mr_sg = rnic_v2_map_mr_sg,
+	.modify_qp = rnic_v2_modify_qp,
+	.modify_srq = rnic_v2_modify_srq,
+	.poll_cq = rnic_v2_poll_cq,
+	.post_recv = rnic_v2_post_recv,
+	.post_send = rnic_v2_post_send,
+	.post_srq_recv = rnic_v2_post_srq_recv,
+	.query_device = rnic_v2_query_device,
+	.query_pkey = rnic_v2_query_pkey,
+	.query_port = rnic_v2_query_port,
+	.query_qp = rnic_v2_query_qp,
+	.query_srq = rnic_v2_query_srq,
+	.reg_user_mr = rnic_v2_reg_user_mr,
+	.req_notify_cq = rnic_v2_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, rnic_v2_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, rnic_v2_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, rnic_v2_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, rnic_v2_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, rnic_v2_srq, ibsrq),
+};
+
+/* ------------------------------------------------------------------------
+ * Asynchronous events
+ */
+
+static const enum ib_event_type rnic_v2_qp_events[] = {
+	[RNIC_EQE_QP_FATAL] = IB_EVENT_QP_FATAL,
+	[RNIC_EQE_QP_REQ_ERR] = IB_EVENT_QP_REQ_ERR,
+	[RNIC_EQE_QP_ACCESS_ERR] = IB_EVENT_QP_ACCESS_ERR,
+	[RNIC_EQE_COMM_EST] = IB_EVENT_COMM_EST,
+	[RNIC_EQE_SQ_DRAINED] = IB_EVENT_SQ_DRAINED,
+	[RNIC_EQE_LAST_WQE_REACHED] = IB_EVENT_QP_LAST_WQE_REACHED,
+};
+
+static void rnic_v2_qp_event(struct rnic_v2 *v2, const struct rnic_eqe *eqe)
+{
+	struct ib_event ev = { .device = &v2->ibdev };
+	struct rnic_v2_qp *qp;
+
+	qp = rnic_v2_qp_get(v2, le32_to_cpu(eqe->data));
+	if (!qp) {
+		rnic_v2_stat_inc(v2, RNIC_V2_STAT_async_unknown_obj);
+		return;
+	}
+	ev.event = rnic_v2_qp_events[eqe->type];
+	ev.element.qp = &qp->ibqp;
+	if (eqe->type <= RNIC_EQE_QP_ACCESS_ERR) {
+		/* the device moved it to ERR */
+		ibdev_warn_ratelimited(&v2->ibdev, "QP %u: %s (reason %u, info %#llx)\n",
+				       qp->ibqp.qp_num, ib_event_msg(ev.event),
+				       eqe->reason, le64_to_cpu(eqe->info));
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+	}
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	rnic_v2_qp_put(qp);
+}
+
+static void rnic_v2_srq_event(struct rnic_v2 *v2, const struct rnic_eqe *eqe)
+{
+	struct ib_event ev = { .device = &v2->ibdev };
+	struct rnic_v2_srq *srq;
+
+	srq = rnic_v2_srq_get(v2, le32_to_cpu(eqe->data));
+	if (!srq) {
+		rnic_v2_stat_inc(v2, RNIC_V2_STAT_async_unknown_obj);
+		return;
+	}
+	ev.event = eqe->type == RNIC_EQE_SRQ_LIMIT ? IB_EVENT_SRQ_LIMIT_REACHED :
+						     IB_EVENT_SRQ_ERR;
+	ev.element.srq = &srq->ibsrq;
+	if (ev.event == IB_EVENT_SRQ_ERR)
+		ibdev_warn_ratelimited(&v2->ibdev, "SRQ %u in error (reason %u, info %#llx)\n",
+				       srq->srqn, eqe->reason,
+				       le64_to_cpu(eqe->info));
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	rnic_v2_srq_put(srq);
+}
+
+static void rnic_v2_cq_err_event(struct rnic_v2 *v2,
+				 const struct rnic_eqe *eqe)
+{
+	struct ib_event ev = { .device = &v2->ibdev, .event = IB_EVENT_CQ_ERR };
+	struct rnic_v2_cq *cq;
+
+	cq = rnic_v2_cq_get(v2, le32_to_cpu(eqe->data));
+	if (!cq) {
+		rnic_v2_stat_inc(v2, RNIC_V2_STAT_async_unknown_obj);
+		return;
+	}
+	ibdev_err_ratelimited(&v2->ibdev, "CQ %u in error (reason %u, info %#llx); it is stopped\n",
+			      cq->cqn, eqe->reason, le64_to_cpu(eqe->info));
+	ev.element.cq = &cq->ibcq;
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	rnic_v2_cq_put(cq);
+}
+
+/**
+ * rnic_v2_event() - handle a 2.0 event from event queue 0
+ * @rdev: the device
+ * @eqe: the event, its phase checked
+ *
+ * Context: the event work (process context).
+ * Return: true if the event was a 2.0 one (handled), false otherwise.
+ */
+bool rnic_v2_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
+{
+	struct rnic_v2 *v2 = rdev->v2;
+	struct ib_event ev;
+
+	if (!v2 || eqe->type < RNIC_EQE_QP_FATAL ||
+	    eqe->type > RNIC_EQE_DEVICE_FATAL)
+		return false;
+	rnic_v2_stat_inc(v2, RNIC_V2_STAT_async_events);
+	/* before registration and during removal: no consumer to tell */
+	if (!READ_ONCE(rdev->ib_ready))
+		return true;
+	switch (eqe->type) {
+	case RNIC_EQE_QP_FATAL:
+	case RNIC_EQE_QP_REQ_ERR:
+	case RNIC_EQE_QP_ACCESS_ERR:
+	case RNIC_EQE_COMM_EST:
+	case RNIC_EQE_SQ_DRAINED:
+	case RNIC_EQE_LAST_WQE_REACHED:
+		rnic_v2_qp_event(v2, eqe);
+		return true;
+	case RNIC_EQE_SRQ_LIMIT:
+	case RNIC_EQE_SRQ_ERR:
+		rnic_v2_srq_event(v2, eqe);
+		return true;
+	case RNIC_EQE_CQ_ERROR:
+		rnic_v2_cq_err_event(v2, eqe);
+		return true;
+	case RNIC_EQE_DEVICE_FATAL:
+		ibdev_err(&v2->ibdev, "device fatal error (reason %llu); unload and reload rnic to reset it\n",
+			  le64_to_cpu(eqe->info));
+		rdev->fatal = true;
+		ev.device = &v2->ibdev;
+		ev.event = IB_EVENT_DEVICE_FATAL;
+		ev.element.port_num = RNIC_IB_PORT;
+		ib_dispatch_event(&ev);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * rnic_v2_port_event() - tell ib_core the link changed
+ * @rdev: the device
+ * @up: the new link state
+ *
+ * Context: the event work, after the netdev's carrier follows @up.
+ */
+void rnic_v2_port_event(struct rnic_dev *rdev, bool up)
+{
+	struct rnic_v2 *v2 = rdev->v2;
+	struct ib_event ev = {
+		.event = up ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR,
+		.element.port_num = RNIC_IB_PORT,
+	};
+
+	if (!v2 || !v2->registered)
+		return;
+	ev.device = &v2->ibdev;
+	ib_dispatch_event(&ev);
+}
+
+/* ------------------------------------------------------------------------
+ * Registration
+ */
+
+/**
+ * rnic_v2_register() - set the device up for 2.0 and register its ib_device
+ * @rdev: the device, enabled with ABI 2.0, its netdev registered
+ *
+ * Return: 0 or a negative errno; on error what the device was given is
+ * released or left for rnic_v2_free() after the reset.
+ */
+int rnic_v2_register(struct rnic_dev *rdev)
+{
+	struct ib_device *ibdev;
+	struct rnic_v2 *v2;
+	int err;
+
+	v2 = ib_alloc_device(rnic_v2, ibdev);
+	if (!v2)
+		return -ENOMEM;
+	v2->rdev = rdev;
+	spin_lock_init(&v2->ah_lock);
+	spin_lock_init(&v2->defer_lock);
+	INIT_LIST_HEAD(&v2->deferred);
+	xa_init_flags(&v2->qp_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&v2->cq_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&v2->srq_xa, XA_FLAGS_LOCK_IRQ);
+	ibdev = &v2->ibdev;
+	ibdev->dev.parent = &rdev->pdev->dev;
+	rdev->v2 = v2;
+
+	err = rnic_v2_read_caps(v2);
+	if (err)
+		goto err_unwind;
+	err = rnic_v2_config_port(v2);
+	if (err)
+		goto err_unwind;
+	err = rnic_v2_dbp_alloc(v2);
+	if (err)
+		goto err_unwind;
+	err = rnic_v2_eqs_create(v2);
+	if (err)
+		goto err_free_dbp;
+	err = rnic_v2_ah_table_init(v2);
+	if (err)
+		goto err_destroy_eqs;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = v2->num_eqs;
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, rdev->mac);
+	strscpy(ibdev->node_desc, RNIC_IB_NODE_DESC, sizeof(ibdev->node_desc));
+	ib_set_device_ops(ibdev, &rnic_v2_ops);
+
+	err = ib_device_set_netdev(ibdev, rdev->netdev, RNIC_IB_PORT);
+	if (err)
+		goto err_destroy_eqs;
+	err = ib_register_device(ibdev, "rnic%d", &rdev->pdev->dev);
+	if (err)
+		goto err_put_netdev;
+	v2->registered = true;
+	ibdev_info(ibdev, "ABI 2.0: the NIC runs the transport; %u QPs, %u CQs, %u completion vectors, %u AH entries\n",
+		   v2->caps.max_qp, v2->caps.max_cq, v2->num_eqs, v2->num_ah);
+	return 0;
+
+err_put_netdev:
+	/* the netdev is unregistered before rnic_v2_free() deallocates */
+	ib_device_set_netdev(ibdev, NULL, RNIC_IB_PORT);
+err_destroy_eqs:
+	rnic_v2_eqs_destroy(v2);
+err_free_dbp:
+	rnic_v2_dbp_free(v2);
+err_unwind:
+	/* the ib_device and the AH pages go in rnic_v2_free(), after reset */
+	return err;
+}
+
+/**
+ * rnic_v2_unregister() - unregister the ib_device and release the
+ *	device objects it used
+ * @rdev: the device; still enabled, so the DESTROY commands of the ULPs'
+ *	objects ib_core tears down here still run
+ */
+void rnic_v2_unregister(struct rnic_dev *rdev)
+{
+	struct rnic_v2 *v2 = rdev->v2;
+
+	if (!v2 || !v2->registered)
+		return;
+	ib_unregister_device(&v2->ibdev);
+	v2->registered = false;
+	rnic_v2_eqs_destroy(v2);
+	rnic_v2_dbp_free(v2);
+}
+
+/**
+ * rnic_v2_free() - free what the device may have used until its reset
+ * @rdev: the device, reset (or never enabled)
+ */
+void rnic_v2_free(struct rnic_dev *rdev)
+{
+	struct rnic_v2 *v2 = rdev->v2;
+	struct rnic_v2_deferred *d, *tmp;
+
+	if (!v2)
+		return;
+	list_for_each_entry_safe(d, tmp, &v2->deferred, list) {
+		dma_free_coherent(rnic_v2_dma(v2), d->size, d->va, d->dma);
+		list_del(&d->list);
+		kfree(d);
+	}
+	rnic_v2_ah_table_free(v2);
+	WARN_ON(!xa_empty(&v2->qp_xa));
+	WARN_ON(!xa_empty(&v2->cq_xa));
+	WARN_ON(!xa_empty(&v2->srq_xa));
+	xa_destroy(&v2->qp_xa);
+	xa_destroy(&v2->cq_xa);
+	xa_destroy(&v2->srq_xa);
+	rdev->v2 = NULL;
+	ib_dealloc_device(&v2->ibdev);
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rnic ABI 2.0: posting work requests.
+ *
+ * Each WR is encoded straight into its ring slot by the pure encoders
+ * (rnic_v2_wqe.c), which refuse what the device would, before a byte is
+ * written; its wr_id goes to the driver's own array at the same index.
+ * One doorbell per call, after the last WQE, with the exact bad_wr of
+ * the first WR refused. The driver never reads or maps the ULP's
+ * buffers: SGEs carry the ULP's DMA addresses under its keys, and only
+ * inline sends copy bytes (kernel virtual addresses by the verbs' rule).
+ */
+#include "rnic_v2.h"
+#include "rnic_v2_wqe.h"
+
+static void rnic_v2_sq_attr(struct rnic_v2 *v2, struct rnic_v2_qp *qp,
+			    struct rnic_v2_sq_attr *sq)
+{
+	sq->qp_type = qp->ibqp.qp_type;
+	sq->sqe_log2 = qp->sq.wqe_log2;
+	sq->max_send_sge = v2->caps.max_send_sge;
+	sq->max_inline = v2->caps.max_inline;
+	sq->pkey_tbl_len = v2->caps.pkey_tbl_len;
+	sq->privileged = qp->privileged;
+	sq->sig_all = qp->sig_all;
+	sq->caps = v2->caps.flags;
+	sq->max_msg_size = v2->caps.max_msg_size;
+	sq->page_size_cap = v2->caps.page_size_cap;
+}
+
+/* What a WR's objects resolve to: the AH index, the MR page list */
+static void rnic_v2_wr_res(const struct ib_send_wr *wr, bool ud,
+			   struct rnic_v2_wr_res *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (ud && ud_wr(wr)->ah) {
+		res->ah_idx = to_v2ah(ud_wr(wr)->ah)->idx;
+	} else if (wr->opcode == IB_WR_REG_MR && reg_wr(wr)->mr) {
+		struct rnic_v2_mr *mr = to_v2mr(reg_wr(wr)->mr);
+
+		res->pbl_addr = mr->pbl_dma;
+		res->npages = mr->npages;
+		res->max_npages = mr->max_pages;
+	}
+}
+
+int rnic_v2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr)
+{
+	struct rnic_v2 *v2 = to_v2(ibqp->device);
+	struct rnic_v2_qp *qp = to_v2qp(ibqp);
+	struct rnic_v2_wq *sq = &qp->sq;
+	bool ud = ibqp->qp_type != IB_QPT_RC;
+	u32 mask = BIT(sq->log2_depth) - 1;
+	struct rnic_v2_sq_attr attr;
+	struct rnic_v2_wr_res res;
+	enum ib_qp_state state;
+	unsigned long flags;
+	u16 pi0;
+	int err = 0;
+
+	/* IB: no send before RTS; in ERR, WRs complete as flushed */
+	state = READ_ONCE(qp->state);
+	if (state < IB_QPS_RTS) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	rnic_v2_sq_attr(v2, qp, &attr);
+
+	spin_lock_irqsave(&sq->lock, flags);
+	pi0 = sq->pi;
+	for (; wr; wr = wr->next) {
+		if ((u16)(sq->pi - sq->ci) >= BIT(sq->log2_depth)) {
+			err = -ENOMEM;
+			break;
+		}
+		rnic_v2_wr_res(wr, ud, &res);
+		err = rnic_v2_sqe_build(sq->ring + ((sq->pi & mask) << sq->wqe_log2),
+					&attr, wr, &res);
+		if (err)
+			break;
+		sq->wrid[sq->pi & mask] = wr->wr_id;
+		sq->pi++;
+	}
+	if (sq->pi != pi0)
+		rnic_v2_db_ring(v2, sq->db_off,
+				FIELD_PREP(RNIC_DB_RING_PI, sq->pi));
+	spin_unlock_irqrestore(&sq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/* Bytes a receive WR offers, for the CQE's byte_len check */
+static u32 rnic_v2_recv_len(const struct ib_recv_wr *wr)
+{
+	u64 len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	return min_t(u64, len, U32_MAX);
+}
+
+int rnic_v2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr)
+{
+	struct rnic_v2 *v2 = to_v2(ibqp->device);
+	struct rnic_v2_qp *qp = to_v2qp(ibqp);
+	struct rnic_v2_wq *rq = &qp->rq;
+	u32 mask = BIT(rq->log2_depth) - 1;
+	unsigned long flags;
+	u16 pi0;
+	int err = 0;
+
+	if (qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&rq->lock, flags);
+	pi0 = rq->pi;
+	for (; wr; wr = wr->next) {
+		if ((u16)(rq->pi - rq->ci) >= BIT(rq->log2_depth)) {
+			err = -ENOMEM;
+			break;
+		}
+		err = rnic_v2_rqe_build(rq->ring + ((rq->pi & mask) << rq->wqe_log2),
+					rq->wqe_log2, v2->caps.max_recv_sge,
+					wr);
+		if (err)
+			break;
+		rq->wrid[rq->pi & mask] = wr->wr_id;
+		rq->len[rq->pi & mask] = rnic_v2_recv_len(wr);
+		rq->pi++;
+	}
+	if (rq->pi != pi0)
+		rnic_v2_db_ring(v2, rq->db_off,
+				FIELD_PREP(RNIC_DB_RING_PI, rq->pi));
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int rnic_v2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	struct rnic_v2 *v2 = to_v2(ibsrq->device);
+	struct rnic_v2_srq *srq = to_v2srq(ibsrq);
+	u32 depth = BIT(srq->log2_depth);
+	unsigned long flags, slot;
+	u16 pi0;
+	int err = 0;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	pi0 = srq->pi;
+	for (; wr; wr = wr->next) {
+		slot = find_first_zero_bit(srq->busy, depth);
+		if (slot >= depth) {
+			err = -ENOMEM;
+			break;
+		}
+		err = rnic_v2_rqe_build(srq->wqes + (slot << srq->rqe_log2),
+					srq->rqe_log2, srq->max_sge, wr);
+		if (err)
+			break;
+		srq->wrid[slot] = wr->wr_id;
+		srq->len[slot] = rnic_v2_recv_len(wr);
+		set_bit(slot, srq->busy);
+		/* the slot's WQE before its index: both reach the device by DMA */
+		dma_wmb();
+		srq->idx[srq->pi & (depth - 1)] = cpu_to_le16(slot);
+		srq->pi++;
+	}
+	if (srq->pi != pi0)
+		rnic_v2_db_ring(v2, srq->db_off,
+				FIELD_PREP(RNIC_DB_RING_PI, srq->pi));
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
