@@ -13,6 +13,9 @@
 #    WRITE (multi-MTU, with immediate), READ, the atomics (fast-reg MRs
 #    through REG_MR WQEs), and over UD (GSI carries the CM and SIDR MADs),
 #    every byte verified on both sides;
+#  - NVMe over Fabrics (nvmet-rdma in vm2, nvme-rdma in vm1): fio writes
+#    32 MiB with crc32c verify headers and reads it back verified (memory
+#    registration, SEND_WITH_INV and LOCAL_INV as the NVMe drivers use them);
 #  - the driver's bad-CQE / unknown-object counters stay 0;
 #  - rmmod rnic with rnic_perf's connections gone;
 #  - a VM whose rnicsim runs without --abi2 gets ABI 1.0 and carries an
@@ -28,6 +31,8 @@ set -euo pipefail
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
 # shellcheck source=tests/lab/lib_perf.sh
 . "$(dirname "$0")/lib_perf.sh"
+# shellcheck source=tests/lab/lib_nvmeof.sh
+. "$(dirname "$0")/lib_nvmeof.sh"
 
 SUITE="rnic abi2"
 T0="$(lab__now_us)"
@@ -35,9 +40,9 @@ lab_start rnic_abi2 || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_abi2"
 	exit 1
 }
-# 4 boots; ABI 2: 6 set-up checks, 11 rnic_perf runs, 2 after them;
-# ABI 1: 5 checks; then one kernel log sweep per VM.
-lab_plan 28 4
+# 4 boots; ABI 2: 6 set-up checks, 11 rnic_perf runs, 5 NVMe-oF checks,
+# 2 after them; ABI 1: 5 checks; then one kernel log sweep per VM.
+lab_plan 33 4
 perf_checks_init
 if [ -n "${RNIC_KO:-}" ]; then
 	preflight rnicsim
@@ -46,8 +51,9 @@ else
 	preflight rnic rnic_perf rnicsim
 fi
 
-lab_vm 1 --rnic --rnicsim-arg --abi2
-lab_vm 2 --rnic --rnicsim-arg --abi2
+# 1 GiB: nvmet's namespace is a file on vm2's tmpfs, fio's buffers in vm1
+lab_vm 1 --rnic --mem 1G --rnicsim-arg --abi2
+lab_vm 2 --rnic --mem 1G --rnicsim-arg --abi2
 boot_vms 1 2
 
 # load N OPTIONS: what the VM's modprobe/insmod of rnic says and returns
@@ -114,6 +120,20 @@ perf_case "ABI 2: UD SEND_WITH_IMM 1000 B, 100 verified" 1 2 "$SRV" --timeout 24
 	qp=ud op=send_imm size=1000 depth=8 count=100
 perf_case "ABI 2: RC SEND 2 KiB into an SRQ, 100 verified" 1 2 "$SRV" --timeout 240 \
 	srq=1 op=send size=2048 depth=8 count=100
+
+MB=32
+check "ABI 2: vm2: nvmet-rdma target on $SRV:$NVME_PORT, $MB MiB namespace" \
+	nvmet_up 2 "$SRV" "$MB" || true
+DEV=""
+connect() { DEV="$(nvme_host_up 1 "$SRV")" && echo "$DEV"; }
+check "ABI 2: vm1: nvme connect -t rdma to $SRV" connect || true
+t="$(lab__now_us)"
+check "ABI 2: vm1: fio writes $MB MiB to ${DEV:-the namespace} and reads it back verified (crc32c)" \
+	nvme_verify 1 "$DEV" "$MB" 600 || true
+echo "# ABI 2: fio $MB MiB write+verify: $(lab_elapsed "$t") s"
+grep -E 'WRITE:|READ:' "$OUT/$nchk.log" | sed 's/^ */# /' || true
+check "ABI 2: vm1: nvme disconnect" nvme_host_down 1 || true
+check "ABI 2: vm2: target removed" nvmet_down 2 || true
 
 # clean_counters N: no CQE or event the driver had to refuse
 clean_counters() {
