@@ -21,6 +21,8 @@
 #                                  one run from VM C to VM S's server on
 #                                  ADDR: the client's line, then the
 #                                  server's verdict on that connection
+#   perf_srq_events_are LINE N     a server line reports N SRQ limit
+#                                  events, the first in time
 #   perf_case WHAT C S ADDR [--timeout T] ARGS...
 #                                  perf_verified as one check, its figures
 #                                  as a comment (and appended to $FIGURES
@@ -111,6 +113,21 @@ perf_verified() {
 	}
 	echo "$line"
 	perf_check "$s" "$line"
+}
+
+# perf_srq_events_are LINE N: the server's result LINE reports N SRQ
+# limit events; one must have come in time: the SRQ holds count + 4
+# buffers, so the event is due when fewer than srq_limit are left, at the
+# latest once count + 4 - srq_limit data messages were taken.
+perf_srq_events_are() {
+	local ev msgs lim cnt
+	ev="$(perf_field "$1" srq_events)"
+	msgs="$(perf_field "$1" srq_event_msgs)"
+	lim="$(perf_field "$1" srq_limit)"
+	cnt="$(perf_field "$1" count)"
+	echo "srq_events=$ev (want $2), srq_event_msgs=$msgs (at most $((cnt + 4 - lim)))"
+	[ "$(perf_field "$1" srq)" = 1 ] && [ "$ev" = "$2" ] &&
+		{ [ "$2" = 0 ] || [ "$msgs" -le $((cnt + 4 - lim)) ]; }
 }
 
 # perf_case WHAT C S ADDR [--timeout T] ARGS...: perf_verified as one

@@ -9,7 +9,8 @@
 #  - abi=3 is refused at load with a message naming the valid values;
 #  - with --abi2 and abi=auto the driver enables ABI 2.0 (kernel log),
 #    rnic0 comes up ACTIVE and the device's GID table mirrors ib_core's;
-#  - rnic_perf over RC: SEND (SGEs, inline, with immediate, into an SRQ),
+#  - rnic_perf over RC: SEND (SGEs, inline, with immediate, into an SRQ
+#    whose limit event must come),
 #    WRITE (multi-MTU, with immediate), READ, the atomics (fast-reg MRs
 #    through REG_MR WQEs), and over UD (GSI carries the CM and SIDR MADs),
 #    every byte verified on both sides;
@@ -118,8 +119,20 @@ perf_case "ABI 2: UD SEND 512 B, depth 8, 100 verified" 1 2 "$SRV" --timeout 240
 # rnic_perf's UD runs take one SGE
 perf_case "ABI 2: UD SEND_WITH_IMM 1000 B, 100 verified" 1 2 "$SRV" --timeout 240 \
 	qp=ud op=send_imm size=1000 depth=8 count=100
-perf_case "ABI 2: RC SEND 2 KiB into an SRQ, 100 verified" 1 2 "$SRV" --timeout 240 \
-	srq=1 op=send size=2048 depth=8 count=100
+# srq_limit_run: an SRQ run whose limit event (EQE SRQ_LIMIT, modify_srq
+# arming it) must reach the server's event handler once, in time
+srq_limit_run() {
+	local out
+	out="$(perf_verified 1 2 "$SRV" --timeout 240 srq=1 srq_limit=40 \
+		op=send size=2048 depth=8 count=100)" || {
+		echo "$out"
+		return 1
+	}
+	echo "$out"
+	perf_srq_events_are "$(grep '^server' <<<"$out" | tail -1)" 1
+}
+check "ABI 2: RC SEND 2 KiB into an SRQ, 100 verified, srq_limit 40: one limit event" \
+	srq_limit_run || true
 
 MB=32
 check "ABI 2: vm2: nvmet-rdma target on $SRV:$NVME_PORT, $MB MiB namespace" \

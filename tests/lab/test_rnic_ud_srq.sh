@@ -66,25 +66,11 @@ run_one() {
 ud_run() {
 	run_one "$@" && [ "$(perf_field "$SLINE" qp)" = ud ]
 }
-# srq_events_are N: the server's line SLINE reports N SRQ limit events;
-# one must have come in time: the SRQ holds count + 4 buffers, so the
-# event is due when fewer than srq_limit are left, at the latest once
-# count + 4 - srq_limit data messages were taken.
-srq_events_are() {
-	local ev msgs lim cnt
-	ev="$(perf_field "$SLINE" srq_events)"
-	msgs="$(perf_field "$SLINE" srq_event_msgs)"
-	lim="$(perf_field "$SLINE" srq_limit)"
-	cnt="$(perf_field "$SLINE" count)"
-	echo "srq_events=$ev (want $1), srq_event_msgs=$msgs (at most $((cnt + 4 - lim)))"
-	[ "$(perf_field "$SLINE" srq)" = 1 ] && [ "$ev" = "$1" ] &&
-		{ [ "$1" = 0 ] || [ "$msgs" -le $((cnt + 4 - lim)) ]; }
-}
 # srq_run EVENTS ARGS...: also the server's SRQ limit events were EVENTS.
 srq_run() {
 	local want="$1"
 	shift
-	run_one "$SRV" "$@" && srq_events_are "$want"
+	run_one "$SRV" "$@" && perf_srq_events_are "$SLINE" "$want"
 }
 summary() {
 	local line
@@ -156,7 +142,7 @@ check "SRQ: srq_limit 1, never gone below (control buffers are reposted): no lim
 	srq_run 0 op=send size=1024 depth=8 count=200 srq=1 srq_limit=1 || true
 ud_srq() {
 	ud_run "$SRV" qp=ud srq=1 op=send size=1024 depth=8 count=300 srq_limit=50 &&
-		srq_events_are 1
+		perf_srq_events_are "$SLINE" 1
 }
 check "SRQ: UD SEND 1024 B, 300 counted and verified through an SRQ, srq_limit 50: one limit event" ud_srq || true
 
