@@ -39,6 +39,8 @@
 #define VEC_MAX_FLOWS	32
 #define VEC_BUF		(64u << 10)
 #define VEC_RECV	4096	/* a receive buffer; 16 of them in VEC_BUF */
+#define VEC_UD_SEND_ONLY	0x64
+#define VEC_UD_SEND_IMM		0x65
 
 /* A captured RC frame (the CM's UD MADs are not kept) */
 struct vec_frame {
@@ -46,6 +48,8 @@ struct vec_frame {
 	size_t len;
 	struct pkt_info info;
 	struct rc_hdr h;	/* payload points into data */
+	bool ud;		/* a UD SEND on QP1 (h: BTH, payload, imm) */
+	u32 qkey, sqpn;		/* UD: the DETH */
 	u8 net;			/* RNIC_RX_CLASS_ROCE_V2_IPV4 / _IPV6 */
 	u8 src[16], dst[16];	/* IP addresses (IPv4: the first 4 bytes) */
 	u16 sport;		/* UDP source port */
@@ -67,6 +71,7 @@ struct vec_msg {
 
 static bool vec_is_request(u8 op)
 {
+	/* UD opcodes are 0x64 on: none of these */
 	return op <= RC_OP_READ_REQ || op == RC_OP_CMP_SWAP ||
 	       op == RC_OP_FETCH_ADD || op == RC_OP_SEND_LAST_INV ||
 	       op == RC_OP_SEND_ONLY_INV;
@@ -92,7 +97,41 @@ static bool vec_is_send(u8 op)
 	       op == RC_OP_SEND_ONLY_INV;
 }
 
-/* Every RC frame of the vectors file, in capture order */
+/*
+ * A UD SEND (the CM's MADs on QP1): BTH, DETH, ImmDt with SEND_ONLY_IMM,
+ * payload, pad. false: not one.
+ */
+static bool vec_ud_parse(struct vec_frame *fr)
+{
+	const u8 *b = fr->data + fr->info.bth_off;
+	size_t n = fr->info.icrc_off - fr->info.bth_off, hl = 20;
+
+	memset(&fr->h, 0, sizeof(fr->h));
+	if (n < hl || (b[0] != VEC_UD_SEND_ONLY && b[0] != VEC_UD_SEND_IMM))
+		return false;
+	fr->ud = true;
+	fr->h.opcode = b[0];
+	fr->h.se = b[1] & 0x80;
+	fr->h.pad = (b[1] >> 4) & 3;
+	fr->h.pkey = (u16)(b[2] << 8 | b[3]);
+	fr->h.dest_qpn = (u32)(b[5] << 16 | b[6] << 8 | b[7]);
+	fr->h.psn = (u32)(b[9] << 16 | b[10] << 8 | b[11]);
+	fr->qkey = (u32)b[12] << 24 | (u32)(b[13] << 16 | b[14] << 8 | b[15]);
+	fr->sqpn = (u32)(b[17] << 16 | b[18] << 8 | b[19]);
+	if (b[0] == VEC_UD_SEND_IMM) {
+		hl += 4;
+		if (n < hl)
+			return false;
+		memcpy(&fr->h.imm, b + 20, 4);
+	}
+	if (n < hl + fr->h.pad)
+		return false;
+	fr->h.payload = b + hl;
+	fr->h.payload_len = (u32)(n - hl - fr->h.pad);
+	return true;
+}
+
+/* Every RC frame and UD SEND of the vectors file, in capture order */
 static bool vec_load(struct vec_file *v)
 {
 	struct pcapread_frame pf;
@@ -131,8 +170,9 @@ static bool vec_load(struct vec_file *v)
 		    cls != PKT_CLASS_ROCE_V2_IPV6)
 			continue;
 		if (rc_pkt_parse(fr->data + fr->info.bth_off,
-				 fr->info.icrc_off - fr->info.bth_off, &fr->h))
-			continue;	/* UD: the CM's MADs on QP1 */
+				 fr->info.icrc_off - fr->info.bth_off, &fr->h) &&
+		    !vec_ud_parse(fr))
+			continue;
 		ip = fr->info.l3_off;
 		memset(fr->src, 0, sizeof(fr->src));
 		memset(fr->dst, 0, sizeof(fr->dst));
@@ -317,27 +357,32 @@ static const char *vec_where(const struct vec_frame *fr, size_t off)
 }
 
 /*
- * One frame the model sent against the one rxe sent. rxe numbers its
- * IPv4 packets; the model sends the template's identification, a constant
- * (allowed with DF set: RFC 6864, hardware-abi2.rst "Header templates"):
- * rxe's IPv4 frame is compared with @ip_id in it, checksum and ICRC
- * recomputed.
+ * One frame the model sent against the one rxe sent, with two of rxe's
+ * choices replaced by the model's, checksum and ICRC recomputed:
+ *  - the IPv4 identification: rxe numbers its packets, the model sends
+ *    the template's @ip_id, a constant (allowed with DF set: RFC 6864,
+ *    hardware-abi2.rst "Header templates");
+ *  - AckReq on QP1: rxe's requester leaves it out only for IB_QPT_UD and
+ *    IB_QPT_UC QPs (rxe_req.c, init_req_packet()), so its GSI MADs carry
+ *    it; AckReq belongs to reliable services and the model, like the
+ *    spec, sends 0 on UD and GSI QPs.
  */
 static void vec_same(const u8 *out, size_t len, const struct vec_frame *rxe,
 		     u16 ip_id)
 {
 	static struct vec_frame fixed;
-	const struct vec_frame *want = rxe;
+	const struct vec_frame *want = &fixed;
 	size_t off;
 
+	fixed = *rxe;
 	if (rxe->net == RNIC_RX_CLASS_ROCE_V2_IPV4) {
-		fixed = *rxe;
 		fixed.data[fixed.info.l3_off + 4] = (u8)(ip_id >> 8);
 		fixed.data[fixed.info.l3_off + 5] = (u8)ip_id;
 		pkt_ipv4_csum_fill(fixed.data, fixed.info.l3_off);
-		pkt_icrc_fill(fixed.data, &fixed.info);
-		want = &fixed;
 	}
+	if (rxe->ud)
+		fixed.data[fixed.info.bth_off + 8] &= 0x7f;
+	pkt_icrc_fill(fixed.data, &fixed.info);
 
 	if (len != want->len) {
 		test_fail(__FILE__, __LINE__,
@@ -786,5 +831,120 @@ TEST(v2_vectors_rxe_responses)
 	CHECK(by_op[RC_OP_READ_RESP_LAST] > 0);
 	CHECK(by_op[RC_OP_ATOMIC_ACK] > 0);
 	vec_env_down(&e);
+	free(v.f);
+}
+
+/* ---- GSI: the CM's MADs ---- */
+
+/* One rxe device's QP1, played by a model device */
+struct vec_gsi {
+	u8 src[16];
+	struct vec_env e;
+	struct t2qp qp;
+	u32 next_psn;
+	bool up;
+};
+
+/* A fresh device whose QP1 sends its next MAD with @psn */
+static int vec_gsi_up(struct vec_gsi *g, u32 psn)
+{
+	struct rnic_aq_modify_qp m = {};
+	int st;
+
+	if (g->up)
+		vec_env_down(&g->e);
+	vec_env_up(&g->e);
+	g->up = true;
+	g->next_psn = psn;
+	st = t2_qp_create(g->e.x, RNIC_QPT_GSI, g->e.x->pdn, &g->e.cq,
+			  &g->e.cq, NULL, 4, 7, 4, 6, &g->qp);
+	if (st)
+		return st;
+	m.qpn = cpu_to_le32(g->qp.qpn);
+	m.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_PKEY_INDEX |
+				  RNIC_QP_ATTR_QKEY);
+	m.state = RNIC_QPS_INIT;
+	m.qkey = cpu_to_le32(RNIC_QKEY_GSI);
+	st = t2_qp_modify(g->e.x, &m, NULL);
+	if (st)
+		return st;
+	st = t2_qp_state(g->e.x, &g->qp, RNIC_QPS_RTR);
+	if (st)
+		return st;
+	memset(&m, 0, sizeof(m));
+	m.qpn = cpu_to_le32(g->qp.qpn);
+	m.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_SQ_PSN);
+	m.state = RNIC_QPS_RTS;
+	m.sq_psn = cpu_to_le32(psn);
+	return t2_qp_modify(g->e.x, &m, NULL);
+}
+
+/*
+ * rxe's MADs from each of its devices (QP1, numbered PSNs) are sent again
+ * from a model GSI QP: address handle = the frame's headers, remote QPN,
+ * Q_Key and payload from the frame. The template carries rxe's own IPv4
+ * identification here (one AH per frame), so the frames must be equal
+ * with no correction at all.
+ */
+TEST(v2_vectors_rxe_gsi)
+{
+	static struct vec_gsi gsi[4];
+	unsigned int ngsi = 0, mads = 0, k, i, got;
+	struct rnic_hdr_tmpl t;
+	const struct vec_frame *fr;
+	struct vec_gsi *g;
+	struct vec_file v;
+	u8 wqe[128];
+
+	REQUIRE(vec_load(&v));
+	memset(gsi, 0, sizeof(gsi));
+	for (k = 0; k < v.n; k++) {
+		fr = &v.f[k];
+		if (!fr->ud)
+			continue;
+		CHECK_EQ(fr->sqpn, 1);
+		for (i = 0; i < ngsi; i++)
+			if (!memcmp(gsi[i].src, fr->src, 16))
+				break;
+		if (i == ngsi) {
+			REQUIRE(ngsi < ARRAY_SIZE(gsi));
+			memcpy(gsi[ngsi++].src, fr->src, 16);
+		}
+		g = &gsi[i];
+		/* a MAD the capture missed, or the first: PSNs start here */
+		if (!g->up || fr->h.psn != g->next_psn)
+			REQUIRE(!vec_gsi_up(g, fr->h.psn));
+		vec_tmpl(fr, &t);
+		t2_ah_set(g->e.x, 1, g->e.x->pdn, &t);
+		memcpy(t2_ram(g->e.x, g->e.buf), fr->h.payload,
+		       fr->h.payload_len);
+		memset(wqe, 0, sizeof(wqe));
+		t2_ud_wqe(wqe, fr->h.opcode == VEC_UD_SEND_IMM ?
+			  RNIC_SQE_OP_SEND_IMM : RNIC_SQE_OP_SEND,
+			  RNIC_SQE_F_SIGNALED |
+			  (fr->h.se ? RNIC_SQE_F_SOLICITED : 0), 1,
+			  fr->h.dest_qpn, fr->qkey, g->e.buf,
+			  fr->h.payload_len, g->e.x->dma_key);
+		if (fr->h.opcode == VEC_UD_SEND_IMM)
+			((struct rnic_sqe *)wqe)->ctrl.imm_data = fr->h.imm;
+		t2_post_send(g->e.x, &g->qp, wqe, true);
+		got = vec_drain(g->e.x, g->e.w, g->e.out, 1);
+		if (got != 1)
+			test_fail(__FILE__, __LINE__,
+				  "MAD psn %#x: the model sent %u frames",
+				  fr->h.psn, got);
+		else
+			vec_same(g->e.out[0].data, g->e.out[0].len, fr,
+				 vec_ip_id(fr));
+		g->next_psn = rc_psn_add(fr->h.psn, 1);
+		mads++;
+	}
+	printf("# %s: %u MADs from %u rxe QP1s sent again\n", VEC_FILE, mads,
+	       ngsi);
+	/* the connection of every rnic_perf run: REQ, REP, RTU, DREQ, DREP */
+	CHECK(mads >= 5);
+	for (i = 0; i < ngsi; i++)
+		if (gsi[i].up)
+			vec_env_down(&gsi[i].e);
 	free(v.f);
 }
