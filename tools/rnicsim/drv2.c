@@ -767,8 +767,9 @@ int t2_rc_connect(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
 	return t2_rc_connect_upto(x, qp, peer, peer_qpn, net, RNIC_QPS_RTS);
 }
 
-int t2_rc_connect_upto(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
-		       u32 peer_qpn, u8 net, u8 upto)
+int t2_rc_connect_path(struct t2 *x, struct t2qp *qp,
+		       const struct rnic_hdr_tmpl *t, u32 dest_qpn, u32 rq_psn,
+		       u32 sq_psn, u8 upto)
 {
 	u64 path = t2_alloc(x, sizeof(struct rnic_hdr_tmpl), 8);
 	struct rnic_aq_modify_qp m = {};
@@ -783,7 +784,7 @@ int t2_rc_connect_upto(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
 	st = t2_qp_modify(x, &m, NULL);
 	if (st)
 		return st;
-	t2_tmpl(x, peer, net, 0, t2_ram(x, path));
+	memcpy(t2_ram(x, path), t, sizeof(*t));
 	memset(&m, 0, sizeof(m));
 	m.qpn = cpu_to_le32(qp->qpn);
 	m.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_PATH |
@@ -794,8 +795,8 @@ int t2_rc_connect_upto(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
 	m.state = RNIC_QPS_RTR;
 	m.path_addr = cpu_to_le64(path);
 	m.path_mtu = x->path_mtu ? x->path_mtu : RNIC_PMTU_1024;
-	m.dest_qpn = cpu_to_le32(peer_qpn);
-	m.rq_psn = cpu_to_le32(0x1000 + peer_qpn);
+	m.dest_qpn = cpu_to_le32(dest_qpn);
+	m.rq_psn = cpu_to_le32(rq_psn);
 	m.max_dest_rd_atomic = 16;
 	m.min_rnr_timer = 1;
 	st = t2_qp_modify(x, &m, NULL);
@@ -809,10 +810,20 @@ int t2_rc_connect_upto(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
 				  RNIC_QP_ATTR_RNR_RETRY |
 				  RNIC_QP_ATTR_MAX_RD_ATOMIC);
 	m.state = RNIC_QPS_RTS;
-	m.sq_psn = cpu_to_le32(0x1000 + qp->qpn);
+	m.sq_psn = cpu_to_le32(sq_psn);
 	m.timeout = 10;		/* about 4 ms */
 	m.retry_cnt = 7;
 	m.rnr_retry = 7;
 	m.max_rd_atomic = 16;
 	return t2_qp_modify(x, &m, NULL);
+}
+
+int t2_rc_connect_upto(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
+		       u32 peer_qpn, u8 net, u8 upto)
+{
+	struct rnic_hdr_tmpl t;
+
+	t2_tmpl(x, peer, net, 0, &t);
+	return t2_rc_connect_path(x, qp, &t, peer_qpn, 0x1000 + peer_qpn,
+				  0x1000 + qp->qpn, upto);
 }

@@ -190,4 +190,12 @@ int t2_rc_connect(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
 int t2_rc_connect_upto(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
 		       u32 peer_qpn, u8 net, u8 upto);
 
+/*
+ * The same with the path template @t (copied), the destination QPN and
+ * both PSNs given: path MTU x->path_mtu, rights and limits as above
+ */
+int t2_rc_connect_path(struct t2 *x, struct t2qp *qp,
+		       const struct rnic_hdr_tmpl *t, u32 dest_qpn, u32 rq_psn,
+		       u32 sq_psn, u8 upto);
+
 #endif /* RNICSIM_DRV2_H */

@@ -225,59 +225,17 @@ static void vec_tmpl(const struct vec_frame *fr, struct rnic_hdr_tmpl *t)
 	memset(t->hdr + udp + 4, 0, 4);			/* UDP length, checksum */
 }
 
-/*
- * RESET -> RTS: the path of @hdr's headers to @dqpn, @rq_psn expected,
- * @sq_psn next to send
- */
+/* RESET -> RTS: the path of @hdr's headers, path MTU 1024 (rxe's here) */
 static int vec_connect(struct t2 *x, struct t2qp *qp,
 		       const struct vec_frame *hdr, u32 dqpn, u32 rq_psn,
 		       u32 sq_psn)
 {
-	u64 path = t2_alloc(x, sizeof(struct rnic_hdr_tmpl), 8);
-	struct rnic_aq_modify_qp a = {};
-	int st;
+	struct rnic_hdr_tmpl t;
 
-	a.qpn = cpu_to_le32(qp->qpn);
-	a.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_PKEY_INDEX |
-				  RNIC_QP_ATTR_ACCESS);
-	a.state = RNIC_QPS_INIT;
-	a.access = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
-		   RNIC_ACCESS_REMOTE_ATOMIC;
-	st = t2_qp_modify(x, &a, NULL);
-	if (st)
-		return st;
-	vec_tmpl(hdr, t2_ram(x, path));
-	memset(&a, 0, sizeof(a));
-	a.qpn = cpu_to_le32(qp->qpn);
-	a.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_PATH |
-				  RNIC_QP_ATTR_PATH_MTU |
-				  RNIC_QP_ATTR_DEST_QPN | RNIC_QP_ATTR_RQ_PSN |
-				  RNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
-				  RNIC_QP_ATTR_MIN_RNR_TIMER);
-	a.state = RNIC_QPS_RTR;
-	a.path_addr = cpu_to_le64(path);
-	a.path_mtu = RNIC_PMTU_1024;
-	a.dest_qpn = cpu_to_le32(dqpn);
-	a.rq_psn = cpu_to_le32(rq_psn);
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;
-	st = t2_qp_modify(x, &a, NULL);
-	if (st)
-		return st;
-	memset(&a, 0, sizeof(a));
-	a.qpn = cpu_to_le32(qp->qpn);
-	a.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_SQ_PSN |
-				  RNIC_QP_ATTR_TIMEOUT |
-				  RNIC_QP_ATTR_RETRY_CNT |
-				  RNIC_QP_ATTR_RNR_RETRY |
-				  RNIC_QP_ATTR_MAX_RD_ATOMIC);
-	a.state = RNIC_QPS_RTS;
-	a.sq_psn = cpu_to_le32(sq_psn);
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
-	return t2_qp_modify(x, &a, NULL);
+	vec_tmpl(hdr, &t);
+	x->path_mtu = RNIC_PMTU_1024;
+	return t2_rc_connect_path(x, qp, &t, dqpn, rq_psn, sq_psn,
+				  RNIC_QPS_RTS);
 }
 
 /* The work request that makes rxe's message; its payload goes to @buf */
