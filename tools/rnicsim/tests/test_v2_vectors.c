@@ -692,7 +692,10 @@ static void vec_check_conn(const struct vec_file *v, struct vec_env *e,
 			continue;	/* another QP's, or a retransmission */
 		if (rc_psn_after(fr->h.psn, last_psn))
 			break;
-		if (vec_is_send(fr->h.opcode) && vec_starts(fr->h.opcode)) {
+		/* a receive for each SEND, and for each WRITE with immediate */
+		if ((vec_is_send(fr->h.opcode) && vec_starts(fr->h.opcode)) ||
+		    fr->h.opcode == RC_OP_WRITE_ONLY_IMM ||
+		    fr->h.opcode == RC_OP_WRITE_LAST_IMM) {
 			s.addr = cpu_to_le64(e->rbuf + slot * VEC_RECV);
 			s.len = cpu_to_le32(VEC_RECV);
 			s.lkey = cpu_to_le32(x->dma_key);
@@ -780,8 +783,10 @@ TEST(v2_vectors_rxe_responses)
 	vec_env_up(&e);
 	for (i = 0; i < nconns; i++)
 		vec_check_conn(&v, &e, &conns[i], by_op);
-	printf("# %s: %u connections replayed to the model's responder\n",
-	       VEC_FILE, nconns);
+	for (i = 0, k = 0; i < 0x20; i++)
+		k += by_op[i];
+	printf("# %s: %u connections replayed to the model's responder, %u responses compared\n",
+	       VEC_FILE, nconns, k);
 	CHECK(by_op[RC_OP_ACK] > 0);
 	CHECK(by_op[RC_OP_READ_RESP_ONLY] > 0);
 	CHECK(by_op[RC_OP_READ_RESP_FIRST] > 0);
