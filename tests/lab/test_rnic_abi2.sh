@@ -119,19 +119,27 @@ perf_case "ABI 2: UD SEND 512 B, depth 8, 100 verified" 1 2 "$SRV" --timeout 240
 # rnic_perf's UD runs take one SGE
 perf_case "ABI 2: UD SEND_WITH_IMM 1000 B, 100 verified" 1 2 "$SRV" --timeout 240 \
 	qp=ud op=send_imm size=1000 depth=8 count=100
-# srq_limit_run: an SRQ run whose limit event (EQE SRQ_LIMIT, modify_srq
-# arming it) must reach the server's event handler once, in time
+# srq_limit_run: an SRQ run whose limit event (EQE SRQ_LIMIT on event
+# queue 0, armed by modify_srq) reaches the server's event handler once,
+# while the run is still going. On ABI 2.0 the event travels apart from
+# the completions, as on hardware, so it may come a few messages after
+# the buffer that crossed the limit (the 65th of 104 here): the bound is
+# the run's last message, not ABI 1.0's exact one (test_rnic_ud_srq.sh).
 srq_limit_run() {
-	local out
+	local out line ev msgs
 	out="$(perf_verified 1 2 "$SRV" --timeout 240 srq=1 srq_limit=40 \
 		op=send size=2048 depth=8 count=100)" || {
 		echo "$out"
 		return 1
 	}
 	echo "$out"
-	perf_srq_events_are "$(grep '^server' <<<"$out" | tail -1)" 1
+	line="$(grep '^server' <<<"$out" | tail -1)"
+	ev="$(perf_field "$line" srq_events)"
+	msgs="$(perf_field "$line" srq_event_msgs)"
+	echo "srq_events=$ev (want 1), srq_event_msgs=$msgs (want < 100)"
+	[ "$ev" = 1 ] && [ "$msgs" -lt 100 ]
 }
-check "ABI 2: RC SEND 2 KiB into an SRQ, 100 verified, srq_limit 40: one limit event" \
+check "ABI 2: RC SEND 2 KiB into an SRQ, 100 verified, srq_limit 40: one limit event during the run" \
 	srq_limit_run || true
 
 MB=32
