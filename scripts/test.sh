@@ -213,10 +213,12 @@ stage_lab() {
 			unset "run_w[$job]" "run_job[$job]"
 		done
 	done
-	# Keep the figures of tests that ran this time, and the others'.
+	# Keep the figures of tests that ran this time, and the others'. (No
+	# file yet is no failure: under pipefail it kept the file from ever
+	# being written, and the lab from ever starting the longest first.)
 	{
 		cat "$RNIC_TEST_DIR/lab/times"
-		cat "$LAB_TIMES" 2>/dev/null
+		cat "$LAB_TIMES" 2>/dev/null || true
 	} | awk '!seen[$1]++' >"$LAB_TIMES.new" && mv "$LAB_TIMES.new" "$LAB_TIMES"
 	sort -k2 -rn "$RNIC_TEST_DIR/lab/times" | sed 's/^/# lab time: /' >&2
 }
