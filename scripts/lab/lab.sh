@@ -47,7 +47,8 @@
 # RNIC_LAB_KVER (the kernel release the VMs boot: default the Debian lab
 # kernel in $RNIC_CACHE/kver; the debug kernel's is in
 # $RNIC_CACHE/debug-kver), RNIC_LAB_KERNEL (its image), RNIC_LAB_RNICSIM, RNIC_LAB_BOOT_TIMEOUT (s, default 240),
-# RNIC_LAB_SHM_SIZE (rnicsim BAR2 size, default 1 MiB), RNIC_LAB_APPEND
+# RNIC_LAB_SHM_SIZE (rnicsim BAR2 size, default 1 MiB), RNIC_LAB_CPU (QEMU's
+# -cpu, default qemu64,-cx16), RNIC_LAB_APPEND
 # (extra kernel command line).
 
 LAB_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -689,6 +690,14 @@ lab_vm() {
 	# shellcheck disable=SC2206 # RNIC_LAB_APPEND is a list of words
 	append+=(${RNIC_LAB_APPEND:-})
 	qemu+=(-append "${append[*]}")
+	# No CMPXCHG16B in the guest: QEMU 7.2's TCG computes the flags of
+	# that instruction from a stale lazy-flags state and can set TF, VM
+	# and AC in RFLAGS.  SLUB's fast path runs it on every allocation;
+	# the next interrupt's IRET then loads the bogus flags and the guest
+	# dies of a double fault (twice in CI, in rdma_rxe's skb allocation).
+	# scripts/lab/qemu-cx16-flags.c shows it under qemu-x86_64.  Without
+	# the feature the guest kernel takes its cmpxchg16b emulation.
+	qemu+=(-cpu "${RNIC_LAB_CPU:-qemu64,-cx16}")
 
 	qemu+=("${qargs[@]}")
 	printf '%q ' "${qemu[@]}" >"$d/qemu.cmdline"
