@@ -391,16 +391,24 @@ static int rnic_v2_del_gid(const struct ib_gid_attr *attr, void **context)
 }
 
 /* ------------------------------------------------------------------------
- * Counters: the driver's, then the device's transport counters (hw_*)
+ * Counters: the driver's, the device's transport counters, then the device's
+ * port counters with the "hw_" prefix they have on ABI 1.0 (the wire's
+ * view: frames and bytes per RoCE version, drops before the transport).
  */
 
 #define RNIC_V2_STAT_DESC(s)	{ .name = #s },
-#define RNIC_V2_HW_STAT_DESC(s)	{ .name = "hw_" #s },
+#define RNIC_V2_PORT_STAT_DESC(s)	{ .name = "hw_" #s },
 
 static const struct rdma_stat_desc rnic_v2_stat_descs[] = {
 	RNIC_V2_STATS(RNIC_V2_STAT_DESC)
-	RNIC_RDMA_STATS(RNIC_V2_HW_STAT_DESC)
+	RNIC_RDMA_STATS(RNIC_V2_STAT_DESC)
+	RNIC_PORT_STATS(RNIC_V2_PORT_STAT_DESC)
 };
+
+#define RNIC_V2_RDMA_STATS_AT	RNIC_V2_NUM_STATS
+#define RNIC_V2_PORT_STATS_AT	(RNIC_V2_RDMA_STATS_AT + RNIC_NUM_RDMA_STATS)
+static_assert(ARRAY_SIZE(rnic_v2_stat_descs) ==
+	      RNIC_V2_PORT_STATS_AT + RNIC_NUM_PORT_STATS);
 
 static struct rdma_hw_stats *rnic_v2_alloc_hw_port_stats(struct ib_device *ibdev,
 							 u32 port)
@@ -410,6 +418,11 @@ static struct rdma_hw_stats *rnic_v2_alloc_hw_port_stats(struct ib_device *ibdev
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
+/*
+ * A device that does not answer leaves its counters at their last values
+ * and counts cmd_failures; a device with fewer transport counters than
+ * this driver knows (an older 2.x) leaves the rest at 0.
+ */
 static int rnic_v2_get_hw_stats(struct ib_device *ibdev,
 				struct rdma_hw_stats *stats, u32 port,
 				int index)
@@ -427,9 +440,13 @@ static int rnic_v2_get_hw_stats(struct ib_device *ibdev,
 					   RNIC_RDMA_STATS_SCOPE_PORT, raw,
 					   n * sizeof(*raw)))
 		for (i = 0; i < n; i++)
-			stats->value[RNIC_V2_NUM_STATS + i] =
+			stats->value[RNIC_V2_RDMA_STATS_AT + i] =
 				le64_to_cpu(raw[i]);
 	kfree(raw);
+	if (rnic_cmd_query_stats(v2->rdev, RNIC_STATS_SCOPE_PORT, 0,
+				 stats->value + RNIC_V2_PORT_STATS_AT,
+				 RNIC_NUM_PORT_STATS))
+		rnic_v2_stat_inc(v2, RNIC_V2_STAT_cmd_failures);
 	return stats->num_counters;
 }
 

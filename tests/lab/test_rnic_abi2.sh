@@ -165,11 +165,18 @@ clean_counters() {
 		echo "vm$1 $k ${v:-missing}"
 		[ "${v:-x}" = 0 ] || bad=1
 	done
-	echo "vm$1 hw_rc_req_packets $(stat_of "$f" hw_rc_req_packets), hw_ud_send_packets $(stat_of "$f" hw_ud_send_packets), hw_retransmits $(stat_of "$f" hw_retransmits)"
-	[ "$(stat_of "$f" hw_rc_req_packets)" -gt 0 ] || bad=1
+	# the NIC's transport counters, then its port counters (hw_*)
+	for k in rc_req_packets ud_send_packets retransmits hw_tx_roce_v2_frames \
+		hw_rx_roce_v2_frames hw_tx_roce_v1_frames; do
+		echo "vm$1 $k $(stat_of "$f" "$k")"
+	done
+	[ "$(stat_of "$f" rc_req_packets)" -gt 0 ] || bad=1
+	[ "$(stat_of "$f" hw_tx_roce_v2_frames)" -gt 0 ] || bad=1
+	[ "$(stat_of "$f" hw_rx_roce_v2_frames)" -gt 0 ] || bad=1
+	[ "$(stat_of "$f" hw_tx_roce_v1_frames)" = 0 ] || bad=1
 	return "$bad"
 }
-check "ABI 2: no bad CQE/EQE, unknown object or deferred free; the device counted RC traffic (both VMs)" \
+check "ABI 2: no bad CQE/EQE, unknown object or deferred free; the NIC counted RC packets and RoCE v2 (not v1) frames each way (both VMs)" \
 	eval 'clean_counters 1 && clean_counters 2' || true
 check "ABI 2: rmmod rnic in both VMs after the runs" eval 'rnic_down 1 && rnic_down 2' || true
 
