@@ -20,6 +20,9 @@
 #    has per-version packets and bytes, retransmits, timeouts, NAKs by
 #    kind, duplicates, ICRC errors and drops by reason (those that count
 #    faults rise in test_fault_rnic.sh).
+# With RNIC_LAB_RNICSIM_ARGS=--abi2 the same runs go over ABI 2.0, where
+# the NIC runs the transport: its port counters (hw_*) are the per-version
+# counts, and its transport counters must add up to its port's TX frames.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
@@ -47,6 +50,26 @@ SRV="$(lab_addr 2 rnic 4)"
 need "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV"
 MAC1="$(lab__mac 1 rnic)"
 MAC2="$(lab__mac 2 rnic)"
+
+# The ABI in effect (the probe line; RNIC_LAB_RNICSIM_ARGS=--abi2 gives
+# 2.0).  On 1.0 the driver runs the transport and counts packets per RoCE
+# version itself (tx_roce_v2_packets, ...), beside the NIC's port counters
+# (hw_*); on 2.0 the NIC runs the transport and the per-version counts are
+# its port counters (hw_tx_roce_v2_frames, ...).
+ABI=1
+if lab_exec 1 --timeout 30 "dmesg | grep -qE 'rnic .*ABI 2\\.0, MAC'"; then
+	ABI=2
+fi
+echo "# ABI $ABI.0"
+# pkts DIR V / bytes DIR V: the counter of DIR (tx/rx) RoCE vV traffic that
+# the transport keeps (1.0: the driver's; 2.0: the NIC's port counters).
+if [ "$ABI" = 1 ]; then
+	pkts() { echo "${1}_roce_v${2}_packets"; }
+	bytes() { echo "${1}_roce_v${2}_bytes"; }
+else
+	pkts() { echo "hw_${1}_roce_v${2}_frames"; }
+	bytes() { echo "hw_${1}_roce_v${2}_bytes"; }
+fi
 
 # snap WHEN: both VMs' counters, for the relations below (a failed
 # snapshot leaves a file without counters, which fails them).
@@ -78,12 +101,12 @@ on_wire() {
 # This version's counters went up in vm1, the other version's did not.
 counters() {
 	local k x
-	for k in tx_roce_v${v}_packets rx_roce_v${v}_packets; do
+	for k in "$(pkts tx "$v")" "$(pkts rx "$v")"; do
 		x="$(d 1 "$k")" || return 1
 		echo "vm1 $k +$x"
 		[ "$x" -gt 0 ] || return 1
 	done
-	for k in tx_roce_v${other}_packets rx_roce_v${other}_packets; do
+	for k in "$(pkts tx "$other")" "$(pkts rx "$other")"; do
 		x="$(d 1 "$k")" || return 1
 		echo "vm1 $k +$x"
 		[ "$x" = 0 ] || return 1
@@ -104,11 +127,11 @@ tx_is_rx() {
 	local a b k t r bad=0
 	for a in 1 2; do
 		b=$((3 - a))
-		for k in packets bytes; do
-			t="$(d "$a" "tx_roce_v${v}_$k")" || return 1
-			r="$(d "$b" "rx_roce_v${v}_$k")" || return 1
+		for k in pkts bytes; do
+			t="$(d "$a" "$($k tx "$v")")" || return 1
+			r="$(d "$b" "$($k rx "$v")")" || return 1
 			[ "$t" -gt 0 ] || bad=1
-			equal "vm$a tx_roce_v${v}_$k -> vm$b rx_roce_v${v}_$k" "$t" "$r" || bad=1
+			equal "vm$a $($k tx "$v") -> vm$b $($k rx "$v")" "$t" "$r" || bad=1
 		done
 	done
 	return "$bad"
@@ -129,7 +152,27 @@ driver_is_device() {
 	done
 	return "$bad"
 }
-# What each driver says it sent is what the bridge carried from its MAC.
+# ABI 2.0: the NIC's transport counted each frame its port sent: request
+# packets, retransmissions, responses (ACKs, NAKs, READ and atomic
+# responses) and UD sends (the CM's MADs among them).
+transport_is_port() {
+	local n k s x t bad=0
+	for n in 1 2; do
+		s=0
+		for k in rc_req_packets retransmits rc_resp_packets ud_send_packets; do
+			x="$(d "$n" "$k")" || return 1
+			s=$((s + x))
+		done
+		t=0
+		for k in hw_tx_roce_v1_frames hw_tx_roce_v2_frames; do
+			x="$(d "$n" "$k")" || return 1
+			t=$((t + x))
+		done
+		equal "vm$n rc_req_packets+retransmits+rc_resp_packets+ud_send_packets / hw_tx_roce_v1+v2_frames" "$s" "$t" || bad=1
+	done
+	return "$bad"
+}
+# What each transport says it sent is what the bridge carried from its MAC.
 driver_is_wire() {
 	local n mac f w p b bad=0
 	if [ "$v" = 1 ]; then f='eth.type == 0x8915'; else f='udp.dstport == 4791'; fi
@@ -137,9 +180,9 @@ driver_is_wire() {
 		mac="$MAC1"
 		[ "$n" = 2 ] && mac="$MAC2"
 		w="$(pcap_sum "$PCAP" "eth.src == $mac && $f")" || return 1
-		p="$(d "$n" "tx_roce_v${v}_packets")" || return 1
-		b="$(d "$n" "tx_roce_v${v}_bytes")" || return 1
-		equal "vm$n tx_roce_v${v} packets bytes / frames bytes from $mac on the bridge" "$p $b" "$w" || bad=1
+		p="$(d "$n" "$(pkts tx "$v")")" || return 1
+		b="$(d "$n" "$(bytes tx "$v")")" || return 1
+		equal "vm$n $(pkts tx "$v") $(bytes tx "$v") / frames bytes from $mac on the bridge" "$p $b" "$w" || bad=1
 	done
 	return "$bad"
 }
@@ -180,24 +223,40 @@ for v in 1 2; do
 		what="RoCE v2: frames are UDP 4791, all decoded as InfiniBand, none Ethertype 0x8915, no malformed/expert errors"
 	fi
 	check "$what" on_wire || true
-	check "RoCE v$v: rdma statistic: tx/rx_roce_v${v}_packets up, v$other unchanged" counters || true
-	check "RoCE v$v: packets and bytes one VM's driver sent = those the other's received, both ways" \
+	check "RoCE v$v: rdma statistic: $(pkts tx "$v")/$(pkts rx "$v") up, v$other unchanged" counters || true
+	check "RoCE v$v: packets and bytes one VM's transport sent = those the other's received, both ways" \
 		tx_is_rx || true
-	check "RoCE v$v: driver counters = device counters (hw_*), packets and bytes, TX and RX, both VMs" \
-		driver_is_device || true
-	check "RoCE v$v: each driver's TX packets and bytes = the frames and bytes from its MAC on the bridge" \
+	if [ "$ABI" = 1 ]; then
+		check "RoCE v$v: driver counters = device counters (hw_*), packets and bytes, TX and RX, both VMs" \
+			driver_is_device || true
+	else
+		check "RoCE v$v: the NIC's transport counters add up to its port's TX frames, both VMs" \
+			transport_is_port || true
+	fi
+	check "RoCE v$v: each transport's TX packets and bytes = the frames and bytes from its MAC on the bridge" \
 		driver_is_wire || true
 done
 
 # Item 8's counter set: per-version packets/bytes, retransmits, timeouts,
 # NAKs sent/received by kind, duplicates, ICRC errors, drops by reason.
 counter_set() {
-	local f="$LAB_DIR/stats-v2-vm1-after" k missing=0
-	for k in tx_roce_v1_packets tx_roce_v1_bytes rx_roce_v1_packets rx_roce_v1_bytes \
-		tx_roce_v2_packets tx_roce_v2_bytes rx_roce_v2_packets rx_roce_v2_bytes \
-		retransmits retrans_timeouts nak_seq_sent nak_seq_rcvd nak_rnr_sent \
-		nak_rnr_rcvd nak_inv_req_sent nak_inv_req_rcvd nak_rem_access_sent \
-		nak_rem_access_rcvd duplicate_requests icrc_errors; do
+	local f="$LAB_DIR/stats-v2-vm1-after" k v dir set missing=0
+	set=""
+	for v in 1 2; do
+		for dir in tx rx; do
+			set+=" $(pkts "$dir" "$v") $(bytes "$dir" "$v")"
+		done
+	done
+	if [ "$ABI" = 1 ]; then
+		set+=" retransmits retrans_timeouts nak_seq_sent nak_seq_rcvd nak_rnr_sent
+			nak_rnr_rcvd nak_inv_req_sent nak_inv_req_rcvd nak_rem_access_sent
+			nak_rem_access_rcvd duplicate_requests icrc_errors"
+	else
+		set+=" retransmits local_ack_timeouts nak_seq_sent nak_seq_rcvd rnr_naks_sent
+			rnr_naks_rcvd nak_inv_req_sent nak_inv_req_rcvd nak_rem_access_sent
+			nak_rem_access_rcvd duplicate_requests rx_icrc_errors_v1 rx_icrc_errors_v2"
+	fi
+	for k in $set; do
 		grep -q "^$k " "$f" || { echo "missing $k"; missing=1; }
 	done
 	echo "drop reasons: $(grep -c '^rx_drop_' "$f")"
