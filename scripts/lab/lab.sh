@@ -515,8 +515,15 @@ lab__sweep() {
 		lab_ok "$what"
 		return 0
 	fi
-	local IFS=';'
+	local IFS=';' ln
 	lab_not_ok "$what: ${found[*]}" "$d/console.log"
+	# The report itself, so that a CI log shows what the console said
+	# (the console file stays on the machine that ran the test).
+	if [ -n "$hit" ]; then
+		ln="$(grep -a -n -m1 -F -- "$hit" "$d/console.sweep" | cut -d: -f1)"
+		[ -z "$ln" ] || sed -n "$((ln > 3 ? ln - 3 : 1)),$((ln + 40))p" "$d/console.sweep" |
+			sed "s/^/# vm$n console: /"
+	fi
 	return 1
 }
 

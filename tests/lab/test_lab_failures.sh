@@ -24,8 +24,8 @@ WORK="$RNIC_LAB_DIR/failures"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 # The scenarios are labs of their own, each in a child: this script
-# starts none, so no lab_stop adds lines to these 27.
-echo "1..27"
+# starts none, so no lab_stop adds lines to these 28.
+echo "1..28"
 check_init "$WORK/checks"
 
 # scenario NAME: run $WORK/NAME.sh (a lab script, body on stdin) as its own
@@ -241,6 +241,8 @@ sweep_line() {
 check "sweep: a kernel WARNING is a not-ok line for that VM, naming it" \
 	sweep_line '^not ok - lab: f_sweep: vm1: kernel log clean .*WARNING: CPU: 0 PID: 1 at lab_failures sweep test' ||
 	true
+check "sweep: the console around the report follows as comments naming the VM" \
+	sweep_line '^# vm1 console: .*WARNING: CPU: 0 PID: 1 at lab_failures sweep test' || true
 check "sweep: a VM that died is a not-ok line" \
 	sweep_line '^not ok - lab: f_sweep: vm2: kernel log clean .*the VM died during the test' || true
 check "sweep: a VM stopped on purpose (lab_vm_gone) is ok" \
