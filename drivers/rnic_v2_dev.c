@@ -392,23 +392,45 @@ static int rnic_v2_del_gid(const struct ib_gid_attr *attr, void **context)
 
 /* ------------------------------------------------------------------------
  * Counters: the driver's, the device's transport counters, then the device's
- * port counters with the "hw_" prefix they have on ABI 1.0 (the wire's
- * view: frames and bytes per RoCE version, drops before the transport).
+ * port counters of RoCE traffic with the "hw_" prefix they have on ABI 1.0
+ * (the wire's view: frames and bytes per RoCE version, PFC).  The rest of
+ * the port counters belong to the Ethernet side (ethtool -S); ib_core
+ * answers "rdma statistic" in one netlink message of about a page, which
+ * holds some 80 counters, not all of them.
  */
 
-#define RNIC_V2_STAT_DESC(s)	{ .name = #s },
+#define RNIC_V2_PORT_STATS(op)			\
+	op(tx_roce_v1_frames)			\
+	op(tx_roce_v1_bytes)			\
+	op(tx_roce_v2_frames)			\
+	op(tx_roce_v2_bytes)			\
+	op(rx_roce_v1_frames)			\
+	op(rx_roce_v1_bytes)			\
+	op(rx_roce_v2_frames)			\
+	op(rx_roce_v2_bytes)			\
+	op(rx_pause)				\
+	op(tx_pause)				\
+	op(tx_paused_ns)
+
+#define RNIC_V2_STAT_DESC(s)		{ .name = #s },
 #define RNIC_V2_PORT_STAT_DESC(s)	{ .name = "hw_" #s },
+#define RNIC_V2_PORT_STAT_INDEX(s)	RNIC_PORT_STAT_##s,
 
 static const struct rdma_stat_desc rnic_v2_stat_descs[] = {
 	RNIC_V2_STATS(RNIC_V2_STAT_DESC)
 	RNIC_RDMA_STATS(RNIC_V2_STAT_DESC)
-	RNIC_PORT_STATS(RNIC_V2_PORT_STAT_DESC)
+	RNIC_V2_PORT_STATS(RNIC_V2_PORT_STAT_DESC)
+};
+
+/* where each hw_ counter is in the device's RNIC_PORT_STATS */
+static const u8 rnic_v2_port_stat_index[] = {
+	RNIC_V2_PORT_STATS(RNIC_V2_PORT_STAT_INDEX)
 };
 
 #define RNIC_V2_RDMA_STATS_AT	RNIC_V2_NUM_STATS
 #define RNIC_V2_PORT_STATS_AT	(RNIC_V2_RDMA_STATS_AT + RNIC_NUM_RDMA_STATS)
 static_assert(ARRAY_SIZE(rnic_v2_stat_descs) ==
-	      RNIC_V2_PORT_STATS_AT + RNIC_NUM_PORT_STATS);
+	      RNIC_V2_PORT_STATS_AT + ARRAY_SIZE(rnic_v2_port_stat_index));
 
 static struct rdma_hw_stats *rnic_v2_alloc_hw_port_stats(struct ib_device *ibdev,
 							 u32 port)
@@ -430,6 +452,7 @@ static int rnic_v2_get_hw_stats(struct ib_device *ibdev,
 	struct rnic_v2 *v2 = to_v2(ibdev);
 	unsigned int n = min_t(unsigned int, v2->caps.num_rdma_stats,
 			       RNIC_NUM_RDMA_STATS);
+	u64 *port_vals;
 	__le64 *raw;
 	unsigned int i;
 
@@ -443,10 +466,15 @@ static int rnic_v2_get_hw_stats(struct ib_device *ibdev,
 			stats->value[RNIC_V2_RDMA_STATS_AT + i] =
 				le64_to_cpu(raw[i]);
 	kfree(raw);
-	if (rnic_cmd_query_stats(v2->rdev, RNIC_STATS_SCOPE_PORT, 0,
-				 stats->value + RNIC_V2_PORT_STATS_AT,
-				 RNIC_NUM_PORT_STATS))
+	port_vals = kcalloc(RNIC_NUM_PORT_STATS, sizeof(*port_vals), GFP_KERNEL);
+	if (!port_vals || rnic_cmd_query_stats(v2->rdev, RNIC_STATS_SCOPE_PORT, 0,
+					       port_vals, RNIC_NUM_PORT_STATS))
 		rnic_v2_stat_inc(v2, RNIC_V2_STAT_cmd_failures);
+	else
+		for (i = 0; i < ARRAY_SIZE(rnic_v2_port_stat_index); i++)
+			stats->value[RNIC_V2_PORT_STATS_AT + i] =
+				port_vals[rnic_v2_port_stat_index[i]];
+	kfree(port_vals);
 	return stats->num_counters;
 }
 
