@@ -131,4 +131,21 @@ enum rnic_v2_stat {
 	RNIC_V2_NUM_STATS
 };
 
+/*
+ * The device's port counters (RNIC_PORT_STATS) that rdma statistic shows
+ * on ABI 2.0, with the hw_ prefix: RoCE's and PFC's (rnic_v2_dev.c).
+ */
+#define RNIC_V2_PORT_STATS(op)			\
+	op(tx_roce_v1_frames)			\
+	op(tx_roce_v1_bytes)			\
+	op(tx_roce_v2_frames)			\
+	op(tx_roce_v2_bytes)			\
+	op(rx_roce_v1_frames)			\
+	op(rx_roce_v1_bytes)			\
+	op(rx_roce_v2_frames)			\
+	op(rx_roce_v2_bytes)			\
+	op(rx_pause)				\
+	op(tx_pause)				\
+	op(tx_paused_ns)
+
 #endif /* _RNIC_STATS_H_ */

@@ -399,19 +399,6 @@ static int rnic_v2_del_gid(const struct ib_gid_attr *attr, void **context)
  * holds some 80 counters, not all of them.
  */
 
-#define RNIC_V2_PORT_STATS(op)			\
-	op(tx_roce_v1_frames)			\
-	op(tx_roce_v1_bytes)			\
-	op(tx_roce_v2_frames)			\
-	op(tx_roce_v2_bytes)			\
-	op(rx_roce_v1_frames)			\
-	op(rx_roce_v1_bytes)			\
-	op(rx_roce_v2_frames)			\
-	op(rx_roce_v2_bytes)			\
-	op(rx_pause)				\
-	op(tx_pause)				\
-	op(tx_paused_ns)
-
 #define RNIC_V2_STAT_DESC(s)		{ .name = #s },
 #define RNIC_V2_PORT_STAT_DESC(s)	{ .name = "hw_" #s },
 #define RNIC_V2_PORT_STAT_INDEX(s)	RNIC_PORT_STAT_##s,
