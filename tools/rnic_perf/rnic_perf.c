@@ -1058,7 +1058,7 @@ static int perf_conn_setup(struct perf_conn *c)
 		sq = 8;
 		if (perf_op_is_send(c->op) || c->op == PERF_WRITE_IMM)
 			c->nrx = min_t(u32, 2 * c->depth + PERF_CTRL_RX,
-				       attr->max_qp_wr);
+				       attr->max_qp_wr - 1);
 		if (perf_op_is_send(c->op)) {
 			c->rx_len = max_t(u32, c->size, sizeof(struct perf_ctrl));
 			c->rx_nsge = c->nsge;
@@ -1066,7 +1066,14 @@ static int perf_conn_setup(struct perf_conn *c)
 	}
 	c->rx_len += c->grh;
 	rq = c->nrx;
-	if (sq > attr->max_qp_wr || rq > attr->max_qp_wr) {
+	/*
+	 * ib_drain_rq() posts one more receive after the QP went to ERR, and
+	 * every buffer is posted then: the RQ needs room for it (a device
+	 * that rounds queue sizes up hides a full RQ; ABI 2.0 rnic does not,
+	 * and the drain failed with -ENOMEM and a WARN when the last buffer
+	 * had been reposted).
+	 */
+	if (sq > attr->max_qp_wr || rq + 1 > attr->max_qp_wr) {
 		pr_err("%s: depth %u exceeds the device's %d work requests\n",
 		       dev_name(&c->dev->dev), c->depth, attr->max_qp_wr);
 		return -EINVAL;
@@ -1121,7 +1128,7 @@ static int perf_conn_setup(struct perf_conn *c)
 	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qpa.srq = c->srq;
 	qpa.cap.max_send_wr = sq;
-	qpa.cap.max_recv_wr = c->srq ? 0 : rq;
+	qpa.cap.max_recv_wr = c->srq ? 0 : rq + 1;
 	qpa.cap.max_send_sge = c->server ? 1 : c->nsge;
 	qpa.cap.max_recv_sge = c->srq ? 0 : c->rx_nsge;
 	if (c->inl)
