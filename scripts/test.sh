@@ -237,7 +237,9 @@ if [ "$FAIL" = 0 ]; then
 	run_stage rnicsim 600
 	run_stage debugkernel 3000
 	run_stage kunit 900
-	run_stage dkms 900 && run_stage lab 4200
+	# The lab takes 3760-3910 s on this 2-core machine (warm); 4500 s
+	# keeps the whole run under CI's 90 minutes with room for noise.
+	run_stage dkms 900 && run_stage lab 4500
 fi
 
 echo
