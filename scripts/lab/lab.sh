@@ -541,9 +541,10 @@ lab_plan() { echo "1..$(($1 + $2 + 1))"; }
 # instruction only when scripts/lab/cx16-safe.py shows that none of its
 # CMPXCHG16Bs can be reached that way (our debug kernel, built with
 # symbols); others (Debian's, without symbols) get qemu64 without cx16 and
-# take the kernel's emulation (slower: the one CI run that gave every
-# guest that took 4200+ s of lab, over the stage's limit, against 3909 s
-# the run before).  The verdict is cached per image.
+# take the kernel's emulation (pushf/cli/popf, helpers under TCG; the one
+# suite run with it in every guest went over the lab stage's limit, with
+# other load on the host too, so its cost is not measured apart).  The
+# verdict is cached per image.
 lab__cpu() {
 	local img="$1" key verdict
 	if [ -n "${RNIC_LAB_CPU:-}" ]; then
