@@ -23,6 +23,9 @@
 #                                  server's verdict on that connection
 #   perf_srq_events_are LINE N     a server line reports N SRQ limit
 #                                  events, the first in time
+#   roce_version_counted B A V     RoCE vV's packet counters rose between
+#                                  hw_stats outputs B and A, the other's
+#                                  did not (either ABI)
 #   perf_case WHAT C S ADDR [--timeout T] ARGS...
 #                                  perf_verified as one check, its figures
 #                                  as a comment (and appended to $FIGURES
@@ -209,6 +212,35 @@ hw_stats() {
 
 # stat_of FILE NAME: a counter's value in hw_stats output (0 if absent).
 stat_of() { awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$1"; }
+
+# roce_pkts_name FILE DIR V: the counter of DIR (tx/rx) RoCE vV packets in
+# hw_stats output FILE: the driver's transport's on ABI 1.0
+# (tx_roce_v2_packets), the NIC's port counter on ABI 2.0
+# (hw_tx_roce_v2_frames), where the NIC's transport counters
+# (rc_req_packets, ...) are listed.
+roce_pkts_name() {
+	if grep -q '^rc_req_packets ' "$1"; then
+		echo "hw_${2}_roce_v${3}_frames"
+	else
+		echo "${2}_roce_v${3}_packets"
+	fi
+}
+
+# roce_version_counted BEFORE AFTER V: between two hw_stats outputs, the TX
+# and RX packets of RoCE vV went up and the other version's did not.
+roce_version_counted() {
+	local b="$1" a="$2" v="$3" dir k
+	for dir in tx rx; do
+		k="$(roce_pkts_name "$a" "$dir" "$v")"
+		echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
+		[ "$(stat_of "$a" "$k")" -gt "$(stat_of "$b" "$k")" ] || return 1
+	done
+	for dir in tx rx; do
+		k="$(roce_pkts_name "$a" "$dir" $((3 - v)))"
+		echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
+		[ "$(stat_of "$a" "$k")" = "$(stat_of "$b" "$k")" ] || return 1
+	done
+}
 
 # pcap_count PCAP FILTER [TSHARK_OPTIONS...]: frames matching FILTER.
 pcap_count() {
