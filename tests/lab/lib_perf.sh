@@ -23,6 +23,8 @@
 #                                  server's verdict on that connection
 #   perf_srq_events_are LINE N     a server line reports N SRQ limit
 #                                  events, the first in time
+#   stat_name FILE NAME            an ABI 1.0 counter name as FILE (hw_stats
+#                                  output) spells it (ABI 2.0 renames some)
 #   roce_version_counted B A V     RoCE vV's packet counters rose between
 #                                  hw_stats outputs B and A, the other's
 #                                  did not (either ABI)
@@ -223,6 +225,24 @@ roce_pkts_name() {
 		echo "hw_${2}_roce_v${3}_frames"
 	else
 		echo "${2}_roce_v${3}_packets"
+	fi
+}
+
+# stat_name FILE NAME: NAME as ABI 1.0 calls a transport counter, spelled
+# the way hw_stats output FILE lists it: on ABI 2.0 (the NIC's transport
+# counters listed) some have other names.
+stat_name() {
+	if grep -q '^rc_req_packets ' "$1"; then
+		case "$2" in
+		ud_sends) echo ud_send_packets ;;
+		ud_recvs) echo ud_recv_packets ;;
+		nak_rnr_sent) echo rnr_naks_sent ;;
+		nak_rnr_rcvd) echo rnr_naks_rcvd ;;
+		retrans_timeouts) echo local_ack_timeouts ;;
+		*) echo "$2" ;;
+		esac
+	else
+		echo "$2"
 	fi
 }
 

@@ -120,14 +120,16 @@ on_wire() {
 }
 check "on the wire: UD Send Only (and with Immediate) frames with a DETH, at least one per message" on_wire || true
 counters() {
-	local b a
-	b="$(stat_of "$LAB_DIR/stats-vm1-before" ud_sends)"
-	a="$(stat_of "$LAB_DIR/stats-vm1-after" ud_sends)"
-	echo "vm1 ud_sends: $b -> $a"
+	local b a k
+	k="$(stat_name "$LAB_DIR/stats-vm1-after" ud_sends)"
+	b="$(stat_of "$LAB_DIR/stats-vm1-before" "$k")"
+	a="$(stat_of "$LAB_DIR/stats-vm1-after" "$k")"
+	echo "vm1 $k: $b -> $a"
 	[ "$((a - b))" -ge 2800 ] || return 1
-	b="$(stat_of "$LAB_DIR/stats-vm2-before" ud_recvs)"
-	a="$(stat_of "$LAB_DIR/stats-vm2-after" ud_recvs)"
-	echo "vm2 ud_recvs: $b -> $a"
+	k="$(stat_name "$LAB_DIR/stats-vm2-after" ud_recvs)"
+	b="$(stat_of "$LAB_DIR/stats-vm2-before" "$k")"
+	a="$(stat_of "$LAB_DIR/stats-vm2-after" "$k")"
+	echo "vm2 $k: $b -> $a"
 	[ "$((a - b))" -ge 2800 ]
 }
 check "rdma statistic: vm1 ud_sends and vm2 ud_recvs up by at least the messages" counters || true
