@@ -215,25 +215,14 @@ hw_stats() {
 # stat_of FILE NAME: a counter's value in hw_stats output (0 if absent).
 stat_of() { awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$1"; }
 
-# roce_pkts_name FILE DIR V: the counter of DIR (tx/rx) RoCE vV packets in
-# hw_stats output FILE: the driver's transport's on ABI 1.0
-# (tx_roce_v2_packets), the NIC's port counter on ABI 2.0
-# (hw_tx_roce_v2_frames), where the NIC's transport counters
-# (rc_req_packets, ...) are listed.
-roce_pkts_name() {
-	if grep -q '^rc_req_packets ' "$1"; then
-		echo "hw_${2}_roce_v${3}_frames"
-	else
-		echo "${2}_roce_v${3}_packets"
-	fi
-}
-
 # stat_name FILE NAME: NAME as ABI 1.0 calls a transport counter, spelled
 # the way hw_stats output FILE lists it: on ABI 2.0 (the NIC's transport
-# counters listed) some have other names.
+# counters listed) some have other names, and the per-version packet
+# counts are the NIC's port counters (hw_tx_roce_v2_frames, ...).
 stat_name() {
 	if grep -q '^rc_req_packets ' "$1"; then
 		case "$2" in
+		[tr]x_roce_v[12]_packets) echo "hw_${2%_packets}_frames" ;;
 		ud_sends) echo ud_send_packets ;;
 		ud_recvs) echo ud_recv_packets ;;
 		nak_rnr_sent) echo rnr_naks_sent ;;
@@ -251,12 +240,12 @@ stat_name() {
 roce_version_counted() {
 	local b="$1" a="$2" v="$3" dir k
 	for dir in tx rx; do
-		k="$(roce_pkts_name "$a" "$dir" "$v")"
+		k="$(stat_name "$a" "${dir}_roce_v${v}_packets")"
 		echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
 		[ "$(stat_of "$a" "$k")" -gt "$(stat_of "$b" "$k")" ] || return 1
 	done
 	for dir in tx rx; do
-		k="$(roce_pkts_name "$a" "$dir" $((3 - v)))"
+		k="$(stat_name "$a" "${dir}_roce_v$((3 - v))_packets")"
 		echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
 		[ "$(stat_of "$a" "$k")" = "$(stat_of "$b" "$k")" ] || return 1
 	done
