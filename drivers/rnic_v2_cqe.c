@@ -126,9 +126,16 @@ static int rnic_v2_wc_ud_src(const struct rnic_rdma_cqe *cqe, u8 flags,
 	if (flags & RNIC_RCQE_F_VLAN) {
 		u16 tci = le16_to_cpu(cqe->vlan_tci);
 
-		wc->vlan_id = tci & VLAN_VID_MASK;
 		wc->sl = tci >> VLAN_PRIO_SHIFT;
-		wc->wc_flags |= IB_WC_WITH_VLAN;
+		/*
+		 * A priority tag (VID 0, PFC) names no VLAN: ib_core looks
+		 * the reply's GID up by this VID, and a non-VLAN netdev's
+		 * GIDs have none.
+		 */
+		if (tci & VLAN_VID_MASK) {
+			wc->vlan_id = tci & VLAN_VID_MASK;
+			wc->wc_flags |= IB_WC_WITH_VLAN;
+		}
 	}
 	return 0;
 }

@@ -288,7 +288,6 @@ int rnic_v2_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct rnic_v2_ah *ah = to_v2ah(ibah);
 	struct rdma_ah_attr *attr = init->ah_attr;
 	const struct ib_gid_attr *sgid = attr->grh.sgid_attr;
-	u8 prio = rnic_params.pfc_prio == RNIC_PFC_OFF ? 0 : rnic_params.pfc_prio;
 	struct rnic_v2_tmpl_in in;
 	struct rnic_hdr_tmpl tmpl, *e;
 	unsigned long flags;
@@ -302,7 +301,8 @@ int rnic_v2_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	err = rdma_read_gid_l2_fields(sgid, &vlan_id, smac);
 	if (err)
 		return err;
-	err = rnic_v2_tmpl_in_from_ah(&in, attr, smac, vlan_id, prio,
+	err = rnic_v2_tmpl_in_from_ah(&in, attr, smac, vlan_id,
+				      rnic_params.pfc_prio,
 				      rnic_params.roce_udp_port, 0, 0);
 	if (err)
 		return err;

@@ -280,7 +280,6 @@ static int rnic_v2_build_path(struct rnic_v2_qp *qp,
 	u16 vlan_id;
 	u8 smac[ETH_ALEN];
 	u32 dqpn = (mask & IB_QP_DEST_QPN) ? attr->dest_qp_num : qp->dest_qpn;
-	u8 prio = rnic_params.pfc_prio == RNIC_PFC_OFF ? 0 : rnic_params.pfc_prio;
 	int err;
 
 	if (!qp->path || !sgid)
@@ -288,7 +287,8 @@ static int rnic_v2_build_path(struct rnic_v2_qp *qp,
 	err = rdma_read_gid_l2_fields(sgid, &vlan_id, smac);
 	if (err)
 		return err;
-	err = rnic_v2_tmpl_in_from_ah(&in, &attr->ah_attr, smac, vlan_id, prio,
+	err = rnic_v2_tmpl_in_from_ah(&in, &attr->ah_attr, smac, vlan_id,
+				      rnic_params.pfc_prio,
 				      rnic_params.roce_udp_port,
 				      qp->ibqp.qp_num, dqpn);
 	if (!err)

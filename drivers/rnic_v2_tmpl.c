@@ -76,7 +76,7 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_udp_sport);
  * @smac: the MAC of the source GID's netdev
  * @vlan_id: the VID of that netdev, 0xffff if it is not a VLAN device
  *	(what rdma_read_gid_l2_fields() reports)
- * @prio: the 802.1p priority RoCE traffic uses (the PFC priority)
+ * @pfc_prio: the PFC no-drop priority, or RNIC_PFC_OFF
  * @udp_dport: the port's RoCE v2 UDP port
  * @lqpn: local QPN of an RC path, 0 for an address handle
  * @rqpn: remote QPN of an RC path, 0 for an address handle
@@ -84,13 +84,21 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_udp_sport);
  * The RoCE version comes from the source GID's type, the way ib_core
  * tells the two versions apart. @in.pdn is left 0: an AH's caller sets it.
  *
+ * With PFC on, every frame travels on @pfc_prio, so every frame is tagged:
+ * a priority tag (VID 0) when the GID's netdev is no VLAN device, because
+ * a PFC peer classifies an untagged frame as priority 0 and would not
+ * pause it. With PFC off only a VLAN device's frames are tagged, with the
+ * address vector's SL as PCP (what rdma_cm derived from the TOS), as the
+ * ABI 1.0 datapath does.
+ *
  * Return: 0, or -EINVAL for an address vector rnic cannot send on.
  */
 int rnic_v2_tmpl_in_from_ah(struct rnic_v2_tmpl_in *in,
 			    const struct rdma_ah_attr *ah,
-			    const u8 *smac, u16 vlan_id, u8 prio,
+			    const u8 *smac, u16 vlan_id, s8 pfc_prio,
 			    u16 udp_dport, u32 lqpn, u32 rqpn)
 {
+	bool pfc = pfc_prio != RNIC_PFC_OFF;
 	const struct ib_global_route *grh;
 	int net;
 
@@ -106,11 +114,14 @@ int rnic_v2_tmpl_in_from_ah(struct rnic_v2_tmpl_in *in,
 	if (vlan_id != RNIC_TMPL_NO_VLAN && vlan_id >= VLAN_N_VID - 1)
 		return -EINVAL;
 
+	if (pfc && (pfc_prio < 0 || pfc_prio > 7))
+		return -EINVAL;
+
 	memset(in, 0, sizeof(*in));
 	in->net = net;
-	in->vlan = vlan_id != RNIC_TMPL_NO_VLAN;
-	in->vlan_id = in->vlan ? vlan_id : 0;
-	in->prio = prio;
+	in->vlan = vlan_id != RNIC_TMPL_NO_VLAN || pfc;
+	in->vlan_id = vlan_id != RNIC_TMPL_NO_VLAN ? vlan_id : 0;
+	in->prio = pfc ? pfc_prio : rdma_ah_get_sl(ah) & 7;
 	in->traffic_class = grh->traffic_class;
 	in->hop_limit = grh->hop_limit;
 	in->flow_label = grh->flow_label;

@@ -16,6 +16,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "rnic_hw.h"
+#include "rnic_param.h"
 
 /**
  * struct rnic_v2_tmpl_in - everything a header template is made of
@@ -60,7 +61,7 @@ int rnic_v2_tmpl_net(enum rdma_network_type type);
 u16 rnic_v2_udp_sport(u32 flow_label, u32 lqpn, u32 rqpn);
 int rnic_v2_tmpl_in_from_ah(struct rnic_v2_tmpl_in *in,
 			    const struct rdma_ah_attr *ah,
-			    const u8 *smac, u16 vlan_id, u8 prio,
+			    const u8 *smac, u16 vlan_id, s8 pfc_prio,
 			    u16 udp_dport, u32 lqpn, u32 rqpn);
 int rnic_v2_tmpl_build(struct rnic_hdr_tmpl *tmpl,
 		       const struct rnic_v2_tmpl_in *in);

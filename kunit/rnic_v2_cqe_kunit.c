@@ -215,6 +215,12 @@ static void cqe_ud_recv(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.sl, 5);
 	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_VLAN);
 
+	/* a PFC priority tag (VID 0): the SL, but no VLAN for ib_core */
+	c.vlan_tci = cpu_to_le16(3 << 13);
+	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.sl, 3);
+	KUNIT_EXPECT_FALSE(test, wc.wc_flags & IB_WC_WITH_VLAN);
+
 	/* what a UD receive CQE cannot be */
 	c.flags &= ~RNIC_RCQE_F_GRH;
 	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), -EIO);

@@ -354,8 +354,11 @@ static void tmpl_from_ah(struct kunit *test)
 	node_mac(smac, 2);
 	fill_gid_attr(&sgid, RNIC_RX_CLASS_ROCE_V2_IPV6);
 	fill_ah(&ah, &sgid, RNIC_RX_CLASS_ROCE_V2_IPV6, 0x86e);
+	/* PFC off: untagged, the SL as the template's priority */
+	rdma_ah_set_sl(&ah, 3);
 	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
-						      3, ROCE_PORT, 0x12, 0x12),
+						      RNIC_PFC_OFF, ROCE_PORT,
+						      0x12, 0x12),
 			0);
 	KUNIT_EXPECT_EQ(test, in.net, RNIC_RX_CLASS_ROCE_V2_IPV6);
 	KUNIT_EXPECT_FALSE(test, in.vlan);
@@ -371,12 +374,45 @@ static void tmpl_from_ah(struct kunit *test)
 			0);
 	KUNIT_EXPECT_TRUE(test, in.vlan);
 	KUNIT_EXPECT_EQ(test, in.vlan_id, 100);
+	KUNIT_EXPECT_EQ(test, in.prio, 3);
+
+	/* PFC on, no VLAN netdev: a priority tag, VID 0 PCP 3 */
+	rdma_ah_set_sl(&ah, 6);
+	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+						      3, ROCE_PORT, 0x12, 0x12),
+			0);
+	KUNIT_EXPECT_TRUE(test, in.vlan);
+	KUNIT_EXPECT_EQ(test, in.vlan_id, 0);
+	KUNIT_EXPECT_EQ(test, in.prio, 3);
+	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(t.hdr + 12), ETH_P_8021Q);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(t.hdr + 14), 3 << 13);
+
+	/* PFC off: the SL is the PCP of a VLAN netdev's tag ... */
+	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 100,
+						      RNIC_PFC_OFF, ROCE_PORT,
+						      0x12, 0x12),
+			0);
+	KUNIT_EXPECT_TRUE(test, in.vlan);
+	KUNIT_EXPECT_EQ(test, in.prio, 6);
+	/* ... and no tag without a VLAN netdev */
+	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+						      RNIC_PFC_OFF, ROCE_PORT,
+						      0x12, 0x12),
+			0);
+	KUNIT_EXPECT_FALSE(test, in.vlan);
+	KUNIT_EXPECT_EQ(test, in.prio, 6);
+	/* no such priority */
+	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+						      8, ROCE_PORT, 0x12, 0x12),
+			-EINVAL);
+	rdma_ah_set_sl(&ah, 0);
 
 	/* an IPv4 GID is RoCE v2 over IPv4 */
 	fill_gid_attr(&sgid, RNIC_RX_CLASS_ROCE_V2_IPV4);
 	fill_ah(&ah, &sgid, RNIC_RX_CLASS_ROCE_V2_IPV4, 0);
 	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
-						      0, ROCE_PORT, 0x12, 0x34),
+						      RNIC_PFC_OFF, ROCE_PORT, 0x12, 0x34),
 			0);
 	KUNIT_EXPECT_EQ(test, in.net, RNIC_RX_CLASS_ROCE_V2_IPV4);
 	KUNIT_EXPECT_EQ(test, in.udp_sport,
@@ -388,7 +424,7 @@ static void tmpl_from_ah(struct kunit *test)
 	fill_gid_attr(&sgid, RNIC_RX_CLASS_ROCE_V1);
 	fill_ah(&ah, &sgid, RNIC_RX_CLASS_ROCE_V1, 7);
 	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
-						      0, ROCE_PORT, 0, 0),
+						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			0);
 	KUNIT_EXPECT_EQ(test, in.net, RNIC_RX_CLASS_ROCE_V1);
 	KUNIT_EXPECT_EQ(test, in.udp_sport, 0);
@@ -399,25 +435,25 @@ static void tmpl_from_ah(struct kunit *test)
 	/* what a RoCE port cannot send */
 	sgid.gid_type = IB_GID_TYPE_IB;
 	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
-						      0, ROCE_PORT, 0, 0),
+						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			-EINVAL);
 	sgid.gid_type = IB_GID_TYPE_ROCE;
 	ah.ah_flags = 0;
 	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
-						      0, ROCE_PORT, 0, 0),
+						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			-EINVAL);
 	ah.ah_flags = IB_AH_GRH;
 	ah.grh.sgid_attr = NULL;
 	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
-						      0, ROCE_PORT, 0, 0),
+						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			-EINVAL);
 	ah.grh.sgid_attr = &sgid;
 	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 4095,
-						      0, ROCE_PORT, 0, 0),
+						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			-EINVAL);
 	ah.type = RDMA_AH_ATTR_TYPE_IB;
 	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
-						      0, ROCE_PORT, 0, 0),
+						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			-EINVAL);
 }
 
