@@ -18,7 +18,8 @@
 #include "ctl.h"
 
 #define CTL_HELP "commands: fault SPEC | fault | fault clear | link down|up" \
-		 " | counters | pcap start FILE | pcap stop | quit"
+		 " | rx hold|release | counters | pcap start FILE | pcap stop" \
+		 " | quit"
 
 static void reply(ctl_out_fn out, void *octx, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -103,6 +104,16 @@ void ctl_execute(struct ctl *c, const char *line, ctl_out_fn out, void *octx)
 		}
 		ops->link(c->ctx, !strcmp(rest, "up"));
 		reply(out, octx, "ok link %s", rest);
+	} else if (!strcmp(cmd, "rx")) {
+		if (strcmp(rest, "hold") && strcmp(rest, "release")) {
+			snprintf(msg, sizeof(msg), "usage: rx hold|release");
+			goto error;
+		}
+		if (!ops->rx_hold ||
+		    ops->rx_hold(c->ctx, !strcmp(rest, "hold"), msg,
+				 sizeof(msg)))
+			goto error;
+		reply(out, octx, "ok rx %s", rest);
 	} else if (!strcmp(cmd, "counters") && !*rest) {
 		ops->counters(c->ctx, data_line, &df);
 		reply(out, octx, "ok");

@@ -34,6 +34,8 @@ struct ctl_ops {
 	void (*fault_show)(void *ctx, char *msg, size_t len);
 	void (*fault_clear)(void *ctx);
 	void (*link)(void *ctx, bool up);
+	/* 0 or -errno; @msg gets a reason on failure */
+	int (*rx_hold)(void *ctx, bool hold, char *msg, size_t len);
 	void (*counters)(void *ctx, ctl_out_fn out, void *octx);
 	int (*pcap_start)(void *ctx, const char *path, char *err, size_t len);
 	void (*pcap_stop)(void *ctx);

@@ -367,6 +367,18 @@ void rdev_set_link(struct rdev *d, bool up)
 	}
 }
 
+int rdev_rx_hold(struct rdev *d, bool hold)
+{
+	if (!d->serves_abi2)
+		return -EOPNOTSUPP;
+	if (d->rx_hold == hold)
+		return 0;
+	d->rx_hold = hold;
+	if (!hold && d->v2)
+		v2_pump(d);	/* what waited runs now; XON follows */
+	return 0;
+}
+
 uint64_t rdev_tick(struct rdev *d, uint64_t now_ns)
 {
 	u64 next;
@@ -419,6 +431,10 @@ void rdev_dump_counters(struct rdev *d,
 				 (unsigned long long)d->queues[i].stats[j]);
 			out(ctx, line);
 		}
+	}
+	if (d->serves_abi2) {
+		snprintf(line, sizeof(line), "rx_hold %d", d->rx_hold);
+		out(ctx, line);
 	}
 	v2_dump_counters(d, out, ctx);
 }

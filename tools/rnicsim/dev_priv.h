@@ -106,6 +106,7 @@ struct rdev {
 	bool enabled;
 	bool fatal;
 	bool link_up;
+	bool rx_hold;		/* rdev_rx_hold(): survives resets */
 
 	u64 aq_sq;
 	u64 aq_cq;

@@ -273,7 +273,7 @@ void v2_pump(struct rdev *d)
 		return;
 	v->busy = true;
 	for (n = 0; n < V2_PUMP_MAX; n++) {
-		if (v->fifo_count) {
+		if (v->fifo_count && !d->rx_hold) {
 			/* Popped after: a loopback append cannot overwrite it. */
 			f = &v->fifo[v->fifo_head];
 			v2_rx_process(d, f->data, f->len);
@@ -338,7 +338,8 @@ u64 v2_tick(struct rdev *d, u64 now)
 	next = earliest(next, v2_rc_tick(d, now));
 	v2_pump(d);
 	/* Work left over by a pump that hit its limit: come back at once. */
-	if (d->v2->fifo_count || d->v2->runq.head || d->v2->eth_pending)
+	if ((d->v2->fifo_count && !d->rx_hold) || d->v2->runq.head ||
+	    d->v2->eth_pending)
 		next = now;
 	return next;
 }

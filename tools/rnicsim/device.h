@@ -46,6 +46,16 @@ void rdev_wire_rx(struct rdev *d, const uint8_t *frame, size_t len);
 void rdev_set_link(struct rdev *d, bool up);
 
 /*
+ * A test knob for back-pressure behind the port (a PCIe link or host
+ * memory that cannot keep up): with @hold the 2.0 transport leaves
+ * received RoCE frames in its receive buffer, which fills, so PFC pauses
+ * the link partner; releasing runs them. -EOPNOTSUPP on a device that
+ * does not serve 2.0 (1.0's receive buffer is the guest's ROCE_RX ring:
+ * stop the guest instead).
+ */
+int rdev_rx_hold(struct rdev *d, bool hold);
+
+/*
  * Timer work (TX paused by PFC, pause emission for the no-drop priority).
  * Returns the absolute time in ns it wants to be called again, or 0.
  */

@@ -106,6 +106,11 @@ static void dev_set_link(void *dev, bool up)
 	rdev_set_link(dev, up);
 }
 
+static int dev_rx_hold(void *dev, bool hold)
+{
+	return rdev_rx_hold(dev, hold);
+}
+
 static uint64_t dev_tick(void *dev, uint64_t now_ns)
 {
 	return rdev_tick(dev, now_ns);
@@ -127,6 +132,7 @@ static const struct sim_dev_ops rdev_ops = {
 	.doorbell = dev_doorbell,
 	.wire_rx = dev_wire_rx,
 	.set_link = dev_set_link,
+	.rx_hold = dev_rx_hold,
 	.tick = dev_tick,
 	.reset = dev_reset,
 	.dump_counters = dev_dump_counters,

@@ -178,6 +178,22 @@ static void ctl_link(void *ctx, bool up)
 		    err, sizeof(err));
 }
 
+static int ctl_rx_hold(void *ctx, bool hold, char *msg, size_t len)
+{
+	struct sim *s = ctx;
+	int ret = -ENODEV;
+
+	if (s->dev_ops && s->dev_ops->rx_hold)
+		ret = s->dev_ops->rx_hold(s->dev, hold);
+	if (ret == -EOPNOTSUPP)
+		snprintf(msg, len, "rx hold needs a device serving ABI 2.0 (--abi2)");
+	else if (ret)
+		snprintf(msg, len, "rx hold: %s", strerror(-ret));
+	else
+		sim_log("rx %s", hold ? "held (test knob)" : "released");
+	return ret;
+}
+
 static void ctl_counters(void *ctx, ctl_out_fn out, void *octx)
 {
 	sim_dump_counters(ctx, out, octx);
@@ -212,6 +228,7 @@ static const struct ctl_ops sim_ctl_ops = {
 	.fault_show = ctl_fault_show,
 	.fault_clear = ctl_fault_clear,
 	.link = ctl_link,
+	.rx_hold = ctl_rx_hold,
 	.counters = ctl_counters,
 	.pcap_start = ctl_pcap_start,
 	.pcap_stop = ctl_pcap_stop,

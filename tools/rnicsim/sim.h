@@ -28,6 +28,8 @@ struct sim_dev_ops {
 	void (*doorbell)(void *dev, unsigned int vector);
 	void (*wire_rx)(void *dev, const uint8_t *frame, size_t len);
 	void (*set_link)(void *dev, bool up);
+	/* optional: 0 or -errno (rdev_rx_hold()) */
+	int (*rx_hold)(void *dev, bool hold);
 	uint64_t (*tick)(void *dev, uint64_t now_ns);
 	void (*reset)(void *dev);
 	void (*dump_counters)(void *dev, void (*out)(void *ctx,

@@ -260,6 +260,12 @@ TEST(sim_wire_faults_pcap_and_ctl)
 	ctl_cmd(&s, c, "link up", reply, sizeof(reply));
 	CHECK(dev.link);
 
+	/* rx hold: this fake device has no receive buffer to hold */
+	ctl_cmd(&s, c, "rx hold", reply, sizeof(reply));
+	CHECK(!strncmp(reply, "error", 5));
+	ctl_cmd(&s, c, "rx sideways", reply, sizeof(reply));
+	CHECK(strstr(reply, "usage: rx hold|release") != NULL);
+
 	/* Pause storm into the device's RX. */
 	ctl_cmd(&s, c, "fault pause=2:3", reply, sizeof(reply));
 	CHECK(!strncmp(reply, "ok", 2));

@@ -5,6 +5,7 @@
  * the receive side refuses (hardware-transport.rst, "UD and GSI",
  * "RX validation").
  */
+#include <errno.h>
 #include <string.h>
 
 #include "../pkt.h"
@@ -668,5 +669,43 @@ TEST(v2_rx_buffer_and_pfc)
 	CHECK_EQ(quanta[3], 0);
 	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_fifo_full), 44);
 	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_no_recv_wqe), 256);
+
+	/*
+	 * rdev_rx_hold(): ticks leave the frames waiting, so the buffer
+	 * stays short and XOFF is all B sends; release runs them, XON last.
+	 */
+	REQUIRE(rdev_rx_hold(t2_tdev(p.b)->d, true) == 0);
+	t2_tdev(p.b)->p->ntx = 0;
+	for (i = 0; i < 300; i++)
+		rdev_wire_rx(t2_tdev(p.b)->d, f.data, f.len);
+	for (i = 0; i < 3; i++) {
+		t2_tdev(p.b)->p->now += 1000000;
+		rdev_tick(t2_tdev(p.b)->d, t2_tdev(p.b)->p->now);
+	}
+	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_no_recv_wqe), 256);
+	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_fifo_full), 88);
+	REQUIRE(t2_tdev(p.b)->p->ntx >= 1);
+	for (i = 0; i < t2_tdev(p.b)->p->ntx && i < FAKE_MAX_FRAMES; i++) {
+		CHECK(pkt_pfc_parse(t2_tdev(p.b)->p->tx[i].data,
+				    t2_tdev(p.b)->p->tx[i].len, &en, quanta));
+		CHECK(quanta[3] > 0);
+	}
+	REQUIRE(rdev_rx_hold(t2_tdev(p.b)->d, false) == 0);
+	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_no_recv_wqe), 512);
+	i = t2_tdev(p.b)->p->ntx - 1;
+	REQUIRE(i < FAKE_MAX_FRAMES);
+	CHECK(pkt_pfc_parse(t2_tdev(p.b)->p->tx[i].data, t2_tdev(p.b)->p->tx[i].len, &en,
+			    quanta));
+	CHECK_EQ(quanta[3], 0);
 	pair_down(&p);
+}
+
+/* The hold is a 2.0 knob: a 1.0-only device refuses it */
+TEST(v2_rx_hold_needs_abi2)
+{
+	struct tdev *t = tdev_new(0);
+
+	REQUIRE(t != NULL);
+	CHECK_EQ(rdev_rx_hold(t->d, true), -EOPNOTSUPP);
+	tdev_free(t);
 }
