@@ -18,7 +18,12 @@
 #    > 0), and after SIGCONT, once the driver has reposted, an XON (quanta
 #    0) last; vm1's NIC honours them (rx_pause, tx_paused_ns), and the
 #    rnic_perf WRITE that spanned the stall completes with every byte
-#    verified.  The pause frames are seen in rnicsim's captures of each NIC:
+#    verified.  On ABI 2.0 the NIC runs the transport and places the data
+#    itself, so a stopped guest does not stop it; there rnicsim's control
+#    socket holds vm2's NIC's receive pipeline instead ("rx hold", as PCIe
+#    back-pressure would), its 256-frame RoCE receive buffer fills with
+#    the WRITEs and the burst, and the same XOFF, XON and pause checks
+#    apply.  The pause frames are seen in rnicsim's captures of each NIC:
 #    the lab's Linux bridge drops MAC control frames, so tc on the taps
 #    passes them from one port to the other, as a back-to-back cable would.
 set -euo pipefail
@@ -97,6 +102,10 @@ check "every RoCE frame both ways carries an 802.1Q tag, VLAN 0, PCP $PRIO (tsha
 # ---- the receiver runs short of buffers
 
 sim_ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
+# The ABI in effect: 2.0 lists the NIC's transport counters.
+ABI=1
+hw_stats 2 rnic0/1 2>/dev/null | grep -q '^rc_req_packets ' && ABI=2
+echo "# rnic ABI $ABI.0"
 sim_counters() { sim_ctl "$1" counters; }
 ctr() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
@@ -142,18 +151,29 @@ for _ in $(seq 300); do
 done
 QPID="$(cat "$LAB_DIR/vm2/qemu.pid")"
 STALL_LOG="$LAB_DIR/stall.log"
+# What stalls vm2's receiver: on 1.0 its guest (the driver reposts the
+# ROCE_RX ring), on 2.0 its NIC's transport (rnicsim's test knob).
+if [ "$ABI" = 2 ]; then
+	stall() { sim_ctl 2 rx hold; }
+	unstall() { sim_ctl 2 rx release; }
+	STALLED="its NIC's receive pipeline held"
+else
+	stall() { kill -STOP "$QPID"; }
+	unstall() { kill -CONT "$QPID"; }
+	STALLED="its guest stopped"
+fi
 {
 	echo "traffic flowing: $flowing"
 	sim_ctl 1 pcap start "$NIC1_PCAP"
 	sim_ctl 2 pcap start "$NIC2_PCAP"
-	kill -STOP "$QPID"
+	stall
 	sleep 0.2
 	ip netns exec "$LAB_NS" python3 "$LAB_REPO/tests/lab/roce_flood.py" br0 "$M2" "$SRV" 1200
 	# XOFF is refreshed every half pause time while the ring stays short.
 	sleep 1.5
-	echo "vm2 NIC while its guest is stopped:"
-	sim_counters 2 | grep -E '^(rx_drop_no_buf|tx_pause|rx_pause|rx_roce_v2_frames) '
-	kill -CONT "$QPID"
+	echo "vm2 NIC, $STALLED:"
+	sim_counters 2 | grep -E '^(rx_drop_no_buf|rdma_rx_drop_fifo_full|rx_hold|tx_pause|rx_pause|rx_roce_v2_frames) '
+	unstall
 	echo "vm2 resumed"
 	# The driver reposts, the NIC sends XON: wait for it (10 s at most)
 	# in the NIC's capture, which rnicsim flushes frame by frame.
@@ -201,14 +221,14 @@ xoff() {
 	head -3 "$f"
 	[ "$n" -gt 0 ] && [ "$only" = 0 ]
 }
-check "vm2 short of RoCE RX buffers sends 802.1Qbb PFC XOFF for priority $PRIO only (macc 0x0101 to 01:80:c2:00:00:01)" xoff || true
+check "vm2, $STALLED, short of RoCE receive buffers, sends 802.1Qbb PFC XOFF for priority $PRIO only (macc 0x0101 to 01:80:c2:00:00:01)" xoff || true
 xon() {
 	local last
 	last="$(tail -1 "$LAB_DIR/pfc-frames-vm2.txt")"
 	echo "last PFC frame vm2's NIC sent: quanta, class-enable vector: $last"
 	[ "$(echo "$last" | awk '{ print $1 }')" = 0 ]
 }
-check "vm2 sends XON (priority $PRIO quanta 0) once its guest reposts, as its last PFC frame" xon || true
+check "vm2 sends XON (priority $PRIO quanta 0) once its receiver runs again, as its last PFC frame" xon || true
 honoured() {
 	local b="$LAB_DIR/sim1-before" a="$LAB_DIR/sim1-after" k got
 	got="$(pfc_frames "$NIC1_PCAP" | wc -l)"
