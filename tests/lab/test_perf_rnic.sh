@@ -20,9 +20,10 @@
 #    has per-version packets and bytes, retransmits, timeouts, NAKs by
 #    kind, duplicates, ICRC errors and drops by reason (those that count
 #    faults rise in test_fault_rnic.sh).
-# With RNIC_LAB_RNICSIM_ARGS=--abi2 the same runs go over ABI 2.0, where
-# the NIC runs the transport: its port counters (hw_*) are the per-version
-# counts, and its transport counters must add up to its port's TX frames.
+# On ABI 2.0 (rnicsim's default) the NIC runs the transport: its port
+# counters (hw_*) are the per-version counts, and its transport counters
+# must add up to its port's TX frames; RNIC_LAB_RNICSIM_ARGS=--no-abi2 runs
+# the same on ABI 1.0.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
@@ -51,8 +52,8 @@ need "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV"
 MAC1="$(lab__mac 1 rnic)"
 MAC2="$(lab__mac 2 rnic)"
 
-# The ABI in effect (the probe line; RNIC_LAB_RNICSIM_ARGS=--abi2 gives
-# 2.0).  On 1.0 the driver runs the transport and counts packets per RoCE
+# The ABI in effect (the probe line; RNIC_LAB_RNICSIM_ARGS=--no-abi2
+# gives 1.0).  On 1.0 the driver runs the transport and counts packets per RoCE
 # version itself (tx_roce_v2_packets, ...), beside the NIC's port counters
 # (hw_*); on 2.0 the NIC runs the transport and the per-version counts are
 # its port counters (hw_tx_roce_v2_frames, ...).

@@ -4,8 +4,8 @@
 # shellcheck disable=SC2317 # functions are called through check
 #
 # The ABI 2.0 verbs path (the NIC runs the IB transport) between two rnic
-# VMs whose rnicsim runs with --abi2, and the ABI 1.0 path still chosen
-# on a NIC without it:
+# VMs whose rnicsim serves it (--abi2, rnicsim's default), and the ABI 1.0
+# path still chosen on a NIC that serves 1.0 alone (--no-abi2):
 #  - abi=3 is refused at load with a message naming the valid values;
 #  - with --abi2 and abi=auto the driver enables ABI 2.0 (kernel log),
 #    rnic0 comes up ACTIVE and the device's GID table mirrors ib_core's;
@@ -19,7 +19,7 @@
 #    registration, SEND_WITH_INV and LOCAL_INV as the NVMe drivers use them);
 #  - the driver's bad-CQE / unknown-object counters stay 0;
 #  - rmmod rnic with rnic_perf's connections gone;
-#  - a VM whose rnicsim runs without --abi2 gets ABI 1.0 and carries an
+#  - a VM whose rnicsim runs with --no-abi2 gets ABI 1.0 and carries an
 #    rnic_perf SEND run, and abi=2 there is refused without binding.
 # rping (rdmacm-utils) needs a userspace verbs provider, which rnic does
 # not have yet (DESIGN.md: "a userspace provider comes later"), so the
@@ -181,8 +181,8 @@ check "ABI 2: no bad CQE/EQE, unknown object or deferred free; the NIC counted R
 check "ABI 2: rmmod rnic in both VMs after the runs" eval 'rnic_down 1 && rnic_down 2' || true
 
 # The ABI 1.0 path on NICs whose model serves only 1.0.
-lab_vm 3 --rnic
-lab_vm 4 --rnic
+lab_vm 3 --rnic --rnicsim-arg --no-abi2
+lab_vm 4 --rnic --rnicsim-arg --no-abi2
 boot_vms 3 4
 refuse_abi2() {
 	if load "$1" abi=2; then
@@ -193,9 +193,9 @@ refuse_abi2() {
 	fi
 	return 1
 }
-check "vm3 (no --abi2): abi=2 does not bind the 1.0-only NIC, with a message" refuse_abi2 3 || true
+check "vm3 (--no-abi2): abi=2 does not bind the 1.0-only NIC, with a message" refuse_abi2 3 || true
 for n in 3 4; do
-	need "vm$n (no --abi2): rnic0 ACTIVE, rnic_perf loaded" rnic_up "$n"
+	need "vm$n (--no-abi2): rnic0 ACTIVE, rnic_perf loaded" rnic_up "$n"
 done
 check "vm3, vm4: kernel log says ABI 1.0" eval 'abi_in 3 1 && abi_in 4 1' || true
 SRV1="$(lab_addr 4 rnic 4)"

@@ -8,6 +8,8 @@
 # BARs (BAR2 = rnicsim's --shm-size) and reads rnic's signature block
 # through BAR2.  The expected magic, ABI and the block's layout come from
 # include/rnic_hw.h itself (compiled into a tiny helper), never a copy.
+# rnicsim serves ABI 2.0 beside 1.0 by default: abi_major is 2.0's major,
+# abi_compat has the bits of both.
 # The rnic driver is not loaded: the guest reads the device raw.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
@@ -31,13 +33,18 @@ cat >"$LAB_DIR/sig_layout.c" <<'C'
 #include <stddef.h>
 #include <stdio.h>
 #include "rnic_hw.h"
+#include "rnic_hw_v2.h"
 int main(void)
 {
-	printf("SIG_OFF=%u MAGIC=%u ABI_MAJOR=%u OFF_MAGIC=%zu OFF_ABI_MAJOR=%zu "
+	printf("SIG_OFF=%u MAGIC=%u ABI_MAJOR=%u ABI_COMPAT=%u OFF_MAGIC=%zu "
+	       "OFF_ABI_MAJOR=%zu OFF_ABI_COMPAT=%zu "
 	       "OFF_SHM_SIZE=%zu OFF_MAC=%zu OFF_VERSION=%zu VERSION_LEN=%u\n",
 	       (unsigned)RNIC_SIG_OFF, (unsigned)RNIC_SIG_MAGIC,
-	       (unsigned)RNIC_ABI_MAJOR, offsetof(struct rnic_sig, magic),
+	       (unsigned)RNIC_ABI2_MAJOR,
+	       (unsigned)(1u << RNIC_ABI_MAJOR | 1u << RNIC_ABI2_MAJOR),
+	       offsetof(struct rnic_sig, magic),
 	       offsetof(struct rnic_sig, abi_major),
+	       offsetof(struct rnic_sig, abi_compat),
 	       offsetof(struct rnic_sig, shm_size), offsetof(struct rnic_sig, mac),
 	       offsetof(struct rnic_sig, model_version),
 	       (unsigned)RNIC_MODEL_VERSION_LEN);
@@ -87,7 +94,7 @@ dev=$(for d in /sys/bus/pci/devices/*; do
 	[ "$(cat $d/vendor):$(cat $d/device)" = 0x1af4:0x1110 ] && echo $d && break; done)
 [ -n "$dev" ] || { echo "no 1af4:1110 device" >&2; exit 1; }
 echo 1 >"$dev/enable" 2>/dev/null || true
-export dev SIG_OFF OFF_MAGIC OFF_ABI_MAJOR OFF_SHM_SIZE OFF_MAC OFF_VERSION VERSION_LEN
+export dev SIG_OFF OFF_MAGIC OFF_ABI_MAJOR OFF_ABI_COMPAT OFF_SHM_SIZE OFF_MAC OFF_VERSION VERSION_LEN
 python3 - <<PY
 import mmap, os, struct
 e = os.environ
@@ -102,6 +109,7 @@ s = bar(2, 4096 + int(e["SIG_OFF"]))
 o = int(e["SIG_OFF"])
 print("magic=%u" % struct.unpack_from("<I", s, o + int(e["OFF_MAGIC"]))[0])
 print("abi_major=%u" % struct.unpack_from("<H", s, o + int(e["OFF_ABI_MAJOR"]))[0])
+print("abi_compat=%u" % struct.unpack_from("<H", s, o + int(e["OFF_ABI_COMPAT"]))[0])
 print("shm_size=%u" % struct.unpack_from("<I", s, o + int(e["OFF_SHM_SIZE"]))[0])
 mac = s[o + int(e["OFF_MAC"]):o + int(e["OFF_MAC"]) + 6]
 print("mac=" + ":".join("%02x" % b for b in mac))
@@ -114,6 +122,8 @@ MAGIC="${LAYOUT#*MAGIC=}"
 MAGIC="${MAGIC%% *}"
 ABI="${LAYOUT#*ABI_MAJOR=}"
 ABI="${ABI%% *}"
+COMPAT="${LAYOUT#*ABI_COMPAT=}"
+COMPAT="${COMPAT%% *}"
 # is NAME VALUE: the guest read VALUE for NAME.
 is() {
 	echo "$1: read '$(field "$1")', want '$2' (see $sig_out)"
@@ -125,7 +135,8 @@ positive() {
 }
 check "IVPosition (BAR0) is the guest's peer id, not the model's 0" positive ivposition || true
 check "signature magic read through BAR2 is RNIC_SIG_MAGIC ($(printf '%#x' "$MAGIC"))" is magic "$MAGIC" || true
-check "signature abi_major is RNIC_ABI_MAJOR ($ABI)" is abi_major "$ABI" || true
+abi() { is abi_major "$ABI" && is abi_compat "$COMPAT"; }
+check "signature abi_major is RNIC_ABI2_MAJOR ($ABI), abi_compat serves 1.0 and 2.0 ($COMPAT)" abi || true
 check "signature shm_size is --shm-size ($LAB_SHM_SIZE)" is shm_size "$LAB_SHM_SIZE" || true
 check "signature MAC is rnicsim's --mac ($(lab__mac 1 rnic))" is mac "$(lab__mac 1 rnic)" || true
 

@@ -23,8 +23,8 @@ struct rdev_config {
 	uint32_t caps_disable;		/* capability bits to hide (tests) */
 	/*
 	 * Serve ABI 2.0 besides 1.0 and advertise it in the signature
-	 * (--abi2). Off by default while 2.0 is being built, so that the
-	 * 1.0 driver, which declines a 2.0 signature, keeps working.
+	 * (rnicsim's default; --no-abi2 clears it for a device that serves
+	 * 1.0 alone, as rnicsim did before 2.0).
 	 */
 	bool abi2;
 };

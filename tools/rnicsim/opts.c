@@ -13,7 +13,7 @@ enum {
 	OPT_SOCKET = 256, OPT_GUEST_MEM, OPT_GUEST_MEM_SIZE, OPT_TAP, OPT_MAC,
 	OPT_VECTORS, OPT_SHM_SIZE, OPT_CTL, OPT_PCAP, OPT_FAULT, OPT_LOG,
 	OPT_SEED, OPT_CAPS_DISABLE, OPT_BENCH, OPT_BENCH_SECONDS,
-	OPT_SELFTEST, OPT_CTL_CMD, OPT_HELP, OPT_ABI2,
+	OPT_SELFTEST, OPT_CTL_CMD, OPT_HELP, OPT_ABI2, OPT_NO_ABI2,
 };
 
 static const struct option long_opts[] = {
@@ -31,6 +31,7 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "caps-disable", required_argument, NULL, OPT_CAPS_DISABLE },
 	{ "abi2", no_argument, NULL, OPT_ABI2 },
+	{ "no-abi2", no_argument, NULL, OPT_NO_ABI2 },
 	{ "bench", optional_argument, NULL, OPT_BENCH },
 	{ "bench-seconds", required_argument, NULL, OPT_BENCH_SECONDS },
 	{ "selftest", no_argument, NULL, OPT_SELFTEST },
@@ -61,8 +62,9 @@ void opts_usage(FILE *f)
 "  --log FILE             log here instead of stderr\n"
 "  --seed N               fault-injection PRNG seed (default 1)\n"
 "  --caps-disable MASK    hide device capability bits (testing)\n"
-"  --abi2                 also serve ABI 2.0 (the device runs the transport)\n"
-"                         and advertise it; a 1.0-only driver declines it\n"
+"  --abi2                 serve ABI 2.0 (the device runs the transport) as\n"
+"                         well as 1.0 and advertise it (the default)\n"
+"  --no-abi2              serve ABI 1.0 only, as a 1.0 device did\n"
 "Sizes take K, M, G suffixes (binary).\n", f);
 }
 
@@ -156,6 +158,7 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 	o->vectors = SIM_DEFAULT_VECTORS;
 	o->shm_size = SIM_DEFAULT_SHM_SIZE;
 	o->seed = 1;
+	o->abi2 = true;
 	o->bench_seconds = 1.0;
 	err[0] = '\0';
 	optind = 0;	/* full getopt re-initialisation (GNU) */
@@ -228,6 +231,9 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 			break;
 		case OPT_ABI2:
 			o->abi2 = true;
+			break;
+		case OPT_NO_ABI2:
+			o->abi2 = false;
 			break;
 		case OPT_BENCH:
 			o->mode = SIM_MODE_BENCH;

@@ -165,7 +165,10 @@ TEST(e2e_rnicsim_binary_with_device)
 	/* What the driver checks before writing anything. */
 	sig = (const void *)(bar + RNIC_SIG_OFF);
 	CHECK_EQ(le32_to_cpu(sig->magic), RNIC_SIG_MAGIC);
-	CHECK_EQ(le16_to_cpu(sig->abi_major), RNIC_ABI_MAJOR);
+	/* rnicsim serves 2.0 by default, and 1.0 beside it */
+	CHECK_EQ(le16_to_cpu(sig->abi_major), RNIC_ABI2_MAJOR);
+	CHECK_EQ(le16_to_cpu(sig->abi_compat),
+		 BIT(RNIC_ABI_MAJOR) | BIT(RNIC_ABI2_MAJOR));
 	CHECK_EQ(le32_to_cpu(sig->shm_size), 1 << 20);
 	CHECK_MEM_EQ(sig->mac, "\x02\x00\x00\x00\x00\x01", 6);
 

@@ -998,16 +998,24 @@ TEST(v2_qp_state_machine_rc)
 	t2_free(x);
 }
 
+/* 2.0 is served unless --no-abi2; of the two, the last wins */
 TEST(v2_opts_abi2)
 {
 	char *a1[] = { "rnicsim", "--socket", "s", NULL };
 	char *a2[] = { "rnicsim", "--socket", "s", "--abi2", NULL };
+	char *a3[] = { "rnicsim", "--socket", "s", "--no-abi2", NULL };
+	char *a4[] = { "rnicsim", "--socket", "s", "--no-abi2", "--abi2",
+		       NULL };
 	struct sim_opts o;
 	char err[256];
 
 	REQUIRE(opts_parse(&o, 3, a1, err, sizeof(err)) == 0);
-	CHECK(!o.abi2);
+	CHECK(o.abi2);
 	REQUIRE(opts_parse(&o, 4, a2, err, sizeof(err)) == 0);
+	CHECK(o.abi2);
+	REQUIRE(opts_parse(&o, 4, a3, err, sizeof(err)) == 0);
+	CHECK(!o.abi2);
+	REQUIRE(opts_parse(&o, 5, a4, err, sizeof(err)) == 0);
 	CHECK(o.abi2);
 }
 
