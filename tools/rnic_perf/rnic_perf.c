@@ -53,6 +53,14 @@
 #define PERF_NR_RESULTS		16
 #define PERF_LINE_LEN		512
 #define PERF_GRH_LEN		40	/* room for the GRH ahead of UD data */
+/*
+ * The RNR NAK wait an RC QP asks of its peer when a SEND finds no receive
+ * posted. rdma_cm's default, 0, is 655.36 ms (IBA table 45): one SEND
+ * that overtakes its receive's repost stalls a run for that long, which
+ * turns a latency figure into the RNR timer. 0.64 ms, as kernel ULPs that
+ * repost from their completion handler choose.
+ */
+#define PERF_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
 
 enum perf_op {
 	PERF_SEND,
@@ -1299,6 +1307,11 @@ static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 	cp.retry_count = 7;
 	cp.rnr_retry_count = min_t(u8, req->rnr_retry, 7);
+	if (!ud) {
+		ret = rdma_set_min_rnr_timer(id, PERF_MIN_RNR_TIMER);
+		if (ret)
+			goto err;
+	}
 	/* UD: the SIDR reply carries our QPN and rdma_cm's default Q_Key */
 	ret = rdma_accept(id, &cp);
 	if (ret) {
@@ -1893,7 +1906,9 @@ static int perf_client(struct perf_args *a)
 	/* the RNR retry count is the server's to give (struct perf_req) */
 	cp.retry_count = a->retry;
 	cp.rnr_retry_count = 7;
-	ret = rdma_connect(c->id, &cp);
+	ret = c->ud ? 0 : rdma_set_min_rnr_timer(c->id, PERF_MIN_RNR_TIMER);
+	if (!ret)
+		ret = rdma_connect(c->id, &cp);
 	if (!ret)
 		ret = perf_wait_cm(c, PERF_CM_CONNECTED);
 	if (ret) {
