@@ -46,15 +46,40 @@ hash="$(cd "$REPO" && find "${FILES[@]}" -type f \
 	! -name '*.o' ! -name '*.ko' ! -name '*.cmd' ! -name '*.mod*' \
 	! -name modules.order ! -name Module.symvers -print0 | sort -z |
 	xargs -0 sha1sum | sha1sum | cut -c1-16)"
-installed() { # every kernel has the module
-	local k ko
-	for k in "${KVERS[@]}"; do
-		ko="/lib/modules/$k/updates/dkms/$NAME.ko"
-		[ -f "$ko" ] || [ -f "$ko.xz" ] || [ -f "$ko.zst" ] || return 1
-	done
+installed() { # KVER has the module of this tree (its stamp and the file)
+	local ko="/lib/modules/$1/updates/dkms/$NAME.ko"
+	[ "$(cat "$DEST/.rnic-hash-$1" 2>/dev/null)" = "$hash" ] &&
+		{ [ -f "$ko" ] || [ -f "$ko.xz" ] || [ -f "$ko.zst" ]; }
 }
-if [ -f "$DEST/.rnic-hash" ] && [ "$(cat "$DEST/.rnic-hash")" = "$hash" ] && installed; then
-	echo "dkms-install: $NAME/$VER for ${KVERS[*]} up to date"
+# build_install KVER...: dkms build and install this tree's module for
+# each, then stamp it with the tree's hash.
+build_install() {
+	local k
+	for k in "$@"; do
+		dkms build -m "$NAME" -v "$VER" -k "$k" --force >>"$LOG" 2>&1 ||
+			die "stage dkms build for $k failed; see $LOG and /var/lib/dkms/$NAME/$VER/build/make.log"
+		dkms install -m "$NAME" -v "$VER" -k "$k" --force >>"$LOG" 2>&1 ||
+			die "stage dkms install for $k failed; see $LOG"
+		echo "$hash" >"$DEST/.rnic-hash-$k"
+	done
+	echo "dkms-install: $NAME/$VER installed for $*:"
+	dkms status -m "$NAME" -v "$VER"
+}
+# The kernels to build for: with this tree already in $DEST only those
+# whose module is not this tree's (installing for one kernel must not
+# leave another's stale, nor remove it); else all, from a fresh copy.
+TODO=()
+if [ "$(cat "$DEST/.rnic-hash" 2>/dev/null)" = "$hash" ] &&
+	[ -e "/var/lib/dkms/$NAME/$VER" ]; then
+	for KVER in "${KVERS[@]}"; do
+		installed "$KVER" || TODO+=("$KVER")
+	done
+	if [ ${#TODO[@]} = 0 ]; then
+		echo "dkms-install: $NAME/$VER for ${KVERS[*]} up to date"
+		exit 0
+	fi
+	: >"$LOG"
+	build_install "${TODO[@]}"
 	exit 0
 fi
 
@@ -77,12 +102,5 @@ mkdir -p "$DEST"
 	--exclude=Module.symvers "${FILES[@]}") | tar -xf - -C "$DEST"
 
 dkms add -m "$NAME" -v "$VER" >>"$LOG" 2>&1 || die "stage dkms add failed; see $LOG"
-for KVER in "${KVERS[@]}"; do
-	dkms build -m "$NAME" -v "$VER" -k "$KVER" >>"$LOG" 2>&1 ||
-		die "stage dkms build for $KVER failed; see $LOG and /var/lib/dkms/$NAME/$VER/build/make.log"
-	dkms install -m "$NAME" -v "$VER" -k "$KVER" --force >>"$LOG" 2>&1 ||
-		die "stage dkms install for $KVER failed; see $LOG"
-done
 echo "$hash" >"$DEST/.rnic-hash"
-echo "dkms-install: $NAME/$VER installed for ${KVERS[*]}:"
-dkms status -m "$NAME" -v "$VER"
+build_install "${KVERS[@]}"
