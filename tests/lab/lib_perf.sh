@@ -226,7 +226,7 @@ stat_of() { awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$1"; }
 # counters listed) some have other names, and the per-version packet
 # counts are the NIC's port counters (hw_tx_roce_v2_frames, ...).
 stat_name() {
-	if grep -q '^rc_req_packets ' "$1"; then
+	if [ "$(stats_abi "$1")" = 2 ]; then
 		case "$2" in
 		[tr]x_roce_v[12]_packets) echo "hw_${2%_packets}_frames" ;;
 		ud_sends) echo ud_send_packets ;;

@@ -136,7 +136,7 @@ icrc_drops() {
 	echo "vm$1: $2 +$seen${3:+, $3 +$none}, frames corrupted towards vm$1: $max"
 	[ "$seen" -gt 0 ] && [ "$seen" -le "$max" ] && [ "$none" = 0 ]
 }
-if grep -q '^rc_req_packets ' "$LAB_DIR/stats-vm1-after"; then
+if [ "$(stats_abi "$LAB_DIR/stats-vm1-after")" = 2 ]; then
 	# ABI 2.0: the NIC runs the transport and checks every ICRC itself,
 	# so both VMs count the drops in their NIC's per-version counter.
 	for n in 1 2; do

@@ -60,8 +60,7 @@ dropped() {
 # expect_drop CASE COUNTER [ABI2_COUNTER]: the counter the driver lists on
 # ABI 1.0 and, where it differs, the NIC's own on ABI 2.0 (the injected
 # frames are RoCE v2, hence the _v2 counters).
-ABI=1
-snap | awk '$1 == "rc_req_packets" { f = 1 } END { exit !f }' && ABI=2
+ABI="$(snap | stats_abi -)"
 echo "# rnic ABI $ABI.0 (rdma statistic)"
 expect_drop() {
 	local counter="$2"

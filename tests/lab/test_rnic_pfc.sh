@@ -103,8 +103,7 @@ check "every RoCE frame both ways carries an 802.1Q tag, VLAN 0, PCP $PRIO (tsha
 
 sim_ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
 # The ABI in effect: 2.0 lists the NIC's transport counters.
-ABI=1
-hw_stats 2 rnic0/1 2>/dev/null | grep -q '^rc_req_packets ' && ABI=2
+ABI="$(hw_stats 2 rnic0/1 2>/dev/null | stats_abi -)"
 echo "# rnic ABI $ABI.0"
 sim_counters() { sim_ctl "$1" counters; }
 ctr() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }

@@ -82,8 +82,7 @@ for n in 1 2; do
 	hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-vm$n-before" 2>&1 || true
 done
 # ABI 2.0 lists the NIC's transport counters (perf_srq_events_are's bound)
-PERF_ABI=1
-grep -q '^rc_req_packets ' "$LAB_DIR/stats-vm2-before" && PERF_ABI=2
+PERF_ABI="$(stats_abi "$LAB_DIR/stats-vm2-before")"
 echo "# rnic ABI $PERF_ABI.0"
 PCAP="$LAB_DIR/ud.pcap"
 lab_capture_start "$PCAP"
