@@ -255,6 +255,12 @@ static bool qp_step(struct rdev *d, struct v2_qp *qp)
 	return v2_ud_send_step(d, qp);
 }
 
+/* Received frames the transport may take now (none while rx_hold). */
+static bool rx_runnable(const struct rdev *d)
+{
+	return d->v2->fifo_count && !d->rx_hold;
+}
+
 /*
  * Run received frames first, then the senders in turn, a packet each:
  * the Ethernet TX rings (a frame per ring) and every QP with send work
@@ -273,7 +279,7 @@ void v2_pump(struct rdev *d)
 		return;
 	v->busy = true;
 	for (n = 0; n < V2_PUMP_MAX; n++) {
-		if (v->fifo_count && !d->rx_hold) {
+		if (rx_runnable(d)) {
 			/* Popped after: a loopback append cannot overwrite it. */
 			f = &v->fifo[v->fifo_head];
 			v2_rx_process(d, f->data, f->len);
@@ -338,8 +344,7 @@ u64 v2_tick(struct rdev *d, u64 now)
 	next = earliest(next, v2_rc_tick(d, now));
 	v2_pump(d);
 	/* Work left over by a pump that hit its limit: come back at once. */
-	if ((d->v2->fifo_count && !d->rx_hold) || d->v2->runq.head ||
-	    d->v2->eth_pending)
+	if (rx_runnable(d) || d->v2->runq.head || d->v2->eth_pending)
 		next = now;
 	return next;
 }
