@@ -454,14 +454,16 @@ static int rnic_v2_get_hw_stats(struct ib_device *ibdev,
 				le64_to_cpu(raw[i]);
 	kfree(raw);
 	port_vals = kcalloc(RNIC_NUM_PORT_STATS, sizeof(*port_vals), GFP_KERNEL);
-	if (port_vals && rnic_cmd_query_stats(v2->rdev, RNIC_STATS_SCOPE_PORT, 0,
-					      port_vals, RNIC_NUM_PORT_STATS))
-		rnic_v2_stat_inc(v2, RNIC_V2_STAT_cmd_failures);
-	else if (port_vals)
-		for (i = 0; i < ARRAY_SIZE(rnic_v2_port_stat_index); i++)
-			stats->value[RNIC_V2_PORT_STATS_AT + i] =
-				port_vals[rnic_v2_port_stat_index[i]];
-	kfree(port_vals);
+	if (port_vals) {
+		if (rnic_cmd_query_stats(v2->rdev, RNIC_STATS_SCOPE_PORT, 0,
+					 port_vals, RNIC_NUM_PORT_STATS))
+			rnic_v2_stat_inc(v2, RNIC_V2_STAT_cmd_failures);
+		else
+			for (i = 0; i < ARRAY_SIZE(rnic_v2_port_stat_index); i++)
+				stats->value[RNIC_V2_PORT_STATS_AT + i] =
+					port_vals[rnic_v2_port_stat_index[i]];
+		kfree(port_vals);
+	}
 	return stats->num_counters;
 }
 
