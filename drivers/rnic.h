@@ -6,7 +6,8 @@
  * the reset/enable handshake; rnic_aq_cmd.c wraps each admin command;
  * rnic_eq.c owns MSI-X vector 0 (admin completions and device events);
  * rnic_ring.c allocates rings and CQs; rnic_netdev.c and rnic_ethtool.c
- * are the Ethernet side; rnic_ib.c registers the ib_device.
+ * are the Ethernet side; rnic_v2_*.c are the RDMA side, which programs the
+ * NIC's transport (ABI 2.0).
  */
 #ifndef _RNIC_H_
 #define _RNIC_H_
@@ -35,8 +36,6 @@
 #define RNIC_EQ_LOG2_DEPTH	6
 #define RNIC_AQ_TIMEOUT_MS	3000
 
-struct rnic_ibdev;
-struct rnic_roce;
 struct rnic_v2;
 
 /**
@@ -160,13 +159,9 @@ struct rnic_eq {
  * @link_up: last link state the device reported
  * @fatal: the device reported a fatal error; nothing more is sent to it
  * @netdev_ready: @netdev is registered; events may be delivered to it
- * @ib_ready: @ibdev is registered; events may be delivered to it
+ * @ib_ready: @v2's ib_device is registered; events may be delivered to it
  * @netdev: the Ethernet side
- * @ibdev: the RDMA side (NULL until registered)
- * @roce: the RoCE rings (rnic_roce.c; NULL until created)
- * @abi: the ABI major in effect: 1 (the driver runs the transport) or
- *	RNIC_ABI2_MAJOR (the device does; rnic_v2_*.c); chosen at probe
- * @v2: the ABI 2.0 RDMA side (rnic_v2_dev.c; NULL with ABI 1.0)
+ * @v2: the RDMA side (rnic_v2_dev.c; NULL until registered)
  * @stats: driver counters (enum rnic_drv_stat), atomic
  */
 struct rnic_dev {
@@ -195,9 +190,6 @@ struct rnic_dev {
 	bool ib_ready;
 
 	struct net_device *netdev;
-	struct rnic_ibdev *ibdev;
-	struct rnic_roce *roce;
-	u8 abi;
 	struct rnic_v2 *v2;
 
 	atomic64_t stats[RNIC_NUM_DRV_STATS];
@@ -299,16 +291,7 @@ void rnic_netdev_ring_stats(struct net_device *netdev, u64 *vals);
 /* rnic_ethtool.c */
 void rnic_set_ethtool_ops(struct net_device *netdev);
 
-/* rnic_roce.c: the RoCE rings, between the netdev and the ib_device */
-int rnic_roce_init(struct rnic_dev *rdev);
-void rnic_roce_destroy(struct rnic_dev *rdev);
-
-/* rnic_ib.c */
-int rnic_ib_register(struct rnic_dev *rdev);
-void rnic_ib_unregister(struct rnic_dev *rdev);
-void rnic_ib_port_event(struct rnic_dev *rdev, bool up);
-
-/* rnic_v2_dev.c: the ABI 2.0 RDMA side, instead of rnic_roce + rnic_ib */
+/* rnic_v2_dev.c: the RDMA side; the NIC runs the transport (ABI 2.0) */
 int rnic_v2_register(struct rnic_dev *rdev);
 void rnic_v2_unregister(struct rnic_dev *rdev);
 void rnic_v2_free(struct rnic_dev *rdev);

@@ -144,13 +144,11 @@ void rnic_aq_destroy(struct rnic_dev *rdev)
  */
 int rnic_dev_enable(struct rnic_dev *rdev)
 {
-	u32 ctrl = RNIC_CTRL_ENABLE;
+	u32 ctrl = RNIC_CTRL_ENABLE |
+		   FIELD_PREP(RNIC_CTRL_ABI, RNIC_ABI2_MAJOR);
 	u32 status;
 	int err;
 
-	/* 0 in CTRL.ABI is 1.0, which is all a 1.0 device knows */
-	if (rdev->abi == RNIC_ABI2_MAJOR)
-		ctrl |= FIELD_PREP(RNIC_CTRL_ABI, RNIC_ABI2_MAJOR);
 	rnic_reg_write(rdev, RNIC_REG_CTRL, ctrl);
 	rnic_kick(rdev, RNIC_DB_VEC_CTRL);
 	err = readl_poll_timeout(rdev->shm + RNIC_REG_STATUS, status,
@@ -170,8 +168,7 @@ int rnic_dev_enable(struct rnic_dev *rdev)
 		rdev->fatal = true;
 		return -EIO;
 	}
-	if (rdev->abi == RNIC_ABI2_MAJOR &&
-	    FIELD_GET(RNIC_STATUS_ABI, status) != RNIC_ABI2_MAJOR) {
+	if (FIELD_GET(RNIC_STATUS_ABI, status) != RNIC_ABI2_MAJOR) {
 		rnic_err(rdev, "device enabled with ABI %u, not the 2.0 asked for (status %#x)\n",
 			 (u32)FIELD_GET(RNIC_STATUS_ABI, status), status);
 		return -EIO;

@@ -87,10 +87,8 @@ static void rnic_handle_link(struct rnic_dev *rdev, u32 link)
 		rdev->speed_mbps = speed;
 	if (READ_ONCE(rdev->netdev_ready))
 		rnic_netdev_link_change(rdev, up, rdev->speed_mbps);
-	if (READ_ONCE(rdev->ib_ready)) {
-		rnic_ib_port_event(rdev, up);
+	if (READ_ONCE(rdev->ib_ready))
 		rnic_v2_port_event(rdev, up);
-	}
 }
 
 static void rnic_handle_eqe(struct rnic_dev *rdev, const struct rnic_eqe *eqe)

@@ -17,27 +17,8 @@
 #include "rnic_param.h"
 
 /*
- * The ABI major to enable the device with: the abi parameter against what
- * the signature serves (abi=auto takes 2.0 when served). 0 if none fits.
- */
-static unsigned int rnic_pick_abi(u32 magic, u16 major, u16 compat)
-{
-	bool v1 = rnic_sig_serves(magic, major, compat, RNIC_ABI_MAJOR);
-	bool v2 = rnic_sig_serves(magic, major, compat, RNIC_ABI2_MAJOR);
-
-	switch (rnic_params.abi) {
-	case RNIC_ABI_AUTO:
-		return v2 ? RNIC_ABI2_MAJOR : v1 ? RNIC_ABI_MAJOR : 0;
-	case RNIC_ABI2_MAJOR:
-		return v2 ? RNIC_ABI2_MAJOR : 0;
-	default:
-		return v1 ? RNIC_ABI_MAJOR : 0;
-	}
-}
-
-/*
  * Read the signature block and decide whether this function is an rnic we
- * can drive, and with which ABI. Reads only: a shared-memory device of
+ * can drive: one that serves ABI 2.0. Reads only: a shared-memory device of
  * another user must not see a single write from us.
  */
 static int rnic_read_sig(struct rnic_dev *rdev)
@@ -61,18 +42,14 @@ static int rnic_read_sig(struct rnic_dev *rdev)
 			 magic);
 		return -ENODEV;
 	}
-	rdev->abi = rnic_pick_abi(magic, major, compat);
-	if (rdev->abi == RNIC_ABI2_MAJOR &&
-	    rdev->shm_len < RNIC_SHM_MIN_SIZE_V2) {
-		dev_err(dev, "rnic BAR2 is %pa bytes, too small for ABI 2.0\n",
-			&rdev->shm_len);
-		rdev->abi = 0;
+	if (!rnic_sig_serves(magic, major, compat, RNIC_ABI2_MAJOR)) {
+		dev_err(dev, "rnic serves ABI %u.%u (majors %#x); this driver needs ABI 2.0, where the NIC runs the transport (ABI 1.0 is no longer supported): update the NIC's model or firmware; not binding\n",
+			major, le16_to_cpu(sig.abi_minor), compat);
+		return -ENODEV;
 	}
-	if (!rdev->abi) {
-		dev_err(dev, "rnic serves ABI %u.%u (majors %#x), not what abi=%s asks for (this driver speaks 1 and 2); not binding\n",
-			major, le16_to_cpu(sig.abi_minor), compat,
-			rnic_params.abi == RNIC_ABI_AUTO ? "auto" :
-			rnic_params.abi == 1 ? "1" : "2");
+	if (rdev->shm_len < RNIC_SHM_MIN_SIZE_V2) {
+		dev_err(dev, "rnic BAR2 is %pa bytes, too small for ABI 2.0; not binding\n",
+			&rdev->shm_len);
 		return -ENODEV;
 	}
 
@@ -246,31 +223,18 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto err_remove_dev;
 	WRITE_ONCE(rdev->netdev_ready, true);
 
-	if (rdev->abi == RNIC_ABI2_MAJOR) {
-		/* the NIC runs the transport: no RoCE rings */
-		err = rnic_v2_register(rdev);
-		if (err)
-			goto err_netdev;
-	} else {
-		err = rnic_roce_init(rdev);
-		if (err)
-			goto err_netdev;
-
-		err = rnic_ib_register(rdev);
-		if (err)
-			goto err_roce;
-	}
+	err = rnic_v2_register(rdev);
+	if (err)
+		goto err_netdev;
 	WRITE_ONCE(rdev->ib_ready, true);
 
 	rnic_info(rdev, "%s, ABI %u.0, MAC %pM, %u MSI-X vectors, caps %#x, %u Mb/s; %s: roce_mode %u, RoCE v2 UDP port %u, PFC %s\n",
-		  rdev->model_version, rdev->abi, rdev->mac, rdev->num_irqs,
+		  rdev->model_version, RNIC_ABI2_MAJOR, rdev->mac, rdev->num_irqs,
 		  rdev->caps, rdev->speed_mbps, netdev_name(rdev->netdev),
 		  rnic_params.roce_mode, rnic_params.roce_udp_port,
 		  rnic_params.pfc_prio == RNIC_PFC_OFF ? "off" : "on");
 	return 0;
 
-err_roce:
-	rnic_roce_destroy(rdev);
 err_netdev:
 	WRITE_ONCE(rdev->netdev_ready, false);
 	flush_work(&rdev->eq.work);
@@ -294,8 +258,6 @@ static void rnic_remove(struct pci_dev *pdev)
 	flush_work(&rdev->eq.work);
 
 	rnic_v2_unregister(rdev);
-	rnic_ib_unregister(rdev);
-	rnic_roce_destroy(rdev);
 	rnic_netdev_destroy(rdev);
 	rnic_remove_dev(rdev);
 	rnic_v2_free(rdev);

@@ -23,7 +23,6 @@ struct rnic_params rnic_params = {
 	.roce_udp_port = RNIC_ROCE_V2_PORT_DEFAULT,
 	.pfc_prio = RNIC_PFC_OFF,
 	.eth_ring_size = RNIC_ETH_RING_DEFAULT,
-	.abi = RNIC_ABI_AUTO,
 };
 EXPORT_SYMBOL_IF_KUNIT(rnic_params);
 
@@ -120,29 +119,6 @@ VISIBLE_IF_KUNIT int rnic_parse_ring_size(const char *val, u32 min, u32 max,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rnic_parse_ring_size);
-
-/**
- * rnic_parse_abi() - parse the abi parameter
- * @val: "auto", "1" or "2"
- * @abi: where to store RNIC_ABI_AUTO, 1 or 2
- *
- * Return: 0 or -EINVAL.
- */
-VISIBLE_IF_KUNIT int rnic_parse_abi(const char *val, u8 *abi)
-{
-	if (!val)
-		return -EINVAL;
-	if (sysfs_streq(val, "auto"))
-		*abi = RNIC_ABI_AUTO;
-	else if (sysfs_streq(val, "1"))
-		*abi = 1;
-	else if (sysfs_streq(val, "2"))
-		*abi = 2;
-	else
-		return -EINVAL;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(rnic_parse_abi);
 
 static int roce_mode_set(const char *val, const struct kernel_param *kp)
 {
@@ -243,29 +219,3 @@ static const struct kernel_param_ops eth_ring_size_ops = {
 module_param_cb(eth_ring_size, &eth_ring_size_ops, NULL, 0444);
 MODULE_PARM_DESC(eth_ring_size,
 		 "Descriptors per Ethernet TX and RX ring: a power of two 64-4096 (default 256)");
-
-static int abi_set(const char *val, const struct kernel_param *kp)
-{
-	if (rnic_parse_abi(val, &rnic_params.abi)) {
-		pr_err("abi=%s is invalid: use auto (the default), 1 or 2\n",
-		       val);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int abi_get(char *buf, const struct kernel_param *kp)
-{
-	if (rnic_params.abi == RNIC_ABI_AUTO)
-		return sysfs_emit(buf, "auto\n");
-	return sysfs_emit(buf, "%u\n", rnic_params.abi);
-}
-
-static const struct kernel_param_ops abi_ops = {
-	.set = abi_set,
-	.get = abi_get,
-};
-
-module_param_cb(abi, &abi_ops, NULL, 0444);
-MODULE_PARM_DESC(abi,
-		 "Device interface: 1 = ABI 1.0 (the driver runs the IB transport), 2 = ABI 2.0 (the NIC runs it), auto = 2 if the NIC serves it, else 1 (default auto); a NIC that does not serve the ABI asked for is not bound");

@@ -16,9 +16,6 @@
 #define RNIC_ROCE_V2_PORT_DEFAULT	4791
 #define RNIC_PFC_OFF		(-1)
 
-/* abi: which device ABI probe asks for; AUTO takes 2.0 when served */
-#define RNIC_ABI_AUTO		0
-
 #define RNIC_ETH_RING_MIN	64
 #define RNIC_ETH_RING_MAX	4096
 #define RNIC_ETH_RING_DEFAULT	256
@@ -30,14 +27,12 @@
  * @pfc_prio: 802.1p priority RoCE traffic uses and the device runs PFC
  *	on, or RNIC_PFC_OFF
  * @eth_ring_size: descriptors per Ethernet TX/RX ring
- * @abi: RNIC_ABI_AUTO, 1 or 2: the ABI major probe enables the device with
  */
 struct rnic_params {
 	u8 roce_mode;
 	u16 roce_udp_port;
 	s8 pfc_prio;
 	u32 eth_ring_size;
-	u8 abi;
 };
 
 extern struct rnic_params rnic_params;
@@ -47,7 +42,6 @@ int rnic_parse_roce_mode(const char *val, u8 *mode);
 int rnic_parse_udp_port(const char *val, u16 *port);
 int rnic_parse_pfc_prio(const char *val, s8 *prio);
 int rnic_parse_ring_size(const char *val, u32 min, u32 max, u32 *size);
-int rnic_parse_abi(const char *val, u8 *abi);
 #endif
 
 #endif /* _RNIC_PARAM_H_ */

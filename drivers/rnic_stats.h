@@ -49,68 +49,6 @@ enum rnic_ring_stat {
 };
 
 /*
- * RoCE transport counters (rnic_roce.c and the engines): rdma statistic
- * show lists them in this order, before the device's own port counters.
- */
-#define RNIC_ROCE_STATS(op)			\
-	op(tx_roce_v1_packets)			\
-	op(tx_roce_v1_bytes)			\
-	op(tx_roce_v2_packets)			\
-	op(tx_roce_v2_bytes)			\
-	op(rx_roce_v1_packets)			\
-	op(rx_roce_v1_bytes)			\
-	op(rx_roce_v2_packets)			\
-	op(rx_roce_v2_bytes)			\
-	op(tx_errors)				\
-	op(tx_ring_full)			\
-	op(retransmits)				\
-	op(retrans_timeouts)			\
-	op(rnr_waits)				\
-	op(retry_exceeded)			\
-	op(rnr_retry_exceeded)			\
-	op(nak_seq_sent)			\
-	op(nak_rnr_sent)			\
-	op(nak_inv_req_sent)			\
-	op(nak_rem_access_sent)			\
-	op(nak_rem_op_sent)			\
-	op(nak_seq_rcvd)			\
-	op(nak_rnr_rcvd)			\
-	op(nak_inv_req_rcvd)			\
-	op(nak_rem_access_rcvd)			\
-	op(nak_rem_op_rcvd)			\
-	op(acks_sent)				\
-	op(acks_rcvd)				\
-	op(duplicate_requests)			\
-	op(duplicate_responses)			\
-	op(out_of_sequence)			\
-	op(icrc_errors)				\
-	op(rx_drop_truncated)			\
-	op(rx_drop_not_roce)			\
-	op(rx_drop_bad_l3)			\
-	op(rx_drop_bad_opcode)			\
-	op(rx_drop_bad_tver)			\
-	op(rx_drop_bad_length)			\
-	op(rx_drop_roce_mode)			\
-	op(rx_drop_unknown_qpn)			\
-	op(rx_drop_qp_type)			\
-	op(rx_drop_qp_state)			\
-	op(rx_drop_bad_qkey)			\
-	op(rx_drop_no_recv_wqe)			\
-	op(rx_drop_too_long)			\
-	op(rx_drop_bad_psn)			\
-	op(rx_drop_bad_cqe)			\
-	op(ud_sends)				\
-	op(ud_recvs)				\
-	op(rc_requests)				\
-	op(rc_completions)
-
-#define RNIC_ROCE_STAT_ENUM(name)	RNIC_ROCE_STAT_##name,
-enum rnic_roce_stat {
-	RNIC_ROCE_STATS(RNIC_ROCE_STAT_ENUM)
-	RNIC_NUM_ROCE_STATS
-};
-
-/*
  * ABI 2.0 driver counters (rnic_v2_*.c): rdma statistic show lists them
  * before the device's transport counters (hw_*).
  */

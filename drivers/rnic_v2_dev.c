@@ -167,35 +167,19 @@ static int rnic_v2_read_caps(struct rnic_v2 *v2)
 	return 0;
 }
 
-/*
- * The RoCE settings: the UDP port every v2 template carries and PFC. RX
- * ICRC checking is 1.0's (2.0 refuses the flag): ask for the flags word
- * as a device without CAP_ICRC would.
- */
+/* The RoCE settings: the UDP port every v2 template carries, and PFC */
 static int rnic_v2_config_port(struct rnic_v2 *v2)
 {
 	struct rnic_dev *rdev = v2->rdev;
-	struct rnic_aq_set_port cmd = {};
+	struct rnic_aq_set_port cmd;
 	struct rnic_port_attr attr;
-	u32 flags, valid;
 	int err;
 
 	rtnl_lock();
 	err = rnic_cmd_query_port(rdev, &attr);
 	if (!err) {
-		valid = RNIC_PORT_VALID_UDP_PORT | RNIC_PORT_VALID_FLAGS;
-		flags = le32_to_cpu(attr.flags) &
-			~(RNIC_PORT_F_PFC | RNIC_PORT_F_RX_ICRC_CHECK |
-			  RNIC_PORT_F_RX_ICRC_DELIVER_BAD);
-		cmd.udp_port = cpu_to_le16(rnic_params.roce_udp_port);
-		if (rnic_params.pfc_prio != RNIC_PFC_OFF &&
-		    (rdev->caps & RNIC_CAP_PFC)) {
-			valid |= RNIC_PORT_VALID_PFC;
-			flags |= RNIC_PORT_F_PFC;
-			cmd.pfc_prio = rnic_params.pfc_prio;
-		}
-		cmd.valid = cpu_to_le32(valid);
-		cmd.flags = cpu_to_le32(flags & RNIC_PORT_F_ALL);
+		rnic_ib_build_set_port(&cmd, &rnic_params, rdev->caps,
+				       le32_to_cpu(attr.flags));
 		err = rnic_cmd_set_port(rdev, &cmd);
 	}
 	rtnl_unlock();
@@ -226,11 +210,7 @@ static int rnic_v2_get_port_immutable(struct ib_device *ibdev, u32 port,
 {
 	struct rnic_v2 *v2 = to_v2(ibdev);
 
-	immutable->core_cap_flags = 0;
-	if (rnic_params.roce_mode & RNIC_ROCE_V1)
-		immutable->core_cap_flags |= RDMA_CORE_PORT_IBA_ROCE;
-	if (rnic_params.roce_mode & RNIC_ROCE_V2)
-		immutable->core_cap_flags |= RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->core_cap_flags = rnic_ib_core_cap_flags(rnic_params.roce_mode);
 	immutable->gid_tbl_len = v2->caps.gid_tbl_len;
 	immutable->pkey_tbl_len = v2->caps.pkey_tbl_len;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
@@ -298,28 +278,15 @@ static int rnic_v2_query_port(struct ib_device *ibdev, u32 port,
 	struct rnic_dev *rdev = v2->rdev;
 	struct net_device *ndev = rdev->netdev;
 	bool up = netif_running(ndev) && netif_carrier_ok(ndev);
-	enum ib_mtu mtu = iboe_get_mtu(READ_ONCE(ndev->mtu));
-	u32 mbps = READ_ONCE(rdev->speed_mbps);
 
 	attr->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
 	attr->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP :
 				IB_PORT_PHYS_STATE_DISABLED;
 	attr->max_mtu = rnic_v2_ib_mtu(v2->caps.max_pmtu);
-	attr->active_mtu = min(mtu ? mtu : IB_MTU_256, attr->max_mtu);
-	/* the fastest IB rate that does not exceed the port speed */
-	if (mbps >= 100000) {
-		attr->active_speed = IB_SPEED_EDR;
-		attr->active_width = IB_WIDTH_4X;
-	} else if (mbps >= 25000) {
-		attr->active_speed = IB_SPEED_EDR;
-		attr->active_width = IB_WIDTH_1X;
-	} else if (mbps >= 10000) {
-		attr->active_speed = IB_SPEED_QDR;
-		attr->active_width = IB_WIDTH_1X;
-	} else {
-		attr->active_speed = IB_SPEED_SDR;
-		attr->active_width = IB_WIDTH_1X;
-	}
+	attr->active_mtu = min(rnic_ib_active_mtu(READ_ONCE(ndev->mtu)),
+			       attr->max_mtu);
+	rnic_ib_speed_width(READ_ONCE(rdev->speed_mbps), &attr->active_speed,
+			    &attr->active_width);
 	attr->gid_tbl_len = v2->caps.gid_tbl_len;
 	attr->pkey_tbl_len = v2->caps.pkey_tbl_len;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
@@ -728,7 +695,7 @@ int rnic_v2_register(struct rnic_dev *rdev)
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = v2->num_eqs;
-	addrconf_addr_eui48((u8 *)&ibdev->node_guid, rdev->mac);
+	ibdev->node_guid = rnic_ib_guid_from_mac(rdev->mac);
 	strscpy(ibdev->node_desc, RNIC_IB_NODE_DESC, sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &rnic_v2_ops);
 

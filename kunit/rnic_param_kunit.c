@@ -112,33 +112,12 @@ static void ring_size(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, size, 1);
 }
 
-static void abi(struct kunit *test)
-{
-	u8 abi = 9;
-
-	KUNIT_EXPECT_EQ(test, rnic_parse_abi("auto", &abi), 0);
-	KUNIT_EXPECT_EQ(test, abi, RNIC_ABI_AUTO);
-	KUNIT_EXPECT_EQ(test, rnic_parse_abi("1", &abi), 0);
-	KUNIT_EXPECT_EQ(test, abi, 1);
-	KUNIT_EXPECT_EQ(test, rnic_parse_abi("2\n", &abi), 0);
-	KUNIT_EXPECT_EQ(test, abi, 2);
-
-	abi = 9;
-	KUNIT_EXPECT_EQ(test, rnic_parse_abi("0", &abi), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_parse_abi("3", &abi), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_parse_abi("02", &abi), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_parse_abi("", &abi), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_parse_abi(NULL, &abi), -EINVAL);
-	KUNIT_EXPECT_EQ(test, abi, 9);
-}
-
 static void defaults(struct kunit *test)
 {
 	/* The documented defaults, as the module starts with no options. */
 	KUNIT_EXPECT_EQ(test, rnic_params.roce_mode, RNIC_ROCE_BOTH);
 	KUNIT_EXPECT_EQ(test, rnic_params.roce_udp_port, 4791);
 	KUNIT_EXPECT_EQ(test, rnic_params.pfc_prio, RNIC_PFC_OFF);
-	KUNIT_EXPECT_EQ(test, rnic_params.abi, RNIC_ABI_AUTO);
 	KUNIT_EXPECT_EQ(test, rnic_params.eth_ring_size, 256);
 }
 
@@ -148,7 +127,6 @@ static struct kunit_case rnic_param_cases[] = {
 	KUNIT_CASE(udp_port),
 	KUNIT_CASE(pfc_prio),
 	KUNIT_CASE(ring_size),
-	KUNIT_CASE(abi),
 	KUNIT_CASE(defaults),
 	{}
 };

@@ -49,7 +49,7 @@
 # $RNIC_CACHE/debug-kver), RNIC_LAB_KERNEL (its image), RNIC_LAB_RNICSIM, RNIC_LAB_BOOT_TIMEOUT (s, default 240),
 # RNIC_LAB_SHM_SIZE (rnicsim BAR2 size, default 1 MiB), RNIC_LAB_CPU (QEMU's
 # -cpu; default lab__cpu's choice), RNIC_LAB_RNICSIM_ARGS (extra rnicsim options for
-# every VM, e.g. --no-abi2), RNIC_LAB_APPEND
+# every VM, e.g. --fault drop=1%), RNIC_LAB_APPEND
 # (extra kernel command line).
 
 LAB_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -595,8 +595,7 @@ lab__vm_kernel() {
 lab_vm() {
 	lab__need_started lab_vm || return 1
 	local n="$1" d virtio=0 rnic=0 mem=512M bytes simargs=() qargs=()
-	# RNIC_LAB_RNICSIM_ARGS: for every rnicsim, before --rnicsim-arg's
-	# (e.g. --no-abi2: any test on the ABI 1.0 path with abi=auto).
+	# RNIC_LAB_RNICSIM_ARGS: for every rnicsim, before --rnicsim-arg's.
 	# shellcheck disable=SC2206 # a list of words
 	simargs=(${RNIC_LAB_RNICSIM_ARGS:-})
 	local kver="" kernel="$LAB_KERNEL" initrd="$LAB_INITRD"

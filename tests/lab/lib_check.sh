@@ -19,9 +19,6 @@
 #                               "not ok" line and exit 1
 #   boot_vms [--timeout S] N... wait for each VM: one line per VM, then
 #                               exit 1 if any did not boot
-#   stats_abi FILE              2 if the rdma statistic listing in FILE
-#                               (- for stdin) has the NIC's transport
-#                               counters (ABI 2.0), else 1
 #
 # A test prints its plan (lab_plan) right after lab_start and then exactly
 # that many lines, whatever fails: so a non-fatal check is written
@@ -58,10 +55,6 @@ check() {
 
 need() { check "$@" || exit 1; }
 
-# stats_abi FILE: the ABI in effect, from "name value" lines of `rdma
-# statistic`: on 2.0 the NIC's transport counters (rc_req_packets, ...)
-# are listed, on 1.0 the driver's.
-stats_abi() { awk '$1 == "rc_req_packets" { f = 1 } END { print f ? 2 : 1 }' "$1"; }
 
 # preflight WHAT...: what the test needs from the host, each checked or
 # built; a missing piece is one "not ok" line and the end of the test.

@@ -23,11 +23,9 @@
 #                                  server's verdict on that connection
 #   perf_srq_events_are LINE N     a server line reports N SRQ limit
 #                                  events, the first in time
-#   stat_name FILE NAME            an ABI 1.0 counter name as FILE (hw_stats
-#                                  output) spells it (ABI 2.0 renames some)
-#   roce_version_counted B A V     RoCE vV's packet counters rose between
-#                                  hw_stats outputs B and A, the other's
-#                                  did not (either ABI)
+#   roce_version_counted B A V     the NIC's RoCE vV frame counters rose
+#                                  between hw_stats outputs B and A, the
+#                                  other version's did not
 #   perf_case WHAT C S ADDR [--timeout T] ARGS...
 #                                  perf_verified as one check, its figures
 #                                  as a comment (and appended to $FIGURES
@@ -123,19 +121,18 @@ perf_verified() {
 # perf_srq_events_are LINE N: the server's result LINE reports N SRQ
 # limit events; one must have come in time: the SRQ holds count + 4
 # buffers, so the event is due when fewer than srq_limit are left, at the
-# latest once count + 4 - srq_limit data messages were taken.  With
-# PERF_ABI=2 (the NIC runs the transport) the event travels apart from
-# the completions, as on hardware, and may reach the server a few
-# messages after the buffer that crossed the limit: there it must come
-# before the run's last message.
+# latest once count + 4 - srq_limit data messages were taken.  The NIC
+# runs the transport and the event travels apart from the completions,
+# as on hardware, so it may reach the server a few messages after the
+# buffer that crossed the limit: it must come before the run's last
+# message.
 perf_srq_events_are() {
 	local ev msgs lim cnt max
 	ev="$(perf_field "$1" srq_events)"
 	msgs="$(perf_field "$1" srq_event_msgs)"
 	lim="$(perf_field "$1" srq_limit)"
 	cnt="$(perf_field "$1" count)"
-	max=$((cnt + 4 - lim))
-	[ "${PERF_ABI:-1}" != 2 ] || max=$((cnt - 1))
+	max=$((cnt - 1))
 	echo "srq_events=$ev (want $2), srq_event_msgs=$msgs (at most $max; due by $((cnt + 4 - lim)))"
 	[ "$(perf_field "$1" srq)" = 1 ] && [ "$ev" = "$2" ] &&
 		{ [ "$2" = 0 ] || [ "$msgs" -le "$max" ]; }
@@ -221,37 +218,17 @@ hw_stats() {
 # stat_of FILE NAME: a counter's value in hw_stats output (0 if absent).
 stat_of() { awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$1"; }
 
-# stat_name FILE NAME: NAME as ABI 1.0 calls a transport counter, spelled
-# the way hw_stats output FILE lists it: on ABI 2.0 (the NIC's transport
-# counters listed) some have other names, and the per-version packet
-# counts are the NIC's port counters (hw_tx_roce_v2_frames, ...).
-stat_name() {
-	if [ "$(stats_abi "$1")" = 2 ]; then
-		case "$2" in
-		[tr]x_roce_v[12]_packets) echo "hw_${2%_packets}_frames" ;;
-		ud_sends) echo ud_send_packets ;;
-		ud_recvs) echo ud_recv_packets ;;
-		nak_rnr_sent) echo rnr_naks_sent ;;
-		nak_rnr_rcvd) echo rnr_naks_rcvd ;;
-		retrans_timeouts) echo local_ack_timeouts ;;
-		*) echo "$2" ;;
-		esac
-	else
-		echo "$2"
-	fi
-}
-
-# roce_version_counted BEFORE AFTER V: between two hw_stats outputs, the TX
-# and RX packets of RoCE vV went up and the other version's did not.
+# roce_version_counted BEFORE AFTER V: between two hw_stats outputs, the
+# NIC's TX and RX frames of RoCE vV went up and the other version's did not.
 roce_version_counted() {
 	local b="$1" a="$2" v="$3" dir k
 	for dir in tx rx; do
-		k="$(stat_name "$a" "${dir}_roce_v${v}_packets")"
+		k="hw_${dir}_roce_v${v}_frames"
 		echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
 		[ "$(stat_of "$a" "$k")" -gt "$(stat_of "$b" "$k")" ] || return 1
 	done
 	for dir in tx rx; do
-		k="$(stat_name "$a" "${dir}_roce_v$((3 - v))_packets")"
+		k="hw_${dir}_roce_v$((3 - v))_frames"
 		echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
 		[ "$(stat_of "$a" "$k")" = "$(stat_of "$b" "$k")" ] || return 1
 	done

@@ -8,20 +8,17 @@
 # faults through their control sockets:
 # "fault drop=1%,reorder=0.5%,corrupt=0.1%".  rnic_perf WRITE, READ, SEND
 # and FETCH_ADD runs and an NVMe-oF fio write+verify of FAULT_NVME_MB MiB
-# (default 32; the suite runs it on the debug kernel) must still complete with every byte verified, and the
-# drivers' own counters (rdma statistic show) must show how they coped:
-#  - each driver retransmitted (vm1 as the rnic_perf and NVMe-oF host,
-#    vm2 as the target's RDMA READ/WRITE requester);
-#  - vm1's NIC hides its ICRC capability (rnicsim --caps-disable=1), so
-#    vm1's driver checks every ICRC itself: its icrc_errors must rise,
-#    by no more than the frames the rnicsims corrupted towards it, while
-#    its device counts none; vm2's device checks them (hw_rx_icrc_errors
-#    rises, within the same bound) and drops them before its driver.
-#    On ABI 2.0 the NIC runs the transport and always checks ICRCs: each
-#    VM's NIC counts them (rx_icrc_errors_v2, within the same bound).
+# (default 32; the suite runs it on the debug kernel) must still complete
+# with every byte verified, and the counters the drivers report (rdma
+# statistic show: their NICs' transport counters) must show how they coped:
+#  - each NIC retransmitted (vm1 as the rnic_perf and NVMe-oF host, vm2 as
+#    the target's RDMA READ/WRITE requester);
+#  - each VM's NIC, which runs the transport, checks every ICRC and drops
+#    the corrupted frames: its rx_icrc_errors_v2 must rise, by no more
+#    than the frames the rnicsims corrupted towards it.
 # Passed 3 of 3 in 133-165 s (fio 64 MiB under faults 80-93 s; about
-# 420-450 thousand retransmits per run), before vm1 checked ICRCs in
-# software.
+# 420-450 thousand retransmits per run), when the driver ran the
+# transport.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
@@ -44,8 +41,7 @@ lab_plan 19 2
 perf_checks_init
 perf_preflight
 
-# RNIC_CAP_ICRC is bit 0 (include/rnic_hw.h).
-lab_vm 1 --rnic --rnicsim-arg --caps-disable=1
+lab_vm 1 --rnic
 lab_vm 2 --rnic --mem 1G
 boot_vms 1 2
 up() { rnic_up "$1" && roce_mode "$1" rnic0 "RoCE v2"; }
@@ -90,7 +86,7 @@ for n in 1 2; do
 	hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-vm$n-after" 2>&1 || true
 done
 
-# d VM NAME: a driver-reported counter's growth under faults.
+# d VM NAME: a counter's growth under faults, as the driver reports it.
 d() { stat_delta "$LAB_DIR/stats-vm$1-before" "$LAB_DIR/stats-vm$1-after" "$2"; }
 # injected VM DIR KIND: what VM's rnicsim did to frames (fault_tx_corrupt...).
 injected() {
@@ -102,10 +98,10 @@ injected() {
 	}
 	echo "$v"
 }
-# Everything the driver counted while coping, for the record.
+# Everything the NICs counted while coping, for the record.
 for n in 1 2; do
-	for k in retransmits retrans_timeouts nak_seq_sent nak_seq_rcvd duplicate_requests \
-		duplicate_responses out_of_sequence icrc_errors hw_rx_icrc_errors; do
+	for k in retransmits local_ack_timeouts nak_seq_sent nak_seq_rcvd duplicate_requests \
+		duplicate_responses out_of_sequence rx_icrc_errors_v2; do
 		echo "# vm$n $k +$(d "$n" "$k" 2>/dev/null || echo '?')"
 	done
 done
@@ -115,8 +111,8 @@ retransmitted() {
 	echo "vm$1 retransmits +$x"
 	[ "$x" -gt 0 ]
 }
-check "vm1's driver retransmitted (rdma statistic: retransmits rose)" retransmitted 1 || true
-check "vm2's driver retransmitted (rdma statistic: retransmits rose)" retransmitted 2 || true
+check "vm1's NIC retransmitted (rdma statistic: retransmits rose)" retransmitted 1 || true
+check "vm2's NIC retransmitted (rdma statistic: retransmits rose)" retransmitted 2 || true
 
 # corrupted_towards VM: frames corrupted on their way to VM, by its own
 # rnicsim (rx) and the peer's (tx).
@@ -126,29 +122,19 @@ corrupted_towards() {
 	peer="$(injected $((3 - $1)) tx corrupt)" || return 1
 	echo $((own + peer))
 }
-# icrc_drops VM SEEN [NONE]: the frames corrupted towards VM were counted
-# in SEEN (it rose, by at most their number), and none in NONE.
+# icrc_drops VM: the frames corrupted towards VM were counted by its NIC
+# (rx_icrc_errors_v2 rose, by at most their number).
 icrc_drops() {
-	local seen none=0 max
-	seen="$(d "$1" "$2")" || return 1
-	[ -z "${3:-}" ] || none="$(d "$1" "$3")" || return 1
+	local seen max
+	seen="$(d "$1" rx_icrc_errors_v2)" || return 1
 	max="$(corrupted_towards "$1")" || return 1
-	echo "vm$1: $2 +$seen${3:+, $3 +$none}, frames corrupted towards vm$1: $max"
-	[ "$seen" -gt 0 ] && [ "$seen" -le "$max" ] && [ "$none" = 0 ]
+	echo "vm$1: rx_icrc_errors_v2 +$seen, frames corrupted towards vm$1: $max"
+	[ "$seen" -gt 0 ] && [ "$seen" -le "$max" ]
 }
-if [ "$(stats_abi "$LAB_DIR/stats-vm1-after")" = 2 ]; then
-	# ABI 2.0: the NIC runs the transport and checks every ICRC itself,
-	# so both VMs count the drops in their NIC's per-version counter.
-	for n in 1 2; do
-		check "vm$n (ABI 2.0, ICRC in the NIC): its NIC dropped corrupted frames on ICRC errors (rx_icrc_errors_v2 rose, at most the frames corrupted towards it)" \
-			icrc_drops "$n" rx_icrc_errors_v2 || true
-	done
-else
-	check "vm1 (ICRC in software): its driver dropped corrupted frames on ICRC errors (icrc_errors rose, at most the frames corrupted towards it; its device counted none)" \
-		icrc_drops 1 icrc_errors hw_rx_icrc_errors || true
-	check "vm2 (ICRC in the device): rdma statistic shows the device's ICRC drops (hw_rx_icrc_errors rose, at most the frames corrupted towards it; none reached the driver)" \
-		icrc_drops 2 hw_rx_icrc_errors icrc_errors || true
-fi
+for n in 1 2; do
+	check "vm$n: its NIC dropped corrupted frames on ICRC errors (rx_icrc_errors_v2 rose, at most the frames corrupted towards it)" \
+		icrc_drops "$n" || true
+done
 
 lab_stop
 echo "# test_fault_rnic: $(lab_elapsed "$T0") s"

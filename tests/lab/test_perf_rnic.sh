@@ -13,17 +13,15 @@
 #  - on the bridge: v1 frames are Ethertype 0x8915, v2 frames UDP to 4791,
 #    both decoded by tshark as InfiniBand (the CM ConnectRequest among them),
 #    none of the other version, no malformed frame and no expert error;
-#  - rdma statistic show: tx/rx packets of that RoCE version went up, the
-#    other version's did not, and they count exactly: what one VM's driver
-#    sent (packets and bytes) is what the other's received, what the
-#    device counted (hw_*), and what the bridge carried; the counter set
+#  - rdma statistic show: tx/rx frames of that RoCE version went up, the
+#    other version's did not, and they count exactly: what one VM's NIC
+#    sent (frames and bytes) is what the other's received, what its
+#    transport counted, and what the bridge carried; the counter set
 #    has per-version packets and bytes, retransmits, timeouts, NAKs by
 #    kind, duplicates, ICRC errors and drops by reason (those that count
 #    faults rise in test_fault_rnic.sh).
-# On ABI 2.0 (rnicsim's default) the NIC runs the transport: its port
-# counters (hw_*) are the per-version counts, and its transport counters
-# must add up to its port's TX frames; RNIC_LAB_RNICSIM_ARGS=--no-abi2 runs
-# the same on ABI 1.0.
+# The NIC runs the transport: its port counters (hw_*) are the per-version
+# counts, and its transport counters must add up to its port's TX frames.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
@@ -52,25 +50,10 @@ need "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV"
 MAC1="$(lab__mac 1 rnic)"
 MAC2="$(lab__mac 2 rnic)"
 
-# The ABI in effect (the probe line; RNIC_LAB_RNICSIM_ARGS=--no-abi2
-# gives 1.0).  On 1.0 the driver runs the transport and counts packets per RoCE
-# version itself (tx_roce_v2_packets, ...), beside the NIC's port counters
-# (hw_*); on 2.0 the NIC runs the transport and the per-version counts are
-# its port counters (hw_tx_roce_v2_frames, ...).
-ABI=1
-if lab_exec 1 --timeout 30 "dmesg | grep -qE 'rnic .*ABI 2\\.0, MAC'"; then
-	ABI=2
-fi
-echo "# ABI $ABI.0"
-# pkts DIR V / bytes DIR V: the counter of DIR (tx/rx) RoCE vV traffic that
-# the transport keeps (1.0: the driver's; 2.0: the NIC's port counters).
-if [ "$ABI" = 1 ]; then
-	pkts() { echo "${1}_roce_v${2}_packets"; }
-	bytes() { echo "${1}_roce_v${2}_bytes"; }
-else
-	pkts() { echo "hw_${1}_roce_v${2}_frames"; }
-	bytes() { echo "hw_${1}_roce_v${2}_bytes"; }
-fi
+# pkts DIR V / bytes DIR V: the NIC's port counter of DIR (tx/rx) RoCE vV
+# traffic.
+pkts() { echo "hw_${1}_roce_v${2}_frames"; }
+bytes() { echo "hw_${1}_roce_v${2}_bytes"; }
 
 # snap WHEN: both VMs' counters, for the relations below (a failed
 # snapshot leaves a file without counters, which fails them).
@@ -137,23 +120,7 @@ tx_is_rx() {
 	done
 	return "$bad"
 }
-# The driver's counters (its transport) and the device's (hw_*) count
-# the same frames and bytes.
-driver_is_device() {
-	local n dir k x y bad=0
-	for n in 1 2; do
-		for dir in tx rx; do
-			x="$(d "$n" "${dir}_roce_v${v}_packets")" || return 1
-			y="$(d "$n" "hw_${dir}_roce_v${v}_frames")" || return 1
-			equal "vm$n ${dir}_roce_v${v}_packets / hw_${dir}_roce_v${v}_frames" "$x" "$y" || bad=1
-			x="$(d "$n" "${dir}_roce_v${v}_bytes")" || return 1
-			y="$(d "$n" "hw_${dir}_roce_v${v}_bytes")" || return 1
-			equal "vm$n ${dir}_roce_v${v}_bytes / hw_${dir}_roce_v${v}_bytes" "$x" "$y" || bad=1
-		done
-	done
-	return "$bad"
-}
-# ABI 2.0: the NIC's transport counted each frame its port sent: request
+# The NIC's transport counted each frame its port sent: request
 # packets, retransmissions, responses (ACKs, NAKs, READ and atomic
 # responses) and UD sends (the CM's MADs among them).
 transport_is_port() {
@@ -227,13 +194,8 @@ for v in 1 2; do
 	check "RoCE v$v: rdma statistic: $(pkts tx "$v")/$(pkts rx "$v") up, v$other unchanged" counters || true
 	check "RoCE v$v: packets and bytes one VM's transport sent = those the other's received, both ways" \
 		tx_is_rx || true
-	if [ "$ABI" = 1 ]; then
-		check "RoCE v$v: driver counters = device counters (hw_*), packets and bytes, TX and RX, both VMs" \
-			driver_is_device || true
-	else
-		check "RoCE v$v: the NIC's transport counters add up to its port's TX frames, both VMs" \
-			transport_is_port || true
-	fi
+	check "RoCE v$v: the NIC's transport counters add up to its port's TX frames, both VMs" \
+		transport_is_port || true
 	check "RoCE v$v: each transport's TX packets and bytes = the frames and bytes from its MAC on the bridge" \
 		driver_is_wire || true
 done
@@ -248,15 +210,9 @@ counter_set() {
 			set+=" $(pkts "$dir" "$v") $(bytes "$dir" "$v")"
 		done
 	done
-	if [ "$ABI" = 1 ]; then
-		set+=" retransmits retrans_timeouts nak_seq_sent nak_seq_rcvd nak_rnr_sent
-			nak_rnr_rcvd nak_inv_req_sent nak_inv_req_rcvd nak_rem_access_sent
-			nak_rem_access_rcvd duplicate_requests icrc_errors"
-	else
-		set+=" retransmits local_ack_timeouts nak_seq_sent nak_seq_rcvd rnr_naks_sent
-			rnr_naks_rcvd nak_inv_req_sent nak_inv_req_rcvd nak_rem_access_sent
-			nak_rem_access_rcvd duplicate_requests rx_icrc_errors_v1 rx_icrc_errors_v2"
-	fi
+	set+=" retransmits local_ack_timeouts nak_seq_sent nak_seq_rcvd rnr_naks_sent
+		rnr_naks_rcvd nak_inv_req_sent nak_inv_req_rcvd nak_rem_access_sent
+		nak_rem_access_rcvd duplicate_requests rx_icrc_errors_v1 rx_icrc_errors_v2"
 	for k in $set; do
 		grep -q "^$k " "$f" || { echo "missing $k"; missing=1; }
 	done

@@ -9,21 +9,18 @@
 #    (rnic_perf SEND, WRITE, READ verified; tshark: every InfiniBand frame
 #    has vlan.priority == 3, vlan.id == 0);
 #  - a receiver that runs short of RoCE receive buffers pauses its peer:
-#    while vm1 runs a long verified RDMA WRITE to vm2, vm2's QEMU is
-#    stopped (SIGSTOP: its CPU can no longer repost receive buffers, while
-#    its NIC, rnicsim, keeps running) and a burst of RoCE v2 frames from the
-#    bridge uses up vm2's 1024-entry RoCE receive ring.  Below the low
-#    watermark vm2's NIC sends 802.1Qbb PFC XOFF frames for priority 3 only
-#    (MAC control 0x0101 to 01:80:c2:00:00:01, class-enable bit 3, quanta
-#    > 0), and after SIGCONT, once the driver has reposted, an XON (quanta
-#    0) last; vm1's NIC honours them (rx_pause, tx_paused_ns), and the
-#    rnic_perf WRITE that spanned the stall completes with every byte
-#    verified.  On ABI 2.0 the NIC runs the transport and places the data
-#    itself, so a stopped guest does not stop it; there rnicsim's control
-#    socket holds vm2's NIC's receive pipeline instead ("rx hold", as PCIe
-#    back-pressure would), its 256-frame RoCE receive buffer fills with
-#    the WRITEs and the burst, and the same XOFF, XON and pause checks
-#    apply.  The pause frames are seen in rnicsim's captures of each NIC:
+#    while vm1 runs a long verified RDMA WRITE to vm2, rnicsim's control
+#    socket holds vm2's NIC's receive pipeline ("rx hold", as PCIe
+#    back-pressure would: the NIC runs the transport and places the data
+#    itself, so only the NIC can run short), its 256-frame RoCE receive
+#    buffer fills with the WRITEs and a burst of RoCE v2 frames from the
+#    bridge.  As it fills, vm2's NIC sends 802.1Qbb PFC XOFF
+#    frames for priority 3 only (MAC control 0x0101 to 01:80:c2:00:00:01,
+#    class-enable bit 3, quanta > 0), and after "rx release", once the
+#    buffer drains, an XON (quanta 0) last; vm1's NIC honours them
+#    (rx_pause, tx_paused_ns), and the rnic_perf WRITE that spanned the
+#    stall completes with every byte verified.
+#    The pause frames are seen in rnicsim's captures of each NIC:
 #    the lab's Linux bridge drops MAC control frames, so tc on the taps
 #    passes them from one port to the other, as a back-to-back cable would.
 set -euo pipefail
@@ -102,9 +99,6 @@ check "every RoCE frame both ways carries an 802.1Q tag, VLAN 0, PCP $PRIO (tsha
 # ---- the receiver runs short of buffers
 
 sim_ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
-# The ABI in effect: 2.0 lists the NIC's transport counters.
-ABI="$(hw_stats 2 rnic0/1 2>/dev/null | stats_abi -)"
-echo "# rnic ABI $ABI.0"
 sim_counters() { sim_ctl "$1" counters; }
 ctr() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
@@ -148,19 +142,10 @@ for _ in $(seq 300); do
 	fi
 	sleep 0.1
 done
-QPID="$(cat "$LAB_DIR/vm2/qemu.pid")"
 STALL_LOG="$LAB_DIR/stall.log"
-# What stalls vm2's receiver: on 1.0 its guest (the driver reposts the
-# ROCE_RX ring), on 2.0 its NIC's transport (rnicsim's test knob).
-if [ "$ABI" = 2 ]; then
-	stall() { sim_ctl 2 rx hold; }
-	unstall() { sim_ctl 2 rx release; }
-	STALLED="its NIC's receive pipeline held"
-else
-	stall() { kill -STOP "$QPID"; }
-	unstall() { kill -CONT "$QPID"; }
-	STALLED="its guest stopped"
-fi
+stall() { sim_ctl 2 rx hold; }
+unstall() { sim_ctl 2 rx release; }
+STALLED="its NIC's receive pipeline held"
 {
 	echo "traffic flowing: $flowing"
 	sim_ctl 1 pcap start "$NIC1_PCAP"
@@ -168,13 +153,13 @@ fi
 	stall
 	sleep 0.2
 	ip netns exec "$LAB_NS" python3 "$LAB_REPO/tests/lab/roce_flood.py" br0 "$M2" "$SRV" 1200
-	# XOFF is refreshed every half pause time while the ring stays short.
+	# XOFF is refreshed every half pause time while the buffer stays full.
 	sleep 1.5
 	echo "vm2 NIC, $STALLED:"
 	sim_counters 2 | grep -E '^(rx_drop_no_buf|rdma_rx_drop_fifo_full|rx_hold|tx_pause|rx_pause|rx_roce_v2_frames) '
 	unstall
 	echo "vm2 resumed"
-	# The driver reposts, the NIC sends XON: wait for it (10 s at most)
+	# The buffer drains, the NIC sends XON: wait for it (10 s at most)
 	# in the NIC's capture, which rnicsim flushes frame by frame.
 	for _ in $(seq 50); do
 		[ "$(pcap_count "$NIC2_PCAP" "macc.opcode == 0x0101 && eth.src == $M2 && macc.cbfc.pause_time.c$PRIO == 0")" -gt 0 ] && break
@@ -184,7 +169,7 @@ fi
 	sim_ctl 1 pcap stop
 	sim_ctl 2 pcap stop
 } >"$STALL_LOG" 2>&1
-# The run must still be going when the guest resumes, or it proved nothing.
+# The run must still be going when the NIC resumes, or it proved nothing.
 spanned=0
 [ -z "$(lab_job_output 1 "$job")" ] && spanned=1
 echo "run still going after the XON: $spanned" >>"$STALL_LOG"
