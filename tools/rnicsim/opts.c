@@ -44,7 +44,7 @@ void opts_usage(FILE *f)
 {
 	fputs(
 "usage: rnicsim --socket PATH [options]    serve the ivshmem protocol\n"
-"       rnicsim --bench[=abi1|abi2|abi2-tap] [--bench-seconds S]\n"
+"       rnicsim --bench[=abi2|abi2-tap] [--bench-seconds S]\n"
 "               [--fault SPEC] [--pcap FILE]   datapath speed, no guest\n"
 "       rnicsim --selftest                  run the unit tests\n"
 "       rnicsim --ctl-cmd PATH COMMAND...   send one control command\n"
@@ -237,12 +237,14 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 			break;
 		case OPT_BENCH:
 			o->mode = SIM_MODE_BENCH;
-			o->bench_abi1 = !optarg || !strcmp(optarg, "abi1");
+			if (optarg && !strcmp(optarg, "abi1"))
+				FAIL("--bench=abi1: ABI 1.0 was removed (abi2 "
+				     "or abi2-tap)");
+			o->bench_platform = !optarg;
 			o->bench_abi2 = !optarg || !strcmp(optarg, "abi2");
 			o->bench_tap = optarg && !strcmp(optarg, "abi2-tap");
-			if (!o->bench_abi1 && !o->bench_abi2 && !o->bench_tap)
-				FAIL("--bench=%s: abi1, abi2 or abi2-tap",
-				     optarg);
+			if (!o->bench_abi2 && !o->bench_tap)
+				FAIL("--bench=%s: abi2 or abi2-tap", optarg);
 			break;
 		case OPT_BENCH_SECONDS:
 			o->bench_seconds = strtod(optarg, &end);

@@ -52,8 +52,8 @@ TEST(opts_full_command_line)
 }
 
 /*
- * --bench: both ABIs; --bench=abi1 / =abi2: one; =abi2-tap: 2.0 over
- * taps; anything else refused
+ * --bench: the platform alone, then 2.0; --bench=abi2: 2.0 only;
+ * =abi2-tap: 2.0 over taps; =abi1 (removed) and anything else refused
  */
 TEST(opts_bench_which)
 {
@@ -66,13 +66,13 @@ TEST(opts_bench_which)
 	char err[256];
 
 	REQUIRE(opts_parse(&o, ARGC(a1), a1, err, sizeof(err)) == 0);
-	CHECK(o.bench_abi1 && o.bench_abi2);
-	REQUIRE(opts_parse(&o, ARGC(a2), a2, err, sizeof(err)) == 0);
-	CHECK(o.bench_abi1 && !o.bench_abi2);
+	CHECK(o.bench_platform && o.bench_abi2 && !o.bench_tap);
 	REQUIRE(opts_parse(&o, ARGC(a3), a3, err, sizeof(err)) == 0);
-	CHECK(!o.bench_abi1 && o.bench_abi2 && !o.bench_tap);
+	CHECK(!o.bench_platform && o.bench_abi2 && !o.bench_tap);
 	REQUIRE(opts_parse(&o, ARGC(a5), a5, err, sizeof(err)) == 0);
-	CHECK(!o.bench_abi1 && !o.bench_abi2 && o.bench_tap);
+	CHECK(!o.bench_platform && !o.bench_abi2 && o.bench_tap);
+	CHECK_EQ(opts_parse(&o, ARGC(a2), a2, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "ABI 1.0 was removed") != NULL);
 	CHECK_EQ(opts_parse(&o, ARGC(a4), a4, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "abi3") != NULL);
 }
