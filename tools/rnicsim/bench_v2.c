@@ -650,7 +650,7 @@ int bench_abi2(const struct sim_opts *o, const struct bench_dev_hooks *dev,
 	b->hooks = dev;
 	/* Two devices serving ABI 2.0, no guest, no sockets. */
 	b->o = *o;
-	b->o.abi2 = true;
+	b->o.signature_abi = 0;
 	b->o.socket = NULL;
 	b->o.tap = NULL;
 	b->o.ctl = NULL;

@@ -37,8 +37,8 @@ struct sim_opts {
 	const char *log;
 	uint64_t seed;
 	uint32_t caps_disable;
-	bool abi2;			/* serve and advertise ABI 2.0 (default;
-					 * --no-abi2: 1.0 only) */
+	/* --signature-abi: 0, or the one major advertised (rdev_config) */
+	unsigned int signature_abi;
 	/* --ctl-cmd */
 	const char *ctl_cmd_path;
 	char ctl_cmd[1024];
