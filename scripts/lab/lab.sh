@@ -49,7 +49,7 @@
 # $RNIC_CACHE/debug-kver), RNIC_LAB_KERNEL (its image), RNIC_LAB_RNICSIM, RNIC_LAB_BOOT_TIMEOUT (s, default 240),
 # RNIC_LAB_SHM_SIZE (rnicsim BAR2 size, default 1 MiB), RNIC_LAB_CPU (QEMU's
 # -cpu; default lab__cpu's choice), RNIC_LAB_RNICSIM_ARGS (extra rnicsim options for
-# every VM, e.g. --no-abi2), RNIC_LAB_APPEND
+# every VM, e.g. --signature-abi 1), RNIC_LAB_APPEND
 # (extra kernel command line).
 
 LAB_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
