@@ -85,6 +85,14 @@ struct tdev *tdev_new(u32 caps_disable);
 /* The same with a device configuration and @ram_len bytes of guest RAM */
 struct tdev *tdev_new_cfg(const struct rdev_config *cfg, size_t ram_len);
 void tdev_free(struct tdev *t);
+/*
+ * ABI 1.0's RoCE ring types (rnic_hw.h's RNIC_QUEUE_ROCE_TX/RX, which
+ * may go from include/): the device must refuse them like any unknown
+ * queue type.
+ */
+#define T_QUEUE_ROCE_TX_V1	3
+#define T_QUEUE_ROCE_RX_V1	4
+
 /* What STATUS reads once enabled: ABI 2.0, the only one */
 #define T_STATUS_UP	(RNIC_STATUS_ENABLED | \
 			 FIELD_PREP(RNIC_STATUS_ABI, RNIC_ABI2_MAJOR))

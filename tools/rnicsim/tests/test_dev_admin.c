@@ -265,9 +265,9 @@ TEST(dev_admin_queue_lifecycle)
 	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_TX, 4, cq.id, 0, 8, &q),
 		 RNIC_AQ_BAD_PARAM);
 	/* 1.0's RoCE rings are gone: refused with valid parameters too */
-	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ROCE_TX, 4, cq.id, 0, 0, &q),
+	CHECK_EQ(tcreate_queue(t, T_QUEUE_ROCE_TX_V1, 4, cq.id, 0, 0, &q),
 		 RNIC_AQ_BAD_PARAM);
-	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 4, cq.id, 4096, 0, &q),
+	CHECK_EQ(tcreate_queue(t, T_QUEUE_ROCE_RX_V1, 4, cq.id, 4096, 0, &q),
 		 RNIC_AQ_BAD_PARAM);
 	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_RX, 4, cq.id, 63, 0, &q),
 		 RNIC_AQ_BAD_PARAM);

@@ -227,9 +227,9 @@ TEST(v2_query_caps_and_stats)
 		CHECK_EQ(tset_port(t2_tdev(x), &sp), RNIC_AQ_BAD_PARAM);
 		REQUIRE(tcreate_cq(t2_tdev(x), 4, 1, &tcq) == RNIC_AQ_SUCCESS);
 		errs = t2_pctr(x, RNIC_PORT_STAT_admin_errors);
-		CHECK_EQ(tcreate_queue(t2_tdev(x), RNIC_QUEUE_ROCE_RX, 4, tcq.id,
+		CHECK_EQ(tcreate_queue(t2_tdev(x), T_QUEUE_ROCE_RX_V1, 4, tcq.id,
 				       2048, 0, &tq), RNIC_AQ_BAD_PARAM);
-		CHECK_EQ(tcreate_queue(t2_tdev(x), RNIC_QUEUE_ROCE_TX, 4, tcq.id, 0,
+		CHECK_EQ(tcreate_queue(t2_tdev(x), T_QUEUE_ROCE_TX_V1, 4, tcq.id, 0,
 				       0, &tq), RNIC_AQ_BAD_PARAM);
 		CHECK_EQ(tcreate_queue(t2_tdev(x), 5, 4, tcq.id, 0, 0, &tq),
 			 RNIC_AQ_BAD_PARAM);
