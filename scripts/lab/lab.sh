@@ -596,7 +596,8 @@ lab_vm() {
 	lab__need_started lab_vm || return 1
 	local n="$1" d virtio=0 rnic=0 mem=512M bytes simargs=() qargs=()
 	# RNIC_LAB_RNICSIM_ARGS: for every rnicsim, before --rnicsim-arg's
-	# (e.g. --no-abi2: any test on the ABI 1.0 path with abi=auto).
+	# (e.g. --fault drop=1%; --no-abi2 is refused: rnicsim serves ABI 2.0
+	# only).
 	# shellcheck disable=SC2206 # a list of words
 	simargs=(${RNIC_LAB_RNICSIM_ARGS:-})
 	local kver="" kernel="$LAB_KERNEL" initrd="$LAB_INITRD"
