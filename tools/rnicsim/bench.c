@@ -12,8 +12,8 @@
  *  rx: the event loop reads frames off the wire, then classification,
  *      ICRC check and a DMA scatter of the payload into guest RAM.
  *
- * These two measure the platform alone; bench_dev.c then runs the device
- * model itself through its rings.
+ * These two measure the platform alone (--bench without a value);
+ * bench_v2.c then runs two ABI 2.0 device models back to back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -391,14 +391,11 @@ int bench_run(const struct sim_opts *o, const struct bench_dev_hooks *dev)
 	       load[0] ? load : "?");
 	bench_crc(o);
 	for (i = 0; i < sizeof(frame_sizes) / sizeof(frame_sizes[0]) && !ret &&
-	     o->bench_abi1; i++)
+	     o->bench_platform; i++)
 		ret = bench_tx(b, o, frame_sizes[i] - ROCE_HDR_LEN - 4);
 	for (i = 0; i < sizeof(frame_sizes) / sizeof(frame_sizes[0]) && !ret &&
-	     o->bench_abi1; i++)
+	     o->bench_platform; i++)
 		ret = bench_rx(b, o, frame_sizes[i] - ROCE_HDR_LEN - 4);
-	if (!ret && dev && o->bench_abi1)
-		ret = bench_device(&b->sim, dev, o, frame_sizes,
-				   sizeof(frame_sizes) / sizeof(frame_sizes[0]));
 out:
 	sim_fini(&b->sim);
 	free(b);

@@ -31,15 +31,10 @@ uint64_t bench_cpu_ns(void);
 void bench_report(const char *dir, size_t len, uint64_t frames,
 		  uint64_t wall_ns, uint64_t cpu_ns, const char *what);
 
-/* The device runs (bench_dev.c), on a simulator with guest RAM mapped. */
-int bench_device(struct sim *s, const struct bench_dev_hooks *h,
-		 const struct sim_opts *o, const size_t *sizes,
-		 unsigned int nsizes);
-
 /*
  * A driver's reach into one device on its own simulator: BAR2, guest
- * RAM (a bump allocator from 64 KiB up), the 1.0 admin queue and event
- * queue 0 (bench_dev.c). Doorbells call the device directly.
+ * RAM (a bump allocator from 64 KiB up), the admin queue and event
+ * queue 0 (bench_host.c). Doorbells call the device directly.
  */
 struct bench_host {
 	struct sim *s;
@@ -51,8 +46,8 @@ struct bench_host {
 	u16 aq_pi, eq_ci, cmd_id;
 };
 
-/* Reset, then enable with ABI @abi (0: 1.0); 0 or -errno. */
-int bench_host_up(struct bench_host *h, unsigned int abi);
+/* Reset, then enable ABI 2.0; 0 or -errno. */
+int bench_host_up(struct bench_host *h);
 /* One admin command: its status, or -1 if it did not complete. */
 int bench_admin(struct bench_host *h, void *cmd, union rnic_aq_resp *resp);
 bool bench_eq0_next(struct bench_host *h, struct rnic_eqe *e);

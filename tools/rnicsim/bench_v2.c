@@ -229,7 +229,7 @@ static int side_up(struct b2 *b, unsigned int i)
 	sim_attach_dev(&sd->sim, b->hooks->ops, sd->h.dev);
 	if (!b->tap)
 		sim_attach_wire_hook(&sd->sim, wire_hook, sd);
-	ret = bench_host_up(&sd->h, RNIC_ABI2_MAJOR);
+	ret = bench_host_up(&sd->h);
 	if (ret)
 		return ret;
 	t2_init(&sd->x, (u8)(i + 1), &bench_t2_host, sd, sd->h.bar,
@@ -650,7 +650,7 @@ int bench_abi2(const struct sim_opts *o, const struct bench_dev_hooks *dev,
 	b->hooks = dev;
 	/* Two devices serving ABI 2.0, no guest, no sockets. */
 	b->o = *o;
-	b->o.abi2 = true;
+	b->o.signature_abi = 0;
 	b->o.socket = NULL;
 	b->o.tap = NULL;
 	b->o.ctl = NULL;

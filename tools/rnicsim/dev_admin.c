@@ -36,14 +36,9 @@ static u8 query_device(struct rdev *d, const struct rnic_aq_query *c,
 
 	if (c->scope || c->id)
 		return RNIC_AQ_BAD_PARAM;
-	/* The ABI in effect, not the newest the signature offers. */
-	if (d->abi == RNIC_ABI2_MAJOR) {
-		a.abi_major = cpu_to_le16(RNIC_ABI2_MAJOR);
-		a.abi_minor = cpu_to_le16(RNIC_ABI2_MINOR);
-	} else {
-		a.abi_major = cpu_to_le16(RNIC_ABI_MAJOR);
-		a.abi_minor = cpu_to_le16(RNIC_ABI_MINOR);
-	}
+	/* The ABI in effect: 2.0, the only one an enable can give. */
+	a.abi_major = cpu_to_le16(RNIC_ABI2_MAJOR);
+	a.abi_minor = cpu_to_le16(RNIC_ABI2_MINOR);
 	a.caps = cpu_to_le32(d->caps);
 	memcpy(a.mac, d->cfg.mac, sizeof(a.mac));
 	a.num_msix = cpu_to_le16(d->cfg.num_vectors);
@@ -163,16 +158,12 @@ static u8 check_set_port(struct rdev *d, const struct rnic_aq_set_port *c)
 			return RNIC_AQ_BAD_PARAM;
 		if ((flags & RNIC_PORT_F_PFC) && !(d->caps & RNIC_CAP_PFC))
 			return RNIC_AQ_BAD_PARAM;
-		if ((flags & (RNIC_PORT_F_RX_ICRC_CHECK |
-			      RNIC_PORT_F_RX_ICRC_DELIVER_BAD)) &&
-		    !(d->caps & RNIC_CAP_ICRC))
-			return RNIC_AQ_BAD_PARAM;
 		if ((flags & RNIC_PORT_F_RX_VLAN_STRIP) &&
 		    !(d->caps & RNIC_CAP_VLAN))
 			return RNIC_AQ_BAD_PARAM;
-		/* 2.0: RoCE frames go to the transport, which checks ICRCs. */
-		if ((flags & (RNIC_PORT_F_RX_ICRC_CHECK |
-			      RNIC_PORT_F_RX_ICRC_DELIVER_BAD)) && d->v2)
+		/* RoCE frames go to the transport, which checks ICRCs. */
+		if (flags & (RNIC_PORT_F_RX_ICRC_CHECK |
+			     RNIC_PORT_F_RX_ICRC_DELIVER_BAD))
 			return RNIC_AQ_BAD_PARAM;
 	}
 	if (valid & RNIC_PORT_VALID_PFC) {
@@ -181,8 +172,8 @@ static u8 check_set_port(struct rdev *d, const struct rnic_aq_set_port *c)
 		if ((low || high) && low >= high)
 			return RNIC_AQ_BAD_PARAM;
 	}
-	/* 2.0: templates carry the port; it cannot change under them. */
-	if ((valid & RNIC_PORT_VALID_UDP_PORT) && d->v2 &&
+	/* Templates carry the port; it cannot change under them. */
+	if ((valid & RNIC_PORT_VALID_UDP_PORT) &&
 	    le16_to_cpu(c->udp_port) != d->port.udp_port &&
 	    (d->v2->npaths || d->v2->ah_pages))
 		return RNIC_AQ_BAD_STATE;
@@ -270,11 +261,6 @@ static u8 cmd_destroy_cq(struct rdev *d, const union rnic_aq_entry *e)
 	return RNIC_AQ_SUCCESS;
 }
 
-static bool is_rx(u8 type)
-{
-	return type == RNIC_QUEUE_ETH_RX || type == RNIC_QUEUE_ROCE_RX;
-}
-
 static u8 check_create_queue(struct rdev *d,
 			     const struct rnic_aq_create_queue *c)
 {
@@ -286,12 +272,12 @@ static u8 check_create_queue(struct rdev *d,
 	if (!all_zero(c->reserved0, sizeof(c->reserved0)) ||
 	    !all_zero(c->reserved1, sizeof(c->reserved1)))
 		return RNIC_AQ_BAD_PARAM;
-	if (c->type < RNIC_QUEUE_ETH_TX || c->type > RNIC_QUEUE_ROCE_RX ||
-	    (d->v2 && c->type >= RNIC_QUEUE_ROCE_TX) ||
+	/* Ethernet rings only: RoCE frames belong to the transport. */
+	if ((c->type != RNIC_QUEUE_ETH_TX && c->type != RNIC_QUEUE_ETH_RX) ||
 	    c->log2_depth < RNIC_RING_LOG2_MIN ||
 	    c->log2_depth > RDEV_MAX_RING_LOG2)
 		return RNIC_AQ_BAD_PARAM;
-	if (is_rx(c->type)) {
+	if (c->type == RNIC_QUEUE_ETH_RX) {
 		if (c->tx_prio || rx_buf < RNIC_RX_BUF_MIN ||
 		    rx_buf > RNIC_RX_BUF_MAX)
 			return RNIC_AQ_BAD_PARAM;
@@ -308,8 +294,7 @@ static u8 check_create_queue(struct rdev *d,
 		return RNIC_AQ_NOT_FOUND;
 	if (d->cqs[cqid].error)
 		return RNIC_AQ_BAD_STATE;
-	if ((c->type == RNIC_QUEUE_ETH_RX && d->eth_rx != RDEV_NO_QUEUE) ||
-	    (c->type == RNIC_QUEUE_ROCE_RX && d->roce_rx != RDEV_NO_QUEUE))
+	if (c->type == RNIC_QUEUE_ETH_RX && d->eth_rx != RDEV_NO_QUEUE)
 		return RNIC_AQ_BAD_STATE;
 	return RNIC_AQ_SUCCESS;
 }
@@ -342,8 +327,6 @@ static u8 cmd_create_queue(struct rdev *d, const union rnic_aq_entry *e,
 	d->cqs[q->cq].refs++;
 	if (q->type == RNIC_QUEUE_ETH_RX)
 		d->eth_rx = id;
-	else if (q->type == RNIC_QUEUE_ROCE_RX)
-		d->roce_rx = id;
 	rdev_bar_write(d, RNIC_DB_QUEUE_OFF(id), 0);
 	*result = id;
 	return RNIC_AQ_SUCCESS;
@@ -360,10 +343,6 @@ static u8 cmd_destroy_queue(struct rdev *d, const union rnic_aq_entry *e)
 	if (id >= RDEV_MAX_QUEUES || !d->queues[id].used)
 		return RNIC_AQ_NOT_FOUND;
 	q = &d->queues[id];
-	if (d->roce_rx == id) {
-		rdev_pfc_release(d);
-		d->roce_rx = RDEV_NO_QUEUE;
-	}
 	if (d->eth_rx == id)
 		d->eth_rx = RDEV_NO_QUEUE;
 	d->cqs[q->cq].refs--;
@@ -371,7 +350,7 @@ static u8 cmd_destroy_queue(struct rdev *d, const union rnic_aq_entry *e)
 	return RNIC_AQ_SUCCESS;
 }
 
-static u8 execute_v1(struct rdev *d, const union rnic_aq_entry *e,
+static u8 execute_common(struct rdev *d, const union rnic_aq_entry *e,
 		     u32 *result)
 {
 	switch (e->hdr.opcode) {
@@ -403,15 +382,13 @@ static u8 execute(struct rdev *d, const union rnic_aq_entry *e,
 	if (e->hdr.reserved0 || e->hdr.reserved1)
 		return RNIC_AQ_BAD_PARAM;
 	if (e->hdr.opcode >= RNIC_AQ_QUERY_RDMA_CAPS) {
-		if (!d->v2)
-			return RNIC_AQ_BAD_OPCODE;
 		st = v2_admin(d, e, resp);
 		/* Commands can make QPs runnable or fail them: run that now. */
 		v2_pump(d);
 		return st;
 	}
-	st = execute_v1(d, e, &result);
-	/* 1.0's result is the first word of the 2.0 response. */
+	st = execute_common(d, e, &result);
+	/* Their result is the first word of the response. */
 	resp->id.id = cpu_to_le32(result);
 	return st;
 }

@@ -49,14 +49,14 @@ static void write_signature(struct rdev *d)
 	struct rnic_sig sig = {};
 
 	sig.magic = cpu_to_le32(RNIC_SIG_MAGIC);
-	if (d->serves_abi2) {
+	/* 2.0 alone, or (--signature-abi) what another firmware would say */
+	if (d->cfg.signature_abi) {
+		sig.abi_major = cpu_to_le16(d->cfg.signature_abi);
+		sig.abi_compat = cpu_to_le16(BIT(d->cfg.signature_abi));
+	} else {
 		sig.abi_major = cpu_to_le16(RNIC_ABI2_MAJOR);
 		sig.abi_minor = cpu_to_le16(RNIC_ABI2_MINOR);
-		sig.abi_compat = cpu_to_le16(BIT(RNIC_ABI_MAJOR) |
-					     BIT(RNIC_ABI2_MAJOR));
-	} else {
-		sig.abi_major = cpu_to_le16(RNIC_ABI_MAJOR);
-		sig.abi_minor = cpu_to_le16(RNIC_ABI_MINOR);
+		sig.abi_compat = cpu_to_le16(BIT(RNIC_ABI2_MAJOR));
 	}
 	sig.caps = cpu_to_le32(d->caps);
 	sig.shm_size = cpu_to_le32((u32)d->bar2_len);
@@ -70,7 +70,7 @@ static void write_signature(struct rdev *d)
 	sig.max_frame = cpu_to_le32(RDEV_MAX_FRAME);
 	sig.speed_mbps = cpu_to_le32(RDEV_SPEED_MBPS);
 	snprintf(sig.model_version, sizeof(sig.model_version), "%s",
-		 d->serves_abi2 ? RDEV_MODEL_VERSION_V2 : RDEV_MODEL_VERSION);
+		 RDEV_MODEL_VERSION);
 
 	memset(d->bar2 + RNIC_SIG_OFF, 0, RNIC_REGS_OFF - RNIC_SIG_OFF);
 	memcpy(d->bar2 + RNIC_SIG_OFF, &sig, sizeof(sig));
@@ -87,12 +87,10 @@ static void do_reset(struct rdev *d, u32 status)
 	/* Do not leave the link partner paused on our behalf. */
 	rdev_pfc_release(d);
 
-	/* Every 2.0 object goes, and the device serves 1.0 again. */
+	/* Every 2.0 object goes, until the next enable. */
 	v2_reset(d);
-	if (d->bar2_len > RNIC_DBP_BASE_DEFAULT)
-		memset(d->bar2 + RNIC_DBP_BASE_DEFAULT, 0,
-		       d->bar2_len - RNIC_DBP_BASE_DEFAULT);
-	d->abi = RNIC_ABI_MAJOR;
+	memset(d->bar2 + RNIC_DBP_BASE_DEFAULT, 0,
+	       d->bar2_len - RNIC_DBP_BASE_DEFAULT);
 	d->enabled = false;
 	d->fatal = false;
 	d->aq_sq = 0;
@@ -103,7 +101,6 @@ static void do_reset(struct rdev *d, u32 status)
 	memset(d->cqs, 0, sizeof(d->cqs));
 	memset(d->queues, 0, sizeof(d->queues));
 	d->eth_rx = RDEV_NO_QUEUE;
-	d->roce_rx = RDEV_NO_QUEUE;
 	memset(&d->pfc, 0, sizeof(d->pfc));
 	memset(d->ctr, 0, sizeof(d->ctr));
 	rdev_port_defaults(d);
@@ -129,10 +126,21 @@ struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
 	u8 *bar2;
 
 	bar2 = plat_bar2(p, &len);
-	if (!bar2 || len < RNIC_SHM_MIN_SIZE || (len & (len - 1)) ||
+	/* ABI 2.0 needs room for doorbell pages past the register file. */
+	if (!bar2 || len < RNIC_SHM_MIN_SIZE_V2 || (len & (len - 1)) ||
 	    len > 0x80000000UL) {
-		plat_log(p, "BAR2 of %zu bytes is unusable (need a power of two >= %u)",
-			 len, RNIC_SHM_MIN_SIZE);
+		plat_log(p, "BAR2 of %zu bytes is unusable (need a power of two >= %u for ABI 2.0)",
+			 len, RNIC_SHM_MIN_SIZE_V2);
+		return NULL;
+	}
+	if (cfg->num_vectors < 2) {
+		plat_log(p, "%u MSI-X vector(s): ABI 2.0 needs at least 2",
+			 cfg->num_vectors);
+		return NULL;
+	}
+	if (cfg->signature_abi > RDEV_MAX_SIGNATURE_ABI) {
+		plat_log(p, "signature ABI %u: need 1..%u", cfg->signature_abi,
+			 RDEV_MAX_SIGNATURE_ABI);
 		return NULL;
 	}
 	d = calloc(1, sizeof(*d));
@@ -140,16 +148,15 @@ struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
 		return NULL;
 	d->p = p;
 	d->cfg = *cfg;
-	if (!d->cfg.num_vectors)
-		d->cfg.num_vectors = 1;
 	d->bar2 = bar2;
 	d->bar2_len = len;
-	/* Without the transport bit, or room for doorbell pages, 1.0 only. */
-	d->serves_abi2 = cfg->abi2 && len >= RNIC_SHM_MIN_SIZE_V2 &&
-			 !(cfg->caps_disable & RNIC_CAP_TRANSPORT) &&
-			 d->cfg.num_vectors >= 2;
-	d->caps = (d->serves_abi2 ? RNIC_CAP_ALL_V2 : RNIC_CAP_ALL) &
-		  ~cfg->caps_disable;
+	/*
+	 * Without the transport bit, or with the signature of another ABI,
+	 * the device serves no ABI: every enable is refused.
+	 */
+	d->serves_abi2 = !cfg->signature_abi &&
+			 !(cfg->caps_disable & RNIC_CAP_TRANSPORT);
+	d->caps = RNIC_CAP_ALL_V2 & ~cfg->caps_disable;
 	d->link_up = true;
 	do_reset(d, 0);
 	return d;
@@ -169,8 +176,8 @@ void rdev_reset(struct rdev *d)
 static void set_fatal(struct rdev *d, u32 reason)
 {
 	plat_log(d->p, "device fatal, reason %u", reason);
-	/* 2.0: tell the driver first, if event queue 0 still works. */
-	if (d->enabled && d->abi == RNIC_ABI2_MAJOR)
+	/* Tell the driver first, if event queue 0 still works. */
+	if (d->enabled)
 		rdev_event(d, RNIC_EQE_DEVICE_FATAL, RNIC_ERR_NONE,
 			   RNIC_EQE_OBJ_NONE, 0, reason);
 	d->enabled = false;
@@ -220,16 +227,35 @@ static u32 check_queues(struct rdev *d, u64 *sq, u64 *cq, u64 *eq,
 	return RNIC_FATAL_NONE;
 }
 
-/* CTRL.ABI: 0 and 1 mean 1.0; another major must be one we serve. */
+/*
+ * CTRL.ABI must ask for 2.0, the one ABI served (0 and 1 ask for 1.0,
+ * which is gone); with --signature-abi nothing is served. 0, or -1 with
+ * the reason logged.
+ */
 static int check_abi(struct rdev *d, u32 ctrl)
 {
 	unsigned int abi = FIELD_GET(RNIC_CTRL_ABI, ctrl);
 
-	if (abi <= RNIC_ABI_MAJOR)
-		return RNIC_ABI_MAJOR;
-	if (abi == RNIC_ABI2_MAJOR && d->serves_abi2)
-		return RNIC_ABI2_MAJOR;
-	return -1;
+	if (d->cfg.signature_abi) {
+		plat_log(d->p, "enable refused: the signature advertises ABI %u (--signature-abi) and this device serves no ABI",
+			 d->cfg.signature_abi);
+		return -1;
+	}
+	if (!d->serves_abi2) {
+		plat_log(d->p, "enable refused: the transport capability is hidden (--caps-disable), so ABI 2.0 is not served");
+		return -1;
+	}
+	if (abi <= RNIC_ABI_MAJOR) {
+		plat_log(d->p, "enable refused: CTRL.ABI %u asks for ABI 1.0, which is not served (removed; this device serves ABI 2.0 only)",
+			 abi);
+		return -1;
+	}
+	if (abi != RNIC_ABI2_MAJOR) {
+		plat_log(d->p, "enable refused: CTRL.ABI %u is not served (this device serves ABI 2.0 only)",
+			 abi);
+		return -1;
+	}
+	return 0;
 }
 
 static void enable(struct rdev *d, u32 ctrl)
@@ -237,23 +263,20 @@ static void enable(struct rdev *d, u32 ctrl)
 	unsigned int aq_log2, eq_log2;
 	u64 sq, cq, eq;
 	u32 reason;
-	int abi;
 
 	reason = check_queues(d, &sq, &cq, &eq, &aq_log2, &eq_log2);
 	if (reason) {
 		set_fatal(d, reason);
 		return;
 	}
-	abi = check_abi(d, ctrl);
-	if (abi < 0) {
+	if (check_abi(d, ctrl)) {
 		set_fatal(d, RNIC_FATAL_BAD_ABI);
 		return;
 	}
-	if (abi == RNIC_ABI2_MAJOR && v2_enable(d)) {
+	if (v2_enable(d)) {
 		set_fatal(d, RNIC_FATAL_INTERNAL);
 		return;
 	}
-	d->abi = abi;
 	d->aq_sq = sq;
 	d->aq_cq = cq;
 	d->aq_log2 = aq_log2;
@@ -265,8 +288,7 @@ static void enable(struct rdev *d, u32 ctrl)
 	d->enabled = true;
 	rdev_bar_write(d, RNIC_REG_AQ_SQ_HEAD, 0);
 	rdev_bar_write(d, RNIC_REG_STATUS, RNIC_STATUS_ENABLED |
-		       (abi == RNIC_ABI2_MAJOR ?
-			FIELD_PREP(RNIC_STATUS_ABI, RNIC_ABI2_MAJOR) : 0));
+		       FIELD_PREP(RNIC_STATUS_ABI, RNIC_ABI2_MAJOR));
 	rdev_event(d, RNIC_EQE_LINK_CHANGE, 0, 0, rdev_link_word(d), 0);
 }
 
@@ -281,7 +303,7 @@ static void ctrl_doorbell(struct rdev *d)
 	}
 	if (d->fatal)
 		return;
-	if (ctrl & ~(d->serves_abi2 ? RNIC_CTRL_ALL_V2 : RNIC_CTRL_ALL)) {
+	if (ctrl & ~RNIC_CTRL_ALL_V2) {
 		set_fatal(d, RNIC_FATAL_BAD_CTRL);
 		return;
 	}
@@ -307,13 +329,9 @@ static void data_doorbell(struct rdev *d)
 	for (i = 0; i < RDEV_MAX_QUEUES; i++)
 		if (d->queues[i].used && !d->queues[i].error)
 			rdev_ring_pi(d, i, &pi);
-	if (d->v2) {
-		/* The QPs that moved, then every sender takes turns. */
-		v2_kick(d);
-		rdev_tx_all(d);
-	} else {
-		rdev_tx_all(d);
-	}
+	/* The QPs that moved, then every sender takes turns. */
+	v2_kick(d);
+	rdev_tx_all(d);
 	rdev_pfc_check_now(d);
 }
 

@@ -4,9 +4,9 @@
  *
  * Honour: a received PFC frame pauses TX of each priority it names for
  * quanta * 512 bit times (quanta 0 resumes). Emission: XOFF for the
- * no-drop priority while the ROCE_RX ring's free descriptors are below the
- * low watermark (refreshed every half pause time), XON once they reach the
- * high watermark.
+ * no-drop priority while the free entries of the 2.0 RoCE receive buffer
+ * are below the low watermark (refreshed every half pause time), XON once
+ * they reach the high watermark.
  */
 #include "dev_v2.h"
 #include "pkt.h"
@@ -113,7 +113,7 @@ void rdev_pfc_release(struct rdev *d)
 		send_pause(d, 0);
 }
 
-/* Watermarks in free descriptors for a ring of @depth. */
+/* Watermarks in free entries for a buffer of @depth. */
 static void watermarks(struct rdev *d, unsigned int depth, unsigned int *low,
 		       unsigned int *high)
 {
@@ -130,27 +130,15 @@ static void watermarks(struct rdev *d, unsigned int depth, unsigned int *low,
 }
 
 /*
- * What the no-drop priority protects, as free entries of a depth: 1.0
- * the ROCE_RX ring's posted descriptors, 2.0 the RoCE receive buffer.
- * False when there is nothing to watch.
+ * What the no-drop priority protects, as free entries of a depth: the
+ * RoCE receive buffer. False when there is nothing to watch (disabled).
  */
 static bool rx_room(struct rdev *d, unsigned int *free, unsigned int *depth)
 {
-	struct rdev_queue *q;
-	u16 pi;
-
-	if (d->v2) {
-		*depth = V2_RX_FIFO;
-		*free = V2_RX_FIFO - d->v2->fifo_count;
-		return true;
-	}
-	if (!rdev_queue_usable(d, d->roce_rx))
+	if (!d->v2)
 		return false;
-	q = &d->queues[d->roce_rx];
-	if (rdev_ring_pi(d, d->roce_rx, &pi))
-		return false;
-	*free = rnic_ring_used(pi, q->cons);
-	*depth = 1U << q->log2;
+	*depth = V2_RX_FIFO;
+	*free = V2_RX_FIFO - d->v2->fifo_count;
 	return true;
 }
 

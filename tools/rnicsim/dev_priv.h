@@ -6,8 +6,8 @@
  *		dispatch, link, timer, counter dump
  * dev_admin.c	admin queue and its commands
  * dev_queue.c	CQ/EQ entry posting, arming, doorbell slot checks, errors
- * dev_tx.c	TX rings: descriptor parsing, gather, offloads, wire
- * dev_rx.c	RX path: classification, ICRC check, VLAN strip, delivery
+ * dev_tx.c	Ethernet TX rings: descriptor parsing, gather, offloads, wire
+ * dev_rx.c	RX path: classification, VLAN strip, Ethernet RX delivery
  * dev_pfc.c	802.1Qbb pause honour and emission
  * dev_v2_*.c	ABI 2.0: objects, doorbell pages, transport (dev_v2.h)
  *
@@ -28,8 +28,7 @@
 #define RDEV_MAX_CQ_LOG2	14
 #define RDEV_MAX_FRAME		9018
 #define RDEV_SPEED_MBPS		10000
-#define RDEV_MODEL_VERSION	"rnicsim 1.0"
-#define RDEV_MODEL_VERSION_V2	"rnicsim 2.0"
+#define RDEV_MODEL_VERSION	"rnicsim 2.0"
 
 /* TX gather buffer: the largest frame plus room for a tag and the ICRC */
 #define RDEV_TXBUF_SIZE		(RDEV_MAX_FRAME + 64)
@@ -98,10 +97,10 @@ struct rdev {
 	struct rdev_config cfg;
 	u8 *bar2;
 	size_t bar2_len;
-	u32 caps;		/* as advertised (CAP_TRANSPORT with 2.0) */
-	bool serves_abi2;	/* cfg.abi2 and BAR2 large enough */
-	u8 abi;			/* major in effect: 1, or 2 once enabled so */
-	struct v2_dev *v2;	/* 2.0 state, only while 2.0 is in effect */
+	u32 caps;		/* as advertised */
+	/* false: no ABI served (--signature-abi, CAP_TRANSPORT hidden) */
+	bool serves_abi2;
+	struct v2_dev *v2;	/* 2.0 state: exactly while enabled */
 
 	bool enabled;
 	bool fatal;
@@ -118,7 +117,6 @@ struct rdev {
 	struct rdev_cq cqs[RDEV_MAX_CQS];
 	struct rdev_queue queues[RDEV_MAX_QUEUES];
 	int eth_rx;		/* queue id or RDEV_NO_QUEUE */
-	int roce_rx;
 	struct rdev_pfc pfc;
 
 	u64 ctr[RNIC_NUM_PORT_STATS];

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model: the RX path. A frame from the wire is classified
- * (PFC frames go to the MAC), its ICRC checked if asked, its VLAN tag
- * stripped if asked, and written into the next posted buffer of the
- * ETH_RX or ROCE_RX queue, completed with a CQE.
+ * rnicsim device model: the RX path. A frame from the wire is classified:
+ * PFC frames go to the MAC, RoCE frames to the 2.0 transport (dev_v2_rx.c),
+ * and the rest, its VLAN tag stripped if asked, into the next posted
+ * buffer of the ETH_RX queue, completed with a CQE.
  */
 #include <string.h>
 
@@ -21,7 +21,6 @@ struct rx_ctx {
 	struct pkt_info info;
 	u8 rx_class;
 	u32 cqe_flags;
-	u8 status;
 	u16 vlan_tci;
 	bool strip;
 };
@@ -138,7 +137,7 @@ static void rx_deliver(struct rx_ctx *r, unsigned int qid)
 	count_rx(d, r->rx_class, r->len);
 	q->stats[RNIC_QUEUE_STAT_frames]++;
 	q->stats[RNIC_QUEUE_STAT_bytes] += out_len;
-	rx_complete(r, qid, idx, r->status, out_len);
+	rx_complete(r, qid, idx, RNIC_CQE_OK, out_len);
 }
 
 void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len)
@@ -146,7 +145,6 @@ void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len)
 	struct rx_ctx r = { .d = d, .frame = frame, .len = len };
 	struct rdev_port *port = &d->port;
 	enum pkt_class cls;
-	int qid;
 
 	if (!d->link_up) {
 		RDEV_INC(d, rx_drop_link_down);
@@ -172,47 +170,30 @@ void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len)
 		return;
 	case PKT_CLASS_ROCE_V1:
 		r.rx_class = RNIC_RX_CLASS_ROCE_V1;
-		qid = d->roce_rx;
 		break;
 	case PKT_CLASS_ROCE_V2_IPV4:
 		r.rx_class = RNIC_RX_CLASS_ROCE_V2_IPV4;
-		qid = d->roce_rx;
 		break;
 	case PKT_CLASS_ROCE_V2_IPV6:
 		r.rx_class = RNIC_RX_CLASS_ROCE_V2_IPV6;
-		qid = d->roce_rx;
 		break;
 	default:
 		r.rx_class = RNIC_RX_CLASS_ETH;
-		qid = d->eth_rx;
 		break;
 	}
-	/* 2.0: RoCE frames belong to the transport, never to a ring. */
-	if (d->v2 && r.rx_class != RNIC_RX_CLASS_ETH) {
+	/* RoCE frames belong to the transport, never to a ring. */
+	if (r.rx_class != RNIC_RX_CLASS_ETH) {
+		if (!d->enabled) {	/* no transport until an enable */
+			RDEV_INC(d, rx_drop_no_queue);
+			return;
+		}
 		count_rx(d, r.rx_class, len);
 		v2_rx_frame(d, frame, len, &r.info);
 		return;
 	}
-	if (!d->enabled || !rdev_queue_usable(d, qid)) {
+	if (!d->enabled || !rdev_queue_usable(d, d->eth_rx)) {
 		RDEV_INC(d, rx_drop_no_queue);
 		return;
-	}
-
-	r.status = RNIC_CQE_OK;
-	if (r.rx_class != RNIC_RX_CLASS_ETH &&
-	    (port->flags & RNIC_PORT_F_RX_ICRC_CHECK) &&
-	    (d->caps & RNIC_CAP_ICRC)) {
-		r.cqe_flags |= RNIC_CQE_F_ICRC_CHECKED;
-		if (pkt_icrc_ok(frame, &r.info)) {
-			r.cqe_flags |= RNIC_CQE_F_ICRC_OK;
-		} else {
-			RDEV_INC(d, rx_icrc_errors);
-			if (!(port->flags & RNIC_PORT_F_RX_ICRC_DELIVER_BAD)) {
-				d->queues[qid].stats[RNIC_QUEUE_STAT_drops]++;
-				return;
-			}
-			r.status = RNIC_CQE_ICRC_BAD;
-		}
 	}
 	if (r.info.vlan && (port->flags & RNIC_PORT_F_RX_VLAN_STRIP) &&
 	    (d->caps & RNIC_CAP_VLAN)) {
@@ -220,7 +201,5 @@ void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len)
 		r.vlan_tci = r.info.vlan_tci;
 		r.cqe_flags |= RNIC_CQE_F_VLAN_STRIPPED;
 	}
-	rx_deliver(&r, qid);
-	if (qid == d->roce_rx)
-		rdev_pfc_check_now(d);
+	rx_deliver(&r, d->eth_rx);
 }

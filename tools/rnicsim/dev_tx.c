@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model: TX rings. Each descriptor is checked, its SGEs
+ * rnicsim device model: Ethernet TX rings (the netdev's; the 2.0 packet
+ * scheduler gives them their turns). Each descriptor is checked, its SGEs
  * gathered from guest memory, PFC pause honoured, offloads applied (VLAN
  * tag, IPv4 header checksum, ICRC) and the frame put on the wire; every
  * descriptor completes with one CQE.
@@ -257,26 +258,9 @@ static enum tx_result tx_one(struct rdev *d, unsigned int qid)
 	return TX_DONE;
 }
 
-static void tx_queue(struct rdev *d, unsigned int qid)
-{
-	struct rdev_queue *q = &d->queues[qid];
-	u16 pi;
-
-	if (rdev_ring_pi(d, qid, &pi))
-		return;
-	while (q->cons != pi && rdev_queue_usable(d, qid))
-		if (tx_one(d, qid) != TX_DONE)
-			break;
-}
-
-static bool is_tx(u8 type)
-{
-	return type == RNIC_QUEUE_ETH_TX || type == RNIC_QUEUE_ROCE_TX;
-}
-
 /*
- * One frame from each TX queue that has one (2.0: the turn of the
- * Ethernet rings in the packet scheduler). True if any has more.
+ * One frame from each TX queue that has one (the turn of the Ethernet
+ * rings in the packet scheduler). True if any has more.
  */
 bool rdev_tx_round(struct rdev *d)
 {
@@ -287,7 +271,7 @@ bool rdev_tx_round(struct rdev *d)
 	for (i = 0; i < RDEV_MAX_QUEUES; i++) {
 		struct rdev_queue *q = &d->queues[i];
 
-		if (!is_tx(q->type) || !rdev_queue_usable(d, i) ||
+		if (q->type != RNIC_QUEUE_ETH_TX || !rdev_queue_usable(d, i) ||
 		    rdev_ring_pi(d, i, &pi) || q->cons == pi)
 			continue;
 		if (tx_one(d, i) == TX_DONE && q->cons != pi &&
@@ -297,23 +281,14 @@ bool rdev_tx_round(struct rdev *d)
 	return more;
 }
 
-/* Transmit what every usable TX queue has posted (doorbell 3, unpause). */
+/*
+ * Transmit what every usable TX queue has posted (doorbell 3, unpause):
+ * the rings take turns with the QPs, packet by packet.
+ */
 void rdev_tx_all(struct rdev *d)
 {
-	unsigned int i;
-
 	if (!d->enabled)
 		return;
-	/* 2.0: the rings take turns with the QPs, packet by packet. */
-	if (d->v2) {
-		d->v2->eth_pending = true;
-		v2_pump(d);
-		return;
-	}
-	for (i = 0; i < RDEV_MAX_QUEUES; i++) {
-		u8 type = d->queues[i].type;
-
-		if (is_tx(type) && rdev_queue_usable(d, i))
-			tx_queue(d, i);
-	}
+	d->v2->eth_pending = true;
+	v2_pump(d);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rnicsim device model: the NIC's logic (register file, reset/init
- * handshake, admin queue, event queue, TX/RX rings, RX classification,
- * offloads, PFC, counters), implemented against include/rnic_hw.h.
+ * handshake, admin queue, event queue, Ethernet TX/RX rings, RX
+ * classification, offloads, PFC, counters, and the ABI 2.0 transport),
+ * implemented against include/rnic_hw.h and include/rnic_hw_v2.h.
  *
  * The platform (platform.h) calls in here; the device never blocks and
  * never trusts a value read from BAR2 or guest RAM.
@@ -17,16 +18,20 @@
 struct plat;
 struct rdev;
 
+/* rdev_config.signature_abi: abi_compat is 16 bits, one per major */
+#define RDEV_MAX_SIGNATURE_ABI	15
+
 struct rdev_config {
 	uint8_t mac[6];			/* the port's MAC address */
 	unsigned int num_vectors;	/* MSI-X vectors the guest has */
 	uint32_t caps_disable;		/* capability bits to hide (tests) */
 	/*
-	 * Serve ABI 2.0 besides 1.0 and advertise it in the signature
-	 * (rnicsim's default; --no-abi2 clears it for a device that serves
-	 * 1.0 alone, as rnicsim did before 2.0).
+	 * 0: serve ABI 2.0, the one ABI (ABI 1.0 was removed). 1..15
+	 * (--signature-abi, a test knob): the signature advertises that
+	 * major alone, as an older or newer firmware would, and every
+	 * enable is refused.
 	 */
-	bool abi2;
+	unsigned int signature_abi;
 };
 
 /* Create the model and write the signature block into BAR2. */
@@ -50,8 +55,7 @@ void rdev_set_link(struct rdev *d, bool up);
  * memory that cannot keep up): with @hold the 2.0 transport leaves
  * received RoCE frames in its receive buffer, which fills, so PFC pauses
  * the link partner; releasing runs them. -EOPNOTSUPP on a device that
- * does not serve 2.0 (1.0's receive buffer is the guest's ROCE_RX ring:
- * stop the guest instead).
+ * serves no ABI (signature_abi set, or the transport capability hidden).
  */
 int rdev_rx_hold(struct rdev *d, bool hold);
 

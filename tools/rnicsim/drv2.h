@@ -62,7 +62,7 @@ struct t2qp {
 };
 
 /*
- * How the driver reaches its device: the bus layer under it (the 1.0
+ * How the driver reaches its device: the bus layer under it (the
  * admin queue and event queue 0 included, which the platform's own
  * driver code sets up at enable).
  */

@@ -146,7 +146,7 @@ static struct rdev *make_device(struct plat *p, const struct sim_opts *o)
 	memcpy(cfg.mac, o->mac, sizeof(cfg.mac));
 	cfg.num_vectors = o->vectors;
 	cfg.caps_disable = o->caps_disable;
-	cfg.abi2 = o->abi2;
+	cfg.signature_abi = o->signature_abi;
 	return rdev_create(p, &cfg);
 }
 

@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rnic_compat.h>
+#include <rnic_hw.h>
+#include <rnic_hw_v2.h>
+
+#include "device.h"
 #include "ivshmem.h"
 #include "opts.h"
 
@@ -14,6 +19,7 @@ enum {
 	OPT_VECTORS, OPT_SHM_SIZE, OPT_CTL, OPT_PCAP, OPT_FAULT, OPT_LOG,
 	OPT_SEED, OPT_CAPS_DISABLE, OPT_BENCH, OPT_BENCH_SECONDS,
 	OPT_SELFTEST, OPT_CTL_CMD, OPT_HELP, OPT_ABI2, OPT_NO_ABI2,
+	OPT_SIGNATURE_ABI,
 };
 
 static const struct option long_opts[] = {
@@ -31,7 +37,8 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "caps-disable", required_argument, NULL, OPT_CAPS_DISABLE },
 	{ "abi2", no_argument, NULL, OPT_ABI2 },
-	{ "no-abi2", no_argument, NULL, OPT_NO_ABI2 },
+	{ "no-abi2", no_argument, NULL, OPT_NO_ABI2 },	/* refused */
+	{ "signature-abi", required_argument, NULL, OPT_SIGNATURE_ABI },
 	{ "bench", optional_argument, NULL, OPT_BENCH },
 	{ "bench-seconds", required_argument, NULL, OPT_BENCH_SECONDS },
 	{ "selftest", no_argument, NULL, OPT_SELFTEST },
@@ -44,7 +51,7 @@ void opts_usage(FILE *f)
 {
 	fputs(
 "usage: rnicsim --socket PATH [options]    serve the ivshmem protocol\n"
-"       rnicsim --bench[=abi1|abi2|abi2-tap] [--bench-seconds S]\n"
+"       rnicsim --bench[=abi2|abi2-tap] [--bench-seconds S]\n"
 "               [--fault SPEC] [--pcap FILE]   datapath speed, no guest\n"
 "       rnicsim --selftest                  run the unit tests\n"
 "       rnicsim --ctl-cmd PATH COMMAND...   send one control command\n"
@@ -54,17 +61,20 @@ void opts_usage(FILE *f)
 "  --guest-mem-size BYTES size of that file, the DMA bound (<= 2G)\n"
 "  --tap IFNAME           existing tap device to use as the wire\n"
 "  --mac xx:xx:xx:xx:xx:xx  the port's MAC (default 02:00:00:00:00:01)\n"
-"  --vectors N            MSI-X vectors (default 8, = QEMU vectors=)\n"
-"  --shm-size BYTES       BAR2 size, power of two (default 1M)\n"
+"  --vectors N            MSI-X vectors, >= 2 (default 8, = QEMU vectors=)\n"
+"  --shm-size BYTES       BAR2 size, power of two >= 128K (default 1M)\n"
 "  --ctl PATH             control socket (faults, counters, link)\n"
 "  --pcap FILE            write every frame sent/received\n"
 "  --fault SPEC           e.g. drop=1%,reorder=0.5%,corrupt=0.1%\n"
 "  --log FILE             log here instead of stderr\n"
 "  --seed N               fault-injection PRNG seed (default 1)\n"
 "  --caps-disable MASK    hide device capability bits (testing)\n"
-"  --abi2                 serve ABI 2.0 (the device runs the transport) as\n"
-"                         well as 1.0 and advertise it (the default)\n"
-"  --no-abi2              serve ABI 1.0 only, as a 1.0 device did\n"
+"  --signature-abi MAJOR  test knob (1..15): the signature advertises ABI\n"
+"                         MAJOR alone, as an older or newer firmware would,\n"
+"                         and the device refuses every enable\n"
+"  --abi2                 accepted and ignored: ABI 2.0 (the device runs the\n"
+"                         transport) is the only ABI served; ABI 1.0 and\n"
+"                         --no-abi2 were removed\n"
 "Sizes take K, M, G suffixes (binary).\n", f);
 }
 
@@ -158,7 +168,6 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 	o->vectors = SIM_DEFAULT_VECTORS;
 	o->shm_size = SIM_DEFAULT_SHM_SIZE;
 	o->seed = 1;
-	o->abi2 = true;
 	o->bench_seconds = 1.0;
 	err[0] = '\0';
 	optind = 0;	/* full getopt re-initialisation (GNU) */
@@ -188,16 +197,19 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 				     optarg);
 			break;
 		case OPT_VECTORS:
-			if (parse_uint(optarg, IVS_MAX_VECTORS, &v) || !v)
-				FAIL("--vectors '%s': need 1..%d", optarg,
+			/* ABI 2.0: event queue 0 and at least one more */
+			if (parse_uint(optarg, IVS_MAX_VECTORS, &v) || v < 2)
+				FAIL("--vectors '%s': need 2..%d", optarg,
 				     IVS_MAX_VECTORS);
 			o->vectors = (unsigned int)v;
 			break;
 		case OPT_SHM_SIZE:
-			if (opts_parse_size(optarg, &sz) || sz < 4096 ||
-			    (sz & (sz - 1)) || sz > (1ull << 30))
+			/* ABI 2.0: doorbell pages past the register file */
+			if (opts_parse_size(optarg, &sz) ||
+			    sz < RNIC_SHM_MIN_SIZE_V2 || (sz & (sz - 1)) ||
+			    sz > (1ull << 30))
 				FAIL("--shm-size '%s': need a power of two "
-				     "from 4K to 1G", optarg);
+				     "from 128K to 1G", optarg);
 			o->shm_size = sz;
 			break;
 		case OPT_CTL:
@@ -230,19 +242,29 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 			o->caps_disable = (uint32_t)v;
 			break;
 		case OPT_ABI2:
-			o->abi2 = true;
-			break;
+			break;	/* 2.0 is all there is; old scripts give it */
 		case OPT_NO_ABI2:
-			o->abi2 = false;
+			FAIL("--no-abi2: ABI 1.0 was removed, rnicsim serves "
+			     "ABI 2.0 only (to imitate a device without 2.0, "
+			     "see --signature-abi)");
+		case OPT_SIGNATURE_ABI:
+			if (parse_uint(optarg, RDEV_MAX_SIGNATURE_ABI, &v) ||
+			    !v)
+				FAIL("--signature-abi '%s': need an ABI major "
+				     "from 1 to %d", optarg,
+				     RDEV_MAX_SIGNATURE_ABI);
+			o->signature_abi = (unsigned int)v;
 			break;
 		case OPT_BENCH:
 			o->mode = SIM_MODE_BENCH;
-			o->bench_abi1 = !optarg || !strcmp(optarg, "abi1");
+			if (optarg && !strcmp(optarg, "abi1"))
+				FAIL("--bench=abi1: ABI 1.0 was removed (abi2 "
+				     "or abi2-tap)");
+			o->bench_platform = !optarg;
 			o->bench_abi2 = !optarg || !strcmp(optarg, "abi2");
 			o->bench_tap = optarg && !strcmp(optarg, "abi2-tap");
-			if (!o->bench_abi1 && !o->bench_abi2 && !o->bench_tap)
-				FAIL("--bench=%s: abi1, abi2 or abi2-tap",
-				     optarg);
+			if (!o->bench_abi2 && !o->bench_tap)
+				FAIL("--bench=%s: abi2 or abi2-tap", optarg);
 			break;
 		case OPT_BENCH_SECONDS:
 			o->bench_seconds = strtod(optarg, &end);

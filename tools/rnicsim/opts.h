@@ -37,16 +37,17 @@ struct sim_opts {
 	const char *log;
 	uint64_t seed;
 	uint32_t caps_disable;
-	bool abi2;			/* serve and advertise ABI 2.0 (default;
-					 * --no-abi2: 1.0 only) */
+	/* --signature-abi: 0, or the one major advertised (rdev_config) */
+	unsigned int signature_abi;
 	/* --ctl-cmd */
 	const char *ctl_cmd_path;
 	char ctl_cmd[1024];
 	/*
-	 * --bench[=abi1|abi2|abi2-tap]: which device runs (abi1 and abi2
-	 * without a value); abi2-tap: the 2.0 devices over taps
+	 * --bench[=abi2|abi2-tap]: without a value, the platform alone
+	 * (bench.c), then the 2.0 devices back to back; abi2: those only;
+	 * abi2-tap: the 2.0 devices over taps
 	 */
-	bool bench_abi1, bench_abi2, bench_tap;
+	bool bench_platform, bench_abi2, bench_tap;
 	double bench_seconds;
 };
 

@@ -186,7 +186,7 @@ static int ctl_rx_hold(void *ctx, bool hold, char *msg, size_t len)
 	if (s->dev_ops && s->dev_ops->rx_hold)
 		ret = s->dev_ops->rx_hold(s->dev, hold);
 	if (ret == -EOPNOTSUPP)
-		snprintf(msg, len, "rx hold needs a device serving ABI 2.0 (rnicsim without --no-abi2)");
+		snprintf(msg, len, "rx hold needs a device serving ABI 2.0 (rnicsim without --signature-abi)");
 	else if (ret)
 		snprintf(msg, len, "rx hold: %s", strerror(-ret));
 	else

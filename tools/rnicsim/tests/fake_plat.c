@@ -105,16 +105,18 @@ uint64_t plat_now_ns(struct plat *p)
 
 void plat_log(struct plat *p, const char *fmt, ...)
 {
+	size_t used = strlen(p->log);
+	char line[512];
 	va_list ap;
 
-	(void)p;
-	if (!getenv("RNICSIM_TEST_VERBOSE"))
-		return;
 	va_start(ap, fmt);
-	fputs("# rnicsim: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (used + strlen(line) + 2 > sizeof(p->log))
+		used = 0;
+	snprintf(p->log + used, sizeof(p->log) - used, "%s\n", line);
+	if (getenv("RNICSIM_TEST_VERBOSE"))
+		fprintf(stderr, "# rnicsim: %s\n", line);
 }
 
 /* ---- the fake driver ---- */
@@ -212,7 +214,7 @@ u64 tctr(struct tdev *t, enum rnic_port_stat s)
 
 u32 tdev_init(struct tdev *t)
 {
-	return tdev_init_abi(t, 0);
+	return tdev_init_abi(t, RNIC_ABI2_MAJOR);
 }
 
 u32 tdev_init_abi(struct tdev *t, unsigned int abi)
@@ -245,7 +247,7 @@ struct tdev *tdev_up(void)
 {
 	struct tdev *t = tdev_new(0);
 
-	if (tdev_init(t) != RNIC_STATUS_ENABLED)
+	if (tdev_init(t) != T_STATUS_UP)
 		abort();
 	return t;
 }
@@ -304,7 +306,7 @@ int tcreate_cq(struct tdev *t, unsigned int log2, unsigned int vector,
 int tcreate_queue(struct tdev *t, u8 type, unsigned int log2, u16 cq_id,
 		  u32 rx_buf, u8 tx_prio, struct tq *q)
 {
-	bool rx = type == RNIC_QUEUE_ETH_RX || type == RNIC_QUEUE_ROCE_RX;
+	bool rx = type == RNIC_QUEUE_ETH_RX;
 	size_t esize = rx ? RNIC_RX_DESC_SIZE : RNIC_TX_DESC_SIZE;
 	union rnic_aq_entry e = {};
 	u32 id = 0;

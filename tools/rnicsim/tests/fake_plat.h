@@ -13,6 +13,7 @@
 
 #include <rnic_compat.h>
 #include <rnic_hw.h>
+#include <rnic_hw_v2.h>
 
 #include "device.h"
 #include "platform.h"
@@ -39,6 +40,8 @@ struct plat {
 	/* if set, every frame sent also goes here (an in-process wire) */
 	int (*wire_hook)(void *ctx, const u8 *frame, size_t len);
 	void *wire_ctx;
+	/* plat_log() lines, newline-ended (restarts when full) */
+	char log[4096];
 };
 
 struct plat *fake_plat_new(size_t bar2_len, size_t ram_len);
@@ -82,7 +85,19 @@ struct tdev *tdev_new(u32 caps_disable);
 /* The same with a device configuration and @ram_len bytes of guest RAM */
 struct tdev *tdev_new_cfg(const struct rdev_config *cfg, size_t ram_len);
 void tdev_free(struct tdev *t);
-/* Reset + enable handshake; returns STATUS afterwards. */
+/*
+ * ABI 1.0's RoCE ring types (rnic_hw.h's RNIC_QUEUE_ROCE_TX/RX, which
+ * may go from include/): the device must refuse them like any unknown
+ * queue type.
+ */
+#define T_QUEUE_ROCE_TX_V1	3
+#define T_QUEUE_ROCE_RX_V1	4
+
+/* What STATUS reads once enabled: ABI 2.0, the only one */
+#define T_STATUS_UP	(RNIC_STATUS_ENABLED | \
+			 FIELD_PREP(RNIC_STATUS_ABI, RNIC_ABI2_MAJOR))
+
+/* Reset + enable handshake (ABI 2.0); returns STATUS afterwards. */
 u32 tdev_init(struct tdev *t);
 /* The same, asking for ABI @abi at enable (CTRL.ABI) */
 u32 tdev_init_abi(struct tdev *t, unsigned int abi);

@@ -86,7 +86,7 @@ TEST(bench_abi2_smoke)
 	out[used] = '\0';
 	CHECK_EQ(pclose(p), 0);
 	CHECK(strstr(out, "CRC-32 (ICRC)") != NULL);
-	/* --bench=abi2 leaves the 1.0 runs out */
+	/* --bench=abi2 leaves the platform runs out */
 	CHECK(strstr(out, "tx    64 B") == NULL);
 	CHECK(cpu_figure(out, "abi2 RC WRITE 65536 B") > 0);
 	CHECK(cpu_figure(out, "abi2 RC SEND 64 B") > 0);

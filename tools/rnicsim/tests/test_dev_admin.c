@@ -31,8 +31,8 @@ TEST(dev_admin_query_device)
 	CHECK_EQ(query(t, RNIC_AQ_QUERY_DEVICE, 0, 0, buf, 256, &res),
 		 RNIC_AQ_SUCCESS);
 	CHECK_EQ(res, sizeof(*a));
-	CHECK_EQ(le16_to_cpu(a->abi_major), RNIC_ABI_MAJOR);
-	CHECK_EQ(le32_to_cpu(a->caps), RNIC_CAP_ALL);
+	CHECK_EQ(le16_to_cpu(a->abi_major), RNIC_ABI2_MAJOR);
+	CHECK_EQ(le32_to_cpu(a->caps), RNIC_CAP_ALL_V2);
 	CHECK_MEM_EQ(a->mac, t_mac, 6);
 	CHECK_EQ(le16_to_cpu(a->num_msix), 8);
 	CHECK_EQ(le16_to_cpu(a->num_port_stats), RNIC_NUM_PORT_STATS);
@@ -119,8 +119,7 @@ TEST(dev_admin_set_and_query_port)
 	sp.mtu = cpu_to_le16(4200);
 	sp.udp_port = cpu_to_le16(1021);
 	memcpy(sp.mac, mac, 6);
-	sp.flags = cpu_to_le32(RNIC_PORT_F_PFC | RNIC_PORT_F_RX_ICRC_CHECK |
-			       RNIC_PORT_F_RX_VLAN_STRIP);
+	sp.flags = cpu_to_le32(RNIC_PORT_F_PFC | RNIC_PORT_F_RX_VLAN_STRIP);
 	sp.pfc_prio = 3;
 	sp.pfc_xoff_quanta = cpu_to_le16(0x100);
 	sp.pfc_low_wm = cpu_to_le16(2);
@@ -132,7 +131,7 @@ TEST(dev_admin_set_and_query_port)
 	CHECK_EQ(le16_to_cpu(a->udp_port), 1021);
 	CHECK_MEM_EQ(a->mac, mac, 6);
 	CHECK_EQ(le32_to_cpu(a->flags), RNIC_PORT_F_PFC |
-		 RNIC_PORT_F_RX_ICRC_CHECK | RNIC_PORT_F_RX_VLAN_STRIP);
+		 RNIC_PORT_F_RX_VLAN_STRIP);
 	CHECK_EQ(a->pfc_prio, 3);
 	CHECK_EQ(le16_to_cpu(a->pfc_xoff_quanta), 0x100);
 	CHECK_EQ(le16_to_cpu(a->pfc_low_wm), 2);
@@ -157,7 +156,7 @@ TEST(dev_admin_set_port_malformed)
 	u64 buf;
 	struct rnic_port_attr *a;
 
-	REQUIRE(tdev_init(t) == RNIC_STATUS_ENABLED);
+	REQUIRE(tdev_init(t) == T_STATUS_UP);
 	buf = talloc(t, 64, 64);
 	a = tram(t, buf);
 #define BAD_SET_PORT(field_setup)					\
@@ -180,6 +179,11 @@ TEST(dev_admin_set_port_malformed)
 	/* PFC capability hidden: the flag is refused. */
 	BAD_SET_PORT((sp.valid = cpu_to_le32(RNIC_PORT_VALID_FLAGS),
 		      sp.flags = cpu_to_le32(RNIC_PORT_F_PFC)));
+	/* RoCE frames go to the transport: no ICRC check for the host */
+	BAD_SET_PORT((sp.valid = cpu_to_le32(RNIC_PORT_VALID_FLAGS),
+		      sp.flags = cpu_to_le32(RNIC_PORT_F_RX_ICRC_CHECK)));
+	BAD_SET_PORT((sp.valid = cpu_to_le32(RNIC_PORT_VALID_FLAGS),
+		      sp.flags = cpu_to_le32(RNIC_PORT_F_RX_ICRC_DELIVER_BAD)));
 	BAD_SET_PORT((sp.valid = cpu_to_le32(RNIC_PORT_VALID_PFC),
 		      sp.pfc_prio = 8));
 	BAD_SET_PORT((sp.valid = cpu_to_le32(RNIC_PORT_VALID_PFC),
@@ -258,7 +262,12 @@ TEST(dev_admin_queue_lifecycle)
 		 RNIC_AQ_BAD_PARAM);
 	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_TX, 4, cq.id, 2048, 0, &q),
 		 RNIC_AQ_BAD_PARAM);
-	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ROCE_TX, 4, cq.id, 0, 8, &q),
+	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_TX, 4, cq.id, 0, 8, &q),
+		 RNIC_AQ_BAD_PARAM);
+	/* 1.0's RoCE rings are gone: refused with valid parameters too */
+	CHECK_EQ(tcreate_queue(t, T_QUEUE_ROCE_TX_V1, 4, cq.id, 0, 0, &q),
+		 RNIC_AQ_BAD_PARAM);
+	CHECK_EQ(tcreate_queue(t, T_QUEUE_ROCE_RX_V1, 4, cq.id, 4096, 0, &q),
 		 RNIC_AQ_BAD_PARAM);
 	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_RX, 4, cq.id, 63, 0, &q),
 		 RNIC_AQ_BAD_PARAM);
@@ -269,19 +278,18 @@ TEST(dev_admin_queue_lifecycle)
 	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_RX, 4, 9, 2048, 0, &q),
 		 RNIC_AQ_NOT_FOUND);
 
-	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 4, cq.id, 4096, 0, &q),
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_admin_errors), 12);
+
+	/* One ETH_RX queue at a time */
+	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_RX, 4, cq.id, 2048, 0, &q),
 		 RNIC_AQ_SUCCESS);
-	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 4, cq.id, 4096, 0, &q2),
+	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_RX, 4, cq.id, 2048, 0, &q2),
 		 RNIC_AQ_BAD_STATE);
 	CHECK_EQ(tdestroy(t, RNIC_AQ_DESTROY_QUEUE, q.id), RNIC_AQ_SUCCESS);
-	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 4, cq.id, 4096, 0, &q2),
+	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_RX, 4, cq.id, 2048, 0, &q2),
 		 RNIC_AQ_SUCCESS);
-	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_RX, 4, cq.id, 2048, 0, &q),
-		 RNIC_AQ_SUCCESS);
-	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_RX, 4, cq.id, 2048, 0, &q),
-		 RNIC_AQ_BAD_STATE);
 
-	for (n = 2; n < RNIC_MAX_QUEUES; n++)
+	for (n = 1; n < RNIC_MAX_QUEUES; n++)
 		if (tcreate_queue(t, RNIC_QUEUE_ETH_TX, 2, cq.id, 0, 0, &q) !=
 		    RNIC_AQ_SUCCESS)
 			break;
@@ -405,6 +413,6 @@ TEST(dev_admin_garbage_commands_never_crash)
 		st = tadmin(t, &e, NULL);
 		CHECK(st >= 0 && st <= RNIC_AQ_INTERNAL);
 	}
-	CHECK_EQ(tbar_r32(t, RNIC_REG_STATUS), RNIC_STATUS_ENABLED);
+	CHECK_EQ(tbar_r32(t, RNIC_REG_STATUS), T_STATUS_UP);
 	tdev_free(t);
 }

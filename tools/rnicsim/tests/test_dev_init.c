@@ -14,11 +14,18 @@ TEST(dev_signature_block)
 	struct rnic_sig sig;
 
 	memcpy(&sig, t->p->bar2 + RNIC_SIG_OFF, sizeof(sig));
-	CHECK(rnic_sig_compatible(le32_to_cpu(sig.magic),
-				  le16_to_cpu(sig.abi_major)));
+	/* ABI 2.0 alone: a driver of 1.0 only finds nothing it serves */
+	CHECK(rnic_sig_serves(le32_to_cpu(sig.magic),
+			      le16_to_cpu(sig.abi_major),
+			      le16_to_cpu(sig.abi_compat), RNIC_ABI2_MAJOR));
+	CHECK(!rnic_sig_serves(le32_to_cpu(sig.magic),
+			       le16_to_cpu(sig.abi_major),
+			       le16_to_cpu(sig.abi_compat), 1));
 	CHECK_MEM_EQ(t->p->bar2, "RNIC", 4);
-	CHECK_EQ(le16_to_cpu(sig.abi_minor), RNIC_ABI_MINOR);
-	CHECK_EQ(le32_to_cpu(sig.caps), RNIC_CAP_ALL);
+	CHECK_EQ(le16_to_cpu(sig.abi_major), RNIC_ABI2_MAJOR);
+	CHECK_EQ(le16_to_cpu(sig.abi_minor), RNIC_ABI2_MINOR);
+	CHECK_EQ(le16_to_cpu(sig.abi_compat), BIT(RNIC_ABI2_MAJOR));
+	CHECK_EQ(le32_to_cpu(sig.caps), RNIC_CAP_ALL_V2);
 	CHECK_EQ(le32_to_cpu(sig.shm_size), 1 << 20);
 	CHECK_MEM_EQ(sig.mac, t_mac, 6);
 	CHECK_EQ(le16_to_cpu(sig.num_msix), 8);
@@ -38,19 +45,38 @@ TEST(dev_caps_disable_hides_capabilities)
 	struct tdev *t = tdev_new(RNIC_CAP_ICRC | RNIC_CAP_PFC);
 	struct rnic_sig *sig = (struct rnic_sig *)t->p->bar2;
 
-	CHECK_EQ(le32_to_cpu(sig->caps), RNIC_CAP_VLAN | RNIC_CAP_IPV4_CSUM);
+	CHECK_EQ(le32_to_cpu(sig->caps), RNIC_CAP_VLAN | RNIC_CAP_IPV4_CSUM |
+		 RNIC_CAP_TRANSPORT);
 	tdev_free(t);
 }
 
+/* ABI 2.0 needs doorbell pages past the register file, and 2 vectors */
 TEST(dev_create_refuses_small_bar2)
 {
 	struct rdev_config cfg = { .num_vectors = 4 };
 	struct plat *p = fake_plat_new(0x2000, 0);
+	struct rdev *d;
 
 	CHECK(rdev_create(p, &cfg) == NULL);
 	fake_plat_free(p);
 	p = fake_plat_new(0x6000, 0);	/* not a power of two */
 	CHECK(rdev_create(p, &cfg) == NULL);
+	fake_plat_free(p);
+	p = fake_plat_new(RNIC_SHM_MIN_SIZE_V2 / 2, 0);
+	CHECK(rdev_create(p, &cfg) == NULL);
+	CHECK(strstr(p->log, "for ABI 2.0") != NULL);
+	fake_plat_free(p);
+	p = fake_plat_new(RNIC_SHM_MIN_SIZE_V2, 0);
+	cfg.num_vectors = 1;
+	CHECK(rdev_create(p, &cfg) == NULL);
+	CHECK(strstr(p->log, "needs at least 2") != NULL);
+	cfg.num_vectors = 2;
+	cfg.signature_abi = RDEV_MAX_SIGNATURE_ABI + 1;
+	CHECK(rdev_create(p, &cfg) == NULL);
+	cfg.signature_abi = 0;
+	d = rdev_create(p, &cfg);
+	CHECK(d != NULL);
+	rdev_destroy(d);
 	fake_plat_free(p);
 }
 
@@ -66,7 +92,7 @@ TEST(dev_reset_enable_handshake)
 	CHECK_EQ(tbar_r32(t, RNIC_REG_CTRL), 0);
 	CHECK_EQ(tbar_r32(t, RNIC_REG_SCRATCH), 0);	/* zeroed by reset */
 
-	CHECK_EQ(tdev_init(t), RNIC_STATUS_ENABLED);
+	CHECK_EQ(tdev_init(t), T_STATUS_UP);
 	CHECK_EQ(tbar_r32(t, RNIC_REG_FATAL_REASON), 0);
 	/* Enabling posts the link state. */
 	REQUIRE(teq_next(t, &e));
@@ -77,7 +103,7 @@ TEST(dev_reset_enable_handshake)
 
 	/* ENABLE again is harmless; clearing it resets. */
 	tring(t, RNIC_DB_VEC_CTRL);
-	CHECK_EQ(tbar_r32(t, RNIC_REG_STATUS), RNIC_STATUS_ENABLED);
+	CHECK_EQ(tbar_r32(t, RNIC_REG_STATUS), T_STATUS_UP);
 	tbar_w32(t, RNIC_REG_CTRL, 0);
 	tring(t, RNIC_DB_VEC_CTRL);
 	CHECK_EQ(tbar_r32(t, RNIC_REG_STATUS), RNIC_STATUS_RESET_DONE);
@@ -91,7 +117,7 @@ static u32 enable_with(struct tdev *t, unsigned int reg, u32 val)
 	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_RESET);
 	tring(t, RNIC_DB_VEC_CTRL);
 	st = tdev_init(t);	/* programs good values, enables */
-	if (st != RNIC_STATUS_ENABLED)
+	if (st != T_STATUS_UP)
 		return st;
 	/* Now the same with one bad register. */
 	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_RESET);
@@ -102,7 +128,8 @@ static u32 enable_with(struct tdev *t, unsigned int reg, u32 val)
 	tbar_w32(t, RNIC_REG_EQ_BASE_LO, (u32)t->eq);
 	tbar_w32(t, RNIC_REG_EQ_CFG, T_EQ_LOG2);
 	tbar_w32(t, reg, val);
-	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_ENABLE);
+	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_ENABLE |
+		 FIELD_PREP(RNIC_CTRL_ABI, RNIC_ABI2_MAJOR));
 	tring(t, RNIC_DB_VEC_CTRL);
 	return tbar_r32(t, RNIC_REG_STATUS);
 }
@@ -129,7 +156,7 @@ TEST(dev_reset_is_self_clearing)
 	CHECK_EQ(tbar_r32(t, RNIC_REG_CTRL), 0);
 	CHECK_EQ(tbar_r32(t, RNIC_REG_EQ_CFG), 0);	/* wiped by that reset */
 	/* Programmed after CTRL read 0, the queues come up. */
-	CHECK_EQ(tdev_init(t), RNIC_STATUS_ENABLED);
+	CHECK_EQ(tdev_init(t), T_STATUS_UP);
 	CHECK_EQ(tbar_r32(t, RNIC_REG_FATAL_REASON), 0);
 	tdev_free(t);
 }
@@ -167,7 +194,7 @@ TEST(dev_enable_checks_every_register)
 		tring(t, RNIC_DB_VEC_CTRL);
 		tring(t, RNIC_DB_VEC_ADMIN);
 		CHECK_EQ(tbar_r32(t, RNIC_REG_STATUS), RNIC_STATUS_FATAL);
-		CHECK_EQ(tdev_init(t), RNIC_STATUS_ENABLED);
+		CHECK_EQ(tdev_init(t), T_STATUS_UP);
 		tdev_free(t);
 	}
 }
@@ -183,7 +210,7 @@ TEST(dev_enable_without_reset_is_fatal)
 	tdev_free(t);
 
 	t = tdev_up();
-	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_ENABLE | BIT(7));
+	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_ENABLE | BIT(8));
 	tring(t, RNIC_DB_VEC_CTRL);
 	CHECK_EQ(tbar_r32(t, RNIC_REG_STATUS), RNIC_STATUS_FATAL);
 	CHECK_EQ(tbar_r32(t, RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_CTRL);
@@ -202,7 +229,7 @@ TEST(dev_doorbells_before_enable_are_counted)
 	for (v = 1; v < 8; v++)
 		tring(t, v);
 	CHECK_EQ(tbar_r32(t, RNIC_REG_STATUS), 0);
-	REQUIRE(tdev_init(t) == RNIC_STATUS_ENABLED);
+	REQUIRE(tdev_init(t) == T_STATUS_UP);
 	/* The reset cleared them; count again while enabled. */
 	tring(t, 5);
 	tring(t, 0xffff);
@@ -235,7 +262,7 @@ TEST(dev_power_on_reset_forgets_everything)
 	CHECK_EQ(tbar_r32(t, RNIC_DB_QUEUE_OFF(q.id)), 0);
 	CHECK_EQ(tbar_r32(t, RNIC_SIG_OFF), RNIC_SIG_MAGIC);
 	/* A fresh driver can bring it up and gets the same ids again. */
-	REQUIRE(tdev_init(t) == RNIC_STATUS_ENABLED);
+	REQUIRE(tdev_init(t) == T_STATUS_UP);
 	CHECK_EQ(tcreate_cq(t, 4, 1, &cq), RNIC_AQ_SUCCESS);
 	CHECK_EQ(cq.id, 0);
 	CHECK_EQ(tcreate_queue(t, RNIC_QUEUE_ETH_RX, 4, cq.id, 2048, 0, &q),

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Device model: 802.1Qbb PFC. Received pause honoured per priority on TX,
- * XOFF/XON emitted for the no-drop priority from the ROCE_RX ring level.
+ * XOFF/XON emitted for the no-drop priority from the level of the 2.0
+ * RoCE receive buffer (test_v2_ud.c runs it with traffic).
  */
 #include <string.h>
 
-#include "dev_priv.h"
+#include "dev_v2.h"
 #include "fake_plat.h"
 #include "frames.h"
 #include "pkt.h"
@@ -61,7 +62,7 @@ TEST(dev_pfc_pause_honoured_per_priority)
 	u64 next;
 
 	REQUIRE(tcreate_cq(t, 6, 1, &cq) == RNIC_AQ_SUCCESS);
-	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ROCE_TX, 4, cq.id, 0, 3, &q3) ==
+	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ETH_TX, 4, cq.id, 0, 3, &q3) ==
 		RNIC_AQ_SUCCESS);
 	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ETH_TX, 4, cq.id, 0, 5, &q5) ==
 		RNIC_AQ_SUCCESS);
@@ -144,102 +145,44 @@ static unsigned int sent_pauses(struct plat *p, unsigned int from,
 	return n;
 }
 
-TEST(dev_pfc_emits_xoff_and_xon_from_roce_rx_level)
+/*
+ * rx hold keeps received RoCE frames in the receive buffer: XOFF once
+ * fewer than the low watermark of its entries are free, XON when a
+ * reset empties it, no pause frames while the link is down.
+ */
+TEST(dev_pfc_xoff_from_rx_buffer_xon_on_reset)
 {
 	struct tdev *t = tdev_up();
-	struct tcq cq;
-	struct tq rq;
+	u8 rf[512], mask;
+	size_t len = tf_roce(rf, TF_V2_IPV4, 100, -1, 4791);
 	u16 quanta[8];
-	u8 mask, f[64];
-	u64 bufs = talloc(t, 16 * 2048, 64), next;
 	unsigned int i;
 
-	REQUIRE(tcreate_cq(t, 6, 1, &cq) == RNIC_AQ_SUCCESS);
-	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 4, cq.id, 2048, 0, &rq) ==
-		RNIC_AQ_SUCCESS);
-	for (i = 0; i < 8; i++)
-		tpost_rx(t, &rq, bufs + i * 2048, 0, true);
-	pfc_on(t, 4, 3, 6, 0x200);
-	CHECK_EQ(t->p->ntx, 0);			/* 8 free: fine */
-
-	/* Receive RoCE frames until fewer than 3 buffers are left. */
-	{
-		u8 rf[512];
-		size_t len = tf_roce(rf, TF_V2_IPV4, 100, -1, 4791);
-		struct rnic_cqe c;
-
-		for (i = 0; i < 5; i++)
-			rdev_wire_rx(t->d, rf, len);
-		CHECK_EQ(t->p->ntx, 0);		/* 3 left */
-		rdev_wire_rx(t->d, rf, len);	/* 2 left: XOFF */
-		while (tcq_poll(t, &cq, &c))
-			;
-	}
-	REQUIRE(sent_pauses(t->p, 0, &mask, quanta) == 1);
-	CHECK_EQ(mask, BIT(4));
-	CHECK_EQ(quanta[4], 0x200);
-	memcpy(f, t->p->tx[0].data, 64);
-	CHECK_MEM_EQ(f + 6, t_mac, 6);
-	CHECK_EQ(tctr(t, RNIC_PORT_STAT_tx_pause), 1);
-	CHECK_EQ(tctr(t, RNIC_PORT_STAT_tx_eth_frames), 0);
-
-	/* Refreshed every half pause time while the ring stays short. */
-	next = rdev_tick(t->d, t->p->now);
-	CHECK_EQ(next, t->p->now + rnic_pause_ns(0x200, 10000) / 2);
-	t->p->now = next;
-	rdev_tick(t->d, t->p->now);
-	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 2);
-	CHECK_EQ(quanta[4], 0x200);
-
-	/* Refill to 5: still below high (6); at 6: XON. */
-	for (i = 0; i < 3; i++)
-		tpost_rx(t, &rq, bufs + (8 + i) * 2048, 0, true);
-	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 2);
-	tpost_rx(t, &rq, bufs + 11 * 2048, 0, true);
-	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 3);
-	CHECK_EQ(quanta[4], 0);
-	CHECK_EQ(tctr(t, RNIC_PORT_STAT_tx_pause), 3);
-	/* Nothing more to refresh: only the heartbeat is due. */
-	next = rdev_tick(t->d, t->p->now);
-	CHECK(next > t->p->now + rnic_pause_ns(0xffff, 10000));
-	tdev_free(t);
-}
-
-TEST(dev_pfc_xon_when_roce_rx_goes_away)
-{
-	struct tdev *t = tdev_up();
-	struct tcq cq;
-	struct tq rq;
-	u16 quanta[8];
-	u8 mask;
-
-	REQUIRE(tcreate_cq(t, 6, 1, &cq) == RNIC_AQ_SUCCESS);
-	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 5, cq.id, 2048, 0, &rq) ==
-		RNIC_AQ_SUCCESS);
-	/* Default watermarks: depth/8 = 4, depth/4 = 8; the ring is empty. */
+	REQUIRE(rdev_rx_hold(t->d, true) == 0);
+	/* Default watermarks: depth/8 = 32 and depth/4 = 64 free entries */
 	pfc_on(t, 1, 0, 0, 0);
+	for (i = 0; i < V2_RX_FIFO - 32; i++)
+		rdev_wire_rx(t->d, rf, len);
+	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 0);	/* 32 free */
+	rdev_wire_rx(t->d, rf, len);
 	REQUIRE(sent_pauses(t->p, 0, &mask, quanta) == 1);
+	CHECK_EQ(mask, BIT(1));
 	CHECK_EQ(quanta[1], 0xffff);
-	CHECK_EQ(tdestroy(t, RNIC_AQ_DESTROY_QUEUE, rq.id), RNIC_AQ_SUCCESS);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_rx_roce_v2_frames), V2_RX_FIFO - 31);
+
+	/* A reset under an asserted XOFF withdraws it. */
+	rdev_reset(t->d);
 	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 2);
 	CHECK_EQ(quanta[1], 0);
 
-	/* Same when the device is reset under an asserted XOFF. */
-	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 5, cq.id, 2048, 0, &rq) ==
-		RNIC_AQ_SUCCESS);
-	tring(t, RNIC_DB_VEC_DATA);
-	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 3);
-	rdev_reset(t->d);
-	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 4);
-	CHECK_EQ(quanta[1], 0);
 	/* No pause frames while the link is down. */
-	REQUIRE(tdev_init(t) == RNIC_STATUS_ENABLED);
+	REQUIRE(tdev_init(t) == T_STATUS_UP);
 	rdev_set_link(t->d, false);
-	REQUIRE(tcreate_cq(t, 6, 1, &cq) == RNIC_AQ_SUCCESS);
-	REQUIRE(tcreate_queue(t, RNIC_QUEUE_ROCE_RX, 5, cq.id, 2048, 0, &rq) ==
-		RNIC_AQ_SUCCESS);
 	pfc_on(t, 1, 0, 0, 0);
-	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 4);
+	for (i = 0; i < V2_RX_FIFO; i++)
+		rdev_wire_rx(t->d, rf, len);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_rx_drop_link_down), V2_RX_FIFO);
+	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 2);
 	tdev_free(t);
 }
 

@@ -21,7 +21,7 @@ static bool tx_setup(struct txt *x, u32 caps_disable, unsigned int cq_log2,
 		     u8 prio)
 {
 	x->t = tdev_new(caps_disable);
-	if (tdev_init(x->t) != RNIC_STATUS_ENABLED)
+	if (tdev_init(x->t) != T_STATUS_UP)
 		return false;
 	while (teq_count(x->t, 0, NULL))
 		;
@@ -498,6 +498,6 @@ TEST(dev_tx_random_descriptors_never_crash)
 			teq_count(x.t, 0, NULL);
 		}
 	}
-	CHECK_EQ(tbar_r32(x.t, RNIC_REG_STATUS), RNIC_STATUS_ENABLED);
+	CHECK_EQ(tbar_r32(x.t, RNIC_REG_STATUS), T_STATUS_UP);
 	tdev_free(x.t);
 }

@@ -55,6 +55,16 @@ static void w32(u8 *bar, unsigned int off, u32 val)
 	memcpy(bar + off, &v, 4);
 }
 
+/* The admin queue and event queue registers, queues in guest RAM */
+static void program_queues(u8 *bar)
+{
+	w32(bar, RNIC_REG_AQ_SQ_BASE_LO, 0x10000);
+	w32(bar, RNIC_REG_AQ_CQ_BASE_LO, 0x11000);
+	w32(bar, RNIC_REG_AQ_CFG, 2);
+	w32(bar, RNIC_REG_EQ_BASE_LO, 0x12000);
+	w32(bar, RNIC_REG_EQ_CFG, 2);
+}
+
 /* What the guest's BAR0 Doorbell write of (0 << 16) | vec does. */
 static void kick(struct qemu_peer *q, unsigned int vec)
 {
@@ -165,10 +175,9 @@ TEST(e2e_rnicsim_binary_with_device)
 	/* What the driver checks before writing anything. */
 	sig = (const void *)(bar + RNIC_SIG_OFF);
 	CHECK_EQ(le32_to_cpu(sig->magic), RNIC_SIG_MAGIC);
-	/* rnicsim serves 2.0 by default, and 1.0 beside it */
+	/* rnicsim serves 2.0 alone */
 	CHECK_EQ(le16_to_cpu(sig->abi_major), RNIC_ABI2_MAJOR);
-	CHECK_EQ(le16_to_cpu(sig->abi_compat),
-		 BIT(RNIC_ABI_MAJOR) | BIT(RNIC_ABI2_MAJOR));
+	CHECK_EQ(le16_to_cpu(sig->abi_compat), BIT(RNIC_ABI2_MAJOR));
 	CHECK_EQ(le32_to_cpu(sig->shm_size), 1 << 20);
 	CHECK_MEM_EQ(sig->mac, "\x02\x00\x00\x00\x00\x01", 6);
 
@@ -177,14 +186,21 @@ TEST(e2e_rnicsim_binary_with_device)
 	kick(&q, RNIC_DB_VEC_CTRL);
 	CHECK(status_is(bar, RNIC_STATUS_RESET_DONE, 2000));
 	memset(mem, 0, E2E_RAM);
-	w32(bar, RNIC_REG_AQ_SQ_BASE_LO, 0x10000);
-	w32(bar, RNIC_REG_AQ_CQ_BASE_LO, 0x11000);
-	w32(bar, RNIC_REG_AQ_CFG, 2);
-	w32(bar, RNIC_REG_EQ_BASE_LO, 0x12000);
-	w32(bar, RNIC_REG_EQ_CFG, 2);
+	program_queues(bar);
+	/* Enable asking for 1.0 (CTRL.ABI 0) is refused, and logged */
 	w32(bar, RNIC_REG_CTRL, RNIC_CTRL_ENABLE);
 	kick(&q, RNIC_DB_VEC_CTRL);
-	CHECK(status_is(bar, RNIC_STATUS_ENABLED, 2000));
+	CHECK(status_is(bar, RNIC_STATUS_FATAL, 2000));
+	CHECK_EQ(r32(bar, RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
+	w32(bar, RNIC_REG_CTRL, RNIC_CTRL_RESET);
+	kick(&q, RNIC_DB_VEC_CTRL);
+	CHECK(status_is(bar, RNIC_STATUS_RESET_DONE, 2000));
+	program_queues(bar);
+	w32(bar, RNIC_REG_CTRL, RNIC_CTRL_ENABLE |
+	    FIELD_PREP(RNIC_CTRL_ABI, RNIC_ABI2_MAJOR));
+	kick(&q, RNIC_DB_VEC_CTRL);
+	CHECK(status_is(bar, RNIC_STATUS_ENABLED |
+			FIELD_PREP(RNIC_STATUS_ABI, RNIC_ABI2_MAJOR), 2000));
 
 	/* QUERY_DEVICE: DMA both ways, completion, MSI-X vector 0. */
 	memset(&e, 0, sizeof(e));
@@ -201,7 +217,7 @@ TEST(e2e_rnicsim_binary_with_device)
 	CHECK_EQ(c->status, RNIC_AQ_SUCCESS);
 	CHECK_EQ(le16_to_cpu(c->cmd_id), 77);
 	attr = (struct rnic_device_attr *)(mem + 0x20000);
-	CHECK_EQ(le16_to_cpu(attr->abi_major), RNIC_ABI_MAJOR);
+	CHECK_EQ(le16_to_cpu(attr->abi_major), RNIC_ABI2_MAJOR);
 	CHECK_EQ(le16_to_cpu(attr->num_msix), E2E_VEC);
 
 	/* A command pointing outside guest RAM fails, rnicsim survives. */
@@ -231,6 +247,17 @@ out:
 	/* Clean shutdown removes both sockets. */
 	CHECK(access(sock, F_OK) < 0);
 	CHECK(access(ctl, F_OK) < 0);
+	{
+		FILE *f = fopen(log, "r");
+		bool said = false;
+
+		while (f && fgets(out, sizeof(out), f))
+			said |= strstr(out, "asks for ABI 1.0, which is not "
+				       "served") != NULL;
+		if (f)
+			fclose(f);
+		CHECK(said);
+	}
 	if (test_failed()) {
 		FILE *f = fopen(log, "r");
 
@@ -241,7 +268,10 @@ out:
 	}
 }
 
-/* The same binary with --abi2: the 2.0 signature, enable, a doorbell page. */
+/*
+ * The same binary with --abi2 (a no-op old scripts may still give): the
+ * 2.0 signature, enable, a doorbell page.
+ */
 TEST(e2e_rnicsim_binary_abi2)
 {
 	char bin[4200], sock[300], ctl[300], ram[300], log[300], vec[8];
@@ -302,18 +332,14 @@ TEST(e2e_rnicsim_binary_abi2)
 	}
 	sig = (const void *)(bar + RNIC_SIG_OFF);
 	CHECK_EQ(le16_to_cpu(sig->abi_major), RNIC_ABI2_MAJOR);
-	CHECK_EQ(le16_to_cpu(sig->abi_compat), BIT(1) | BIT(2));
+	CHECK_EQ(le16_to_cpu(sig->abi_compat), BIT(2));
 	CHECK(le32_to_cpu(sig->caps) & RNIC_CAP_TRANSPORT);
 
 	w32(bar, RNIC_REG_CTRL, RNIC_CTRL_RESET);
 	kick(&q, RNIC_DB_VEC_CTRL);
 	CHECK(status_is(bar, RNIC_STATUS_RESET_DONE, 2000));
 	memset(mem, 0, E2E_RAM);
-	w32(bar, RNIC_REG_AQ_SQ_BASE_LO, 0x10000);
-	w32(bar, RNIC_REG_AQ_CQ_BASE_LO, 0x11000);
-	w32(bar, RNIC_REG_AQ_CFG, 2);
-	w32(bar, RNIC_REG_EQ_BASE_LO, 0x12000);
-	w32(bar, RNIC_REG_EQ_CFG, 2);
+	program_queues(bar);
 	w32(bar, RNIC_REG_CTRL, RNIC_CTRL_ENABLE |
 	    FIELD_PREP(RNIC_CTRL_ABI, RNIC_ABI2_MAJOR));
 	kick(&q, RNIC_DB_VEC_CTRL);

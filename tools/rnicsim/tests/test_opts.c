@@ -52,8 +52,8 @@ TEST(opts_full_command_line)
 }
 
 /*
- * --bench: both ABIs; --bench=abi1 / =abi2: one; =abi2-tap: 2.0 over
- * taps; anything else refused
+ * --bench: the platform alone, then 2.0; --bench=abi2: 2.0 only;
+ * =abi2-tap: 2.0 over taps; =abi1 (removed) and anything else refused
  */
 TEST(opts_bench_which)
 {
@@ -66,15 +66,69 @@ TEST(opts_bench_which)
 	char err[256];
 
 	REQUIRE(opts_parse(&o, ARGC(a1), a1, err, sizeof(err)) == 0);
-	CHECK(o.bench_abi1 && o.bench_abi2);
-	REQUIRE(opts_parse(&o, ARGC(a2), a2, err, sizeof(err)) == 0);
-	CHECK(o.bench_abi1 && !o.bench_abi2);
+	CHECK(o.bench_platform && o.bench_abi2 && !o.bench_tap);
 	REQUIRE(opts_parse(&o, ARGC(a3), a3, err, sizeof(err)) == 0);
-	CHECK(!o.bench_abi1 && o.bench_abi2 && !o.bench_tap);
+	CHECK(!o.bench_platform && o.bench_abi2 && !o.bench_tap);
 	REQUIRE(opts_parse(&o, ARGC(a5), a5, err, sizeof(err)) == 0);
-	CHECK(!o.bench_abi1 && !o.bench_abi2 && o.bench_tap);
+	CHECK(!o.bench_platform && !o.bench_abi2 && o.bench_tap);
+	CHECK_EQ(opts_parse(&o, ARGC(a2), a2, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "ABI 1.0 was removed") != NULL);
 	CHECK_EQ(opts_parse(&o, ARGC(a4), a4, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "abi3") != NULL);
+}
+
+/*
+ * ABI options: 2.0 is all there is. --abi2 is a no-op for old scripts,
+ * --no-abi2 an error; --signature-abi takes one major, 1..15.
+ */
+TEST(opts_abi)
+{
+	char *a1[] = { "rnicsim", "--socket", "s", NULL };
+	char *a2[] = { "rnicsim", "--socket", "s", "--abi2", NULL };
+	char *a3[] = { "rnicsim", "--socket", "s", "--no-abi2", NULL };
+	char *a4[] = { "rnicsim", "--socket", "s", "--signature-abi", "1",
+		       NULL };
+	char *a5[] = { "rnicsim", "--socket", "s", "--signature-abi=15",
+		       NULL };
+	static const char *const bad[] = { "0", "16", "x", "2.5", "", "-1",
+					   "3k" };
+	struct sim_opts o;
+	char err[256];
+	unsigned int i;
+
+	REQUIRE(opts_parse(&o, ARGC(a1), a1, err, sizeof(err)) == 0);
+	CHECK_EQ(o.signature_abi, 0);
+	REQUIRE(opts_parse(&o, ARGC(a2), a2, err, sizeof(err)) == 0);
+	CHECK_EQ(o.signature_abi, 0);
+	CHECK_EQ(opts_parse(&o, ARGC(a3), a3, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "--no-abi2") != NULL);
+	CHECK(strstr(err, "ABI 1.0 was removed") != NULL);
+	REQUIRE(opts_parse(&o, ARGC(a4), a4, err, sizeof(err)) == 0);
+	CHECK_EQ(o.signature_abi, 1);
+	REQUIRE(opts_parse(&o, ARGC(a5), a5, err, sizeof(err)) == 0);
+	CHECK_EQ(o.signature_abi, 15);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *a[] = { "rnicsim", "--socket", "s", "--signature-abi",
+			      (char *)bad[i], NULL };
+
+		CHECK_EQ(opts_parse(&o, ARGC(a), a, err, sizeof(err)),
+			 -EINVAL);
+		CHECK(strstr(err, "--signature-abi") != NULL);
+		CHECK(strstr(err, "1 to 15") != NULL);
+	}
+	{
+		char *help = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&help, &len);
+
+		REQUIRE(f != NULL);
+		opts_usage(f);
+		fclose(f);
+		CHECK(strstr(help, "--signature-abi MAJOR") != NULL);
+		CHECK(strstr(help, "--abi2                 accepted and ignored") !=
+		      NULL);
+		free(help);
+	}
 }
 
 TEST(opts_defaults_and_modes)
@@ -111,6 +165,8 @@ TEST(opts_errors_are_explained)
 		const char *opt, *val, *msg;
 	} bad[] = {
 		{ "--vectors", "0", "--vectors" },
+		{ "--vectors", "1", "need 2.." },
+		{ "--shm-size", "64K", "from 128K" },
 		{ "--vectors", "65", "--vectors" },
 		{ "--vectors", "8x", "--vectors" },
 		{ "--shm-size", "3M", "power of two" },

@@ -3,6 +3,7 @@
  * ABI 2.0 device model: ABI selection at enable, and every 2.0 admin
  * command with its error paths (hardware-abi2.rst, "Commands (2.0)").
  */
+#include <errno.h>
 #include <string.h>
 
 #include "../opts.h"
@@ -24,69 +25,96 @@ static u32 enable_abi(struct t2 *x, unsigned int abi)
 	return tdev_init_abi(t2_tdev(x), abi);
 }
 
-TEST(v2_abi_off_by_default)
+/*
+ * --signature-abi: the signature of an other firmware (that major alone),
+ * and no enable succeeds, not even of the major it advertises.
+ */
+TEST(v2_signature_abi_knob)
 {
-	struct t2 *x = t2_new(1, false);
-	struct rnic_sig s = sig_of(x);
+	static const unsigned int majors[] = { 1, 3, 15 };
+	unsigned int i;
 
-	CHECK_EQ(le16_to_cpu(s.abi_major), 1);
-	CHECK_EQ(le16_to_cpu(s.abi_compat), 0);
-	CHECK(!(le32_to_cpu(s.caps) & RNIC_CAP_TRANSPORT));
-	/* A 1.0-only device: CTRL.ABI is an undefined bit. */
-	CHECK_EQ(enable_abi(x, 2), RNIC_STATUS_FATAL);
-	CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_CTRL);
-	t2_free(x);
+	for (i = 0; i < ARRAY_SIZE(majors); i++) {
+		struct t2 *x = t2_new(1, majors[i]);
+		struct rnic_sig s = sig_of(x);
+
+		CHECK_EQ(le16_to_cpu(s.abi_major), majors[i]);
+		CHECK_EQ(le16_to_cpu(s.abi_minor), 0);
+		CHECK_EQ(le16_to_cpu(s.abi_compat), BIT(majors[i]));
+		CHECK(!rnic_sig_serves(le32_to_cpu(s.magic),
+				       le16_to_cpu(s.abi_major),
+				       le16_to_cpu(s.abi_compat),
+				       RNIC_ABI2_MAJOR));
+		CHECK_EQ(enable_abi(x, RNIC_ABI2_MAJOR), RNIC_STATUS_FATAL);
+		CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON),
+			 RNIC_FATAL_BAD_ABI);
+		CHECK(strstr(t2_tdev(x)->p->log, "--signature-abi") != NULL);
+		CHECK_EQ(enable_abi(x, majors[i]), RNIC_STATUS_FATAL);
+		CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON),
+			 RNIC_FATAL_BAD_ABI);
+		/* No ABI served: the 2.0 receive-buffer knob is refused too */
+		CHECK_EQ(rdev_rx_hold(t2_tdev(x)->d, true), -EOPNOTSUPP);
+		t2_free(x);
+	}
 }
 
-TEST(v2_abi_selected_at_enable)
+/* 2.0 is the only ABI: CTRL.ABI 0 or 1 (1.0) is refused like 3 or 15 */
+TEST(v2_only_abi2_is_served)
 {
-	struct t2 *x = t2_new(1, true);
+	struct t2 *x = t2_new(1, 0);
 	struct rnic_sig s = sig_of(x);
 	struct rnic_aq_query_obj q = {};
 	u64 buf = t2_alloc(x, 256, 8);
 	struct rnic_device_attr *a = t2_ram(x, buf);
 	struct rnic_aq_query dq = {};
+	static const unsigned int bad[] = { 0, 1, 3, 15 };
+	unsigned int i;
 
 	CHECK_EQ(le16_to_cpu(s.abi_major), 2);
 	CHECK_EQ(le16_to_cpu(s.abi_minor), 0);
-	CHECK_EQ(le16_to_cpu(s.abi_compat), BIT(1) | BIT(2));
+	CHECK_EQ(le16_to_cpu(s.abi_compat), BIT(2));
 	CHECK(le32_to_cpu(s.caps) & RNIC_CAP_TRANSPORT);
-	CHECK(rnic_sig_serves(le32_to_cpu(s.magic), 2, BIT(1) | BIT(2), 1));
+	CHECK(!rnic_sig_serves(le32_to_cpu(s.magic), 2, BIT(2), 1));
+	CHECK(rnic_sig_serves(le32_to_cpu(s.magic), 2, BIT(2), 2));
 	CHECK(!strcmp(s.model_version, "rnicsim 2.0"));
 
-	/* 0 and 1 mean 1.0: no 2.0 command. */
-	CHECK_EQ(enable_abi(x, 0), RNIC_STATUS_ENABLED);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		CHECK_EQ(enable_abi(x, bad[i]), RNIC_STATUS_FATAL);
+		CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON),
+			 RNIC_FATAL_BAD_ABI);
+		if (bad[i] <= 1)
+			CHECK(strstr(t2_tdev(x)->p->log,
+				     "ABI 1.0, which is not served") != NULL);
+		else
+			CHECK(strstr(t2_tdev(x)->p->log, "is not served") !=
+			      NULL);
+	}
+
+	/* 2: STATUS.ABI says so, QUERY_DEVICE reports the ABI in effect. */
+	CHECK_EQ(enable_abi(x, 2), T_STATUS_UP);
 	q.hdr.opcode = RNIC_AQ_QUERY_RDMA_CAPS;
 	q.buf_addr = cpu_to_le64(buf);
 	q.buf_len = cpu_to_le32(128);
-	CHECK_EQ(t2_cmd(x, &q, NULL), RNIC_AQ_BAD_OPCODE);
+	CHECK_EQ(t2_cmd(x, &q, NULL), RNIC_AQ_SUCCESS);
 	dq.hdr.opcode = RNIC_AQ_QUERY_DEVICE;
 	dq.buf_addr = cpu_to_le64(buf);
 	dq.buf_len = cpu_to_le32(96);
 	CHECK_EQ(t2_cmd(x, &dq, NULL), RNIC_AQ_SUCCESS);
-	CHECK_EQ(le16_to_cpu(a->abi_major), 1);
-	CHECK_EQ(enable_abi(x, 1), RNIC_STATUS_ENABLED);
-
-	/* 2: STATUS.ABI says so, QUERY_DEVICE reports the ABI in effect. */
-	CHECK_EQ(enable_abi(x, 2), RNIC_STATUS_ENABLED |
-		 FIELD_PREP(RNIC_STATUS_ABI, 2));
-	q.hdr.cmd_id = 0;
-	CHECK_EQ(t2_cmd(x, &q, NULL), RNIC_AQ_SUCCESS);
-	dq.hdr.cmd_id = 0;
-	CHECK_EQ(t2_cmd(x, &dq, NULL), RNIC_AQ_SUCCESS);
 	CHECK_EQ(le16_to_cpu(a->abi_major), 2);
 	CHECK(le32_to_cpu(a->caps) & RNIC_CAP_TRANSPORT);
-
-	/* A major it does not serve is fatal; a reset recovers. */
-	CHECK_EQ(enable_abi(x, 3), RNIC_STATUS_FATAL);
-	CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
-	CHECK_EQ(enable_abi(x, 15), RNIC_STATUS_FATAL);
-	CHECK_EQ(tbar_r32(t2_tdev(x), RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
-	/* After the reset, enable without ABI is 1.0 again. */
-	CHECK_EQ(enable_abi(x, 0), RNIC_STATUS_ENABLED);
-	q.hdr.cmd_id = 0;
-	CHECK_EQ(t2_cmd(x, &q, NULL), RNIC_AQ_BAD_OPCODE);
+	CHECK(!strcmp(a->model_version, "rnicsim 2.0"));
 	t2_free(x);
+}
+
+/* Without the transport capability the device serves no ABI at all */
+TEST(v2_hidden_transport_serves_nothing)
+{
+	struct tdev *t = tdev_new(RNIC_CAP_TRANSPORT);
+
+	CHECK_EQ(tdev_init(t), RNIC_STATUS_FATAL);
+	CHECK_EQ(tbar_r32(t, RNIC_REG_FATAL_REASON), RNIC_FATAL_BAD_ABI);
+	CHECK(strstr(t->p->log, "transport capability is hidden") != NULL);
+	tdev_free(t);
 }
 
 TEST(v2_reset_drops_every_object)
@@ -98,8 +126,7 @@ TEST(v2_reset_drops_every_object)
 	REQUIRE(t2_cq_create(x, 4, &cq) == RNIC_AQ_SUCCESS);
 	/* A slot value and a kick entry the driver wrote ... */
 	t2_ring(x, cq.db_off, rnic_db_rdma_cq(0, true, false, 1));
-	REQUIRE(enable_abi(x, 2) == (RNIC_STATUS_ENABLED |
-				     FIELD_PREP(RNIC_STATUS_ABI, 2)));
+	REQUIRE(enable_abi(x, 2) == T_STATUS_UP);
 	/* ... are gone, and so is the CQ. */
 	CHECK_EQ(tbar_r32(t2_tdev(x), le32_to_cpu(x->caps.db_base) + cq.db_off), 0);
 	o.hdr.opcode = RNIC_AQ_DESTROY_RDMA_CQ;
@@ -188,20 +215,25 @@ TEST(v2_query_caps_and_stats)
 	q.scope = RNIC_RDMA_STATS_SCOPE_PORT;
 	CHECK_EQ(t2_cmd(x, &q, NULL), RNIC_AQ_BAD_PARAM);	/* handle */
 
-	/* Commands left from 1.0 that 2.0 refuses */
+	/* 1.0's RoCE rings and ICRC-to-the-host flags are refused */
 	{
 		struct rnic_aq_set_port sp = {};
 		struct tq tq;
 		struct tcq tcq;
+		u64 errs;
 
 		sp.valid = cpu_to_le32(RNIC_PORT_VALID_FLAGS);
 		sp.flags = cpu_to_le32(RNIC_PORT_F_RX_ICRC_CHECK);
 		CHECK_EQ(tset_port(t2_tdev(x), &sp), RNIC_AQ_BAD_PARAM);
 		REQUIRE(tcreate_cq(t2_tdev(x), 4, 1, &tcq) == RNIC_AQ_SUCCESS);
-		CHECK_EQ(tcreate_queue(t2_tdev(x), RNIC_QUEUE_ROCE_RX, 4, tcq.id,
+		errs = t2_pctr(x, RNIC_PORT_STAT_admin_errors);
+		CHECK_EQ(tcreate_queue(t2_tdev(x), T_QUEUE_ROCE_RX_V1, 4, tcq.id,
 				       2048, 0, &tq), RNIC_AQ_BAD_PARAM);
-		CHECK_EQ(tcreate_queue(t2_tdev(x), RNIC_QUEUE_ROCE_TX, 4, tcq.id, 0,
+		CHECK_EQ(tcreate_queue(t2_tdev(x), T_QUEUE_ROCE_TX_V1, 4, tcq.id, 0,
 				       0, &tq), RNIC_AQ_BAD_PARAM);
+		CHECK_EQ(tcreate_queue(t2_tdev(x), 5, 4, tcq.id, 0, 0, &tq),
+			 RNIC_AQ_BAD_PARAM);
+		CHECK_EQ(t2_pctr(x, RNIC_PORT_STAT_admin_errors), errs + 3);
 		CHECK_EQ(tcreate_queue(t2_tdev(x), RNIC_QUEUE_ETH_RX, 4, tcq.id,
 				       2048, 0, &tq), RNIC_AQ_SUCCESS);
 	}
@@ -846,7 +878,7 @@ TEST(v2_qp_state_machine_ud)
 TEST(v2_qp_state_machine_rc)
 {
 	struct t2 *x = t2_up(1);
-	struct t2 *peer = t2_new(2, false);
+	struct t2 *peer = t2_new(2, 0);
 	struct rnic_aq_modify_qp m;
 	struct rnic_qp_query q;
 	u64 path = t2_alloc(x, 128, 8);
@@ -996,27 +1028,6 @@ TEST(v2_qp_state_machine_rc)
 	CHECK_EQ(q.flags & RNIC_QPQ_F_PATH, 0);
 	t2_free(peer);
 	t2_free(x);
-}
-
-/* 2.0 is served unless --no-abi2; of the two, the last wins */
-TEST(v2_opts_abi2)
-{
-	char *a1[] = { "rnicsim", "--socket", "s", NULL };
-	char *a2[] = { "rnicsim", "--socket", "s", "--abi2", NULL };
-	char *a3[] = { "rnicsim", "--socket", "s", "--no-abi2", NULL };
-	char *a4[] = { "rnicsim", "--socket", "s", "--no-abi2", "--abi2",
-		       NULL };
-	struct sim_opts o;
-	char err[256];
-
-	REQUIRE(opts_parse(&o, 3, a1, err, sizeof(err)) == 0);
-	CHECK(o.abi2);
-	REQUIRE(opts_parse(&o, 4, a2, err, sizeof(err)) == 0);
-	CHECK(o.abi2);
-	REQUIRE(opts_parse(&o, 4, a3, err, sizeof(err)) == 0);
-	CHECK(!o.abi2);
-	REQUIRE(opts_parse(&o, 5, a4, err, sizeof(err)) == 0);
-	CHECK(o.abi2);
 }
 
 /*

@@ -661,7 +661,7 @@ TEST(v2_pfc_pauses_qps)
 	size_t len;
 
 	self_up(&s, 6);
-	peer = t2_new(2, false);
+	peer = t2_new(2, 0);
 	sp.valid = cpu_to_le32(RNIC_PORT_VALID_FLAGS);
 	sp.flags = cpu_to_le32(RNIC_PORT_F_PFC);
 	REQUIRE(tset_port(t2_tdev(s.x), &sp) == RNIC_AQ_SUCCESS);
@@ -702,7 +702,7 @@ TEST(v2_link_down_ud_completes)
 	u8 wqe[64];
 
 	self_up(&s, 6);
-	peer = t2_new(2, false);
+	peer = t2_new(2, 0);
 	t2_tmpl(s.x, peer, RNIC_RX_CLASS_ROCE_V1, 0, &t);
 	t2_ah_set(s.x, 2, s.x->pdn, &t);
 	rdev_set_link(t2_tdev(s.x)->d, false);
@@ -729,7 +729,7 @@ TEST(v2_eth_and_qps_take_turns)
 	u8 wqe[64];
 
 	self_up(&s, 6);
-	peer = t2_new(2, false);
+	peer = t2_new(2, 0);
 	t2_tmpl(s.x, peer, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
 	t2_ah_set(s.x, 2, s.x->pdn, &t);
 	REQUIRE(tcreate_cq(t2_tdev(s.x), 4, 1, &tcq) == RNIC_AQ_SUCCESS);

@@ -37,9 +37,10 @@ static const struct t2_host fake_host = {
 	.doorbell = host_doorbell,
 };
 
-struct t2 *t2_new(u8 id, bool abi2)
+struct t2 *t2_new(u8 id, unsigned int signature_abi)
 {
-	struct rdev_config cfg = { .num_vectors = 8, .abi2 = abi2 };
+	struct rdev_config cfg = { .num_vectors = 8,
+				   .signature_abi = signature_abi };
 	struct t2 *x = calloc(1, sizeof(*x));
 	struct tdev *t;
 
@@ -61,7 +62,7 @@ void t2_free(struct t2 *x)
 
 struct t2 *t2_up(u8 id)
 {
-	struct t2 *x = t2_new(id, true);
+	struct t2 *x = t2_new(id, 0);
 
 	if (tdev_init_abi(t2_tdev(x), RNIC_ABI2_MAJOR) !=
 	    (RNIC_STATUS_ENABLED | FIELD_PREP(RNIC_STATUS_ABI, 2)) ||

@@ -36,7 +36,7 @@ struct twire {
 	void *filter_ctx;
 };
 
-struct t2 *t2_new(u8 id, bool abi2);
+struct t2 *t2_new(u8 id, unsigned int signature_abi);
 /* t2_new + enable with ABI 2 + t2_setup() */
 struct t2 *t2_up(u8 id);
 void t2_free(struct t2 *x);
