@@ -359,8 +359,8 @@ static int rnic_v2_del_gid(const struct ib_gid_attr *attr, void **context)
 
 /* ------------------------------------------------------------------------
  * Counters: the driver's, the device's transport counters, then the device's
- * port counters of RoCE traffic with the "hw_" prefix they have on ABI 1.0
- * (the wire's view: frames and bytes per RoCE version, PFC).  The rest of
+ * port counters of RoCE traffic with an "hw_" prefix (the wire's view:
+ * frames and bytes per RoCE version, PFC).  The rest of
  * the port counters belong to the Ethernet side (ethtool -S); ib_core
  * answers "rdma statistic" in one netlink message of about a page, which
  * holds some 80 counters, not all of them.

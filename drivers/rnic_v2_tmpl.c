@@ -88,8 +88,7 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_udp_sport);
  * a priority tag (VID 0) when the GID's netdev is no VLAN device, because
  * a PFC peer classifies an untagged frame as priority 0 and would not
  * pause it. With PFC off only a VLAN device's frames are tagged, with the
- * address vector's SL as PCP (what rdma_cm derived from the TOS), as the
- * ABI 1.0 datapath does.
+ * address vector's SL as PCP (what rdma_cm derived from the TOS).
  *
  * Return: 0, or -EINVAL for an address vector rnic cannot send on.
  */

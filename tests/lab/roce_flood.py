@@ -5,10 +5,10 @@
 Usage: roce_flood.py IFNAME DST_MAC DST_IP COUNT
 
 Each frame is an RC SEND Only (correct ICRC, built by hostile_frames.py's
-frame()) to a QP number no one uses, so the receiver's driver drops it
-after the device has put it in the RoCE receive ring: the burst uses up
-ROCE_RX descriptors without a connection. Not a test itself; runs only
-inside the lab's network namespace, on its bridge.
+frame()) to a QP number no one uses, so the receiving NIC drops it once
+its transport looks the QP up: while the NIC's receive pipeline is held
+the burst fills its receive buffer without a connection. Not a test
+itself; runs only inside the lab's network namespace, on its bridge.
 """
 import os
 import socket

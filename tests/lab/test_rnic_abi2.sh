@@ -18,7 +18,7 @@
 #    registration, SEND_WITH_INV and LOCAL_INV as the NVMe drivers use them);
 #  - the driver's bad-CQE / unknown-object counters stay 0;
 #  - rmmod rnic with rnic_perf's connections gone;
-#  - a VM whose rnicsim advertises ABI 1.0 only (--no-abi2, as an
+#  - a VM whose rnicsim advertises ABI 1.0 only (--signature-abi 1, as an
 #    old firmware would): rnic loads, binds nothing, and its message says
 #    the driver needs ABI 2.0.
 # rping (rdmacm-utils) needs a userspace verbs provider, which rnic does
@@ -56,7 +56,7 @@ fi
 lab_vm 1 --rnic --mem 1G
 lab_vm 2 --rnic --mem 1G
 # a NIC whose firmware serves ABI 1.0 alone
-lab_vm 3 --rnic --rnicsim-arg --no-abi2
+lab_vm 3 --rnic --rnicsim-arg --signature-abi --rnicsim-arg 1
 boot_vms 1 2 3
 
 # load N OPTIONS: what the VM's modprobe/insmod of rnic says and returns

@@ -8,8 +8,8 @@
 # BARs (BAR2 = rnicsim's --shm-size) and reads rnic's signature block
 # through BAR2.  The expected magic, ABI and the block's layout come from
 # include/rnic_hw.h itself (compiled into a tiny helper), never a copy.
-# rnicsim serves ABI 2.0 beside 1.0 by default: abi_major is 2.0's major,
-# abi_compat has the bits of both.
+# rnicsim serves ABI 2.0 alone: abi_major is 2.0's major and abi_compat
+# has its bit only.
 # The rnic driver is not loaded: the guest reads the device raw.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
@@ -41,7 +41,7 @@ int main(void)
 	       "OFF_SHM_SIZE=%zu OFF_MAC=%zu OFF_VERSION=%zu VERSION_LEN=%u\n",
 	       (unsigned)RNIC_SIG_OFF, (unsigned)RNIC_SIG_MAGIC,
 	       (unsigned)RNIC_ABI2_MAJOR,
-	       (unsigned)(1u << RNIC_ABI_MAJOR | 1u << RNIC_ABI2_MAJOR),
+	       (unsigned)(1u << RNIC_ABI2_MAJOR),
 	       offsetof(struct rnic_sig, magic),
 	       offsetof(struct rnic_sig, abi_major),
 	       offsetof(struct rnic_sig, abi_compat),
@@ -136,7 +136,7 @@ positive() {
 check "IVPosition (BAR0) is the guest's peer id, not the model's 0" positive ivposition || true
 check "signature magic read through BAR2 is RNIC_SIG_MAGIC ($(printf '%#x' "$MAGIC"))" is magic "$MAGIC" || true
 abi() { is abi_major "$ABI" && is abi_compat "$COMPAT"; }
-check "signature abi_major is RNIC_ABI2_MAJOR ($ABI), abi_compat serves 1.0 and 2.0 ($COMPAT)" abi || true
+check "signature abi_major is RNIC_ABI2_MAJOR ($ABI), abi_compat serves 2.0 alone ($COMPAT)" abi || true
 check "signature shm_size is --shm-size ($LAB_SHM_SIZE)" is shm_size "$LAB_SHM_SIZE" || true
 check "signature MAC is rnicsim's --mac ($(lab__mac 1 rnic))" is mac "$(lab__mac 1 rnic)" || true
 
