@@ -29,7 +29,6 @@
 /* MSI-X vector assignment (Documentation/hardware.rst) */
 #define RNIC_VEC_ADMIN		0	/* admin completions + events */
 #define RNIC_VEC_ETH		1	/* Ethernet CQ (TX and RX) */
-#define RNIC_VEC_ROCE		2	/* RoCE CQs share vectors from here */
 #define RNIC_MIN_VECTORS	2
 
 #define RNIC_AQ_LOG2_DEPTH	5

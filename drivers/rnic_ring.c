@@ -149,7 +149,7 @@ int rnic_queue_create(struct rnic_dev *rdev, struct rnic_queue *q,
 		      enum rnic_queue_type type, u8 log2_depth,
 		      struct rnic_cq *cq, u32 rx_buf_size, u8 tx_prio)
 {
-	bool tx = type == RNIC_QUEUE_ETH_TX || type == RNIC_QUEUE_ROCE_TX;
+	bool tx = type == RNIC_QUEUE_ETH_TX;
 	int err;
 
 	if (log2_depth < RNIC_RING_LOG2_MIN || log2_depth > rdev->max_ring_log2)
