@@ -19,7 +19,6 @@
 #include <linux/etherdevice.h>
 #include <linux/log2.h>
 #include <linux/rtnetlink.h>
-#include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
