@@ -143,21 +143,18 @@ for _ in $(seq 300); do
 	sleep 0.1
 done
 STALL_LOG="$LAB_DIR/stall.log"
-stall() { sim_ctl 2 rx hold; }
-unstall() { sim_ctl 2 rx release; }
-STALLED="its NIC's receive pipeline held"
 {
 	echo "traffic flowing: $flowing"
 	sim_ctl 1 pcap start "$NIC1_PCAP"
 	sim_ctl 2 pcap start "$NIC2_PCAP"
-	stall
+	sim_ctl 2 rx hold
 	sleep 0.2
 	ip netns exec "$LAB_NS" python3 "$LAB_REPO/tests/lab/roce_flood.py" br0 "$M2" "$SRV" 1200
 	# XOFF is refreshed every half pause time while the buffer stays full.
 	sleep 1.5
-	echo "vm2 NIC, $STALLED:"
+	echo "vm2 NIC, its receive pipeline held:"
 	sim_counters 2 | grep -E '^(rx_drop_no_buf|rdma_rx_drop_fifo_full|rx_hold|tx_pause|rx_pause|rx_roce_v2_frames) '
-	unstall
+	sim_ctl 2 rx release
 	echo "vm2 resumed"
 	# The buffer drains, the NIC sends XON: wait for it (10 s at most)
 	# in the NIC's capture, which rnicsim flushes frame by frame.
@@ -205,7 +202,7 @@ xoff() {
 	head -3 "$f"
 	[ "$n" -gt 0 ] && [ "$only" = 0 ]
 }
-check "vm2, $STALLED, short of RoCE receive buffers, sends 802.1Qbb PFC XOFF for priority $PRIO only (macc 0x0101 to 01:80:c2:00:00:01)" xoff || true
+check "vm2, its NIC's receive pipeline held, short of RoCE receive buffers, sends 802.1Qbb PFC XOFF for priority $PRIO only (macc 0x0101 to 01:80:c2:00:00:01)" xoff || true
 xon() {
 	local last
 	last="$(tail -1 "$LAB_DIR/pfc-frames-vm2.txt")"
