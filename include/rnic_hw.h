@@ -374,8 +374,9 @@ struct rnic_aq_set_port {
 	/* quanta sent in XOFF frames; 0 means RNIC_PFC_DEFAULT_QUANTA */
 	__le16 pfc_xoff_quanta;
 	/*
-	 * ROCE_RX free-descriptor watermarks: XOFF below low, XON at or
-	 * above high; 0/0 means depth / 8 and depth / 4. low < high.
+	 * watermarks in free frames of the device's RoCE receive buffer
+	 * (1.0: free RoCE RX descriptors): XOFF below low, XON at or above
+	 * high; 0/0 means depth / 8 and depth / 4. low < high.
 	 */
 	__le16 pfc_low_wm;
 	__le16 pfc_high_wm;
@@ -408,11 +409,13 @@ struct rnic_aq_destroy {
 
 static_assert(sizeof(struct rnic_aq_destroy) == RNIC_AQ_ENTRY_SIZE);
 
+/*
+ * 3 and 4 were ABI 1.0's RoCE TX and RX rings; the device refuses them as
+ * it refuses any type not listed here.
+ */
 enum rnic_queue_type {
 	RNIC_QUEUE_ETH_TX	= 1,
 	RNIC_QUEUE_ETH_RX	= 2,
-	RNIC_QUEUE_ROCE_TX	= 3,
-	RNIC_QUEUE_ROCE_RX	= 4,
 };
 
 #define RNIC_RING_LOG2_MIN		2

@@ -86,9 +86,8 @@ struct tdev *tdev_new(u32 caps_disable);
 struct tdev *tdev_new_cfg(const struct rdev_config *cfg, size_t ram_len);
 void tdev_free(struct tdev *t);
 /*
- * ABI 1.0's RoCE ring types (rnic_hw.h's RNIC_QUEUE_ROCE_TX/RX, which
- * may go from include/): the device must refuse them like any unknown
- * queue type.
+ * ABI 1.0's RoCE TX and RX ring types, no longer named by rnic_hw.h: the
+ * device must refuse them like any unknown queue type.
  */
 #define T_QUEUE_ROCE_TX_V1	3
 #define T_QUEUE_ROCE_RX_V1	4
