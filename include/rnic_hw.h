@@ -696,7 +696,7 @@ enum rnic_cqe_status {
 	RNIC_CQE_OK		= 0,
 	RNIC_CQE_DMA_ERROR	= 1,	/* buffer/SGE outside guest RAM */
 	RNIC_CQE_TOO_LONG	= 2,	/* RX: frame > buffer; TX: > MTU */
-	RNIC_CQE_ICRC_BAD	= 3,	/* RX, only with ICRC_DELIVER_BAD */
+	/* 3 was 1.0's bad-ICRC status of RoCE RX; never written */
 	RNIC_CQE_FLUSHED	= 4,	/* TX: not sent, link down */
 	RNIC_CQE_BAD_DESC	= 5,	/* malformed descriptor */
 };
@@ -711,8 +711,7 @@ enum rnic_rx_class {
 
 #define RNIC_CQE_F_PHASE		BIT(0)
 #define RNIC_CQE_F_TX			BIT(1)	/* completion of a TX desc */
-#define RNIC_CQE_F_ICRC_CHECKED		BIT(2)	/* device checked the ICRC */
-#define RNIC_CQE_F_ICRC_OK		BIT(3)	/* ... and it matched */
+/* bits 2 and 3 were 1.0's ICRC checked / matched of RoCE RX; never set */
 #define RNIC_CQE_F_VLAN_STRIPPED	BIT(4)	/* tag removed, see vlan_tci */
 
 struct rnic_cqe {
@@ -953,20 +952,6 @@ static inline u8 rnic_cqe_phase(const struct rnic_cqe *cqe)
 static inline int rnic_cqe_rx_class(const struct rnic_cqe *cqe)
 {
 	return cqe->rx_class <= RNIC_RX_CLASS_ROCE_V2_IPV6 ? cqe->rx_class : -1;
-}
-
-/**
- * rnic_cqe_icrc_good() - whether the device verified the frame's ICRC
- * @cqe: receive completion entry
- *
- * Return: true if the ICRC was checked and matched; false if it was not
- * checked (the driver checks it in software) or did not match.
- */
-static inline bool rnic_cqe_icrc_good(const struct rnic_cqe *cqe)
-{
-	u32 f = le32_to_cpu(cqe->flags);
-
-	return (f & RNIC_CQE_F_ICRC_CHECKED) && (f & RNIC_CQE_F_ICRC_OK);
 }
 
 /**
