@@ -12,13 +12,13 @@
  * only read by the device, "device" fields the other way round. The device
  * treats every value it reads as untrusted.
  *
- * Two interfaces share this header. ABI 1.0, below, is the Ethernet NIC with
- * ICRC offload whose RoCE transport runs in the driver; it also provides the
- * common machinery (signature, registers, admin queue, event queue, the
- * Ethernet rings) that ABI 2.0 keeps. ABI 2.0, where the device runs the
- * InfiniBand transport, adds its objects, commands, work queue and
- * completion formats in rnic_hw_v2.h, included at the end. Which one a
- * device serves is chosen by the driver at enable (CTRL.ABI).
+ * The interface is ABI 2.0: the device runs the InfiniBand transport. This
+ * file holds the common machinery (signature, registers, admin queue, event
+ * queue, the netdev's Ethernet rings) that ABI 1.0 introduced; 1.0 itself,
+ * where the device was an Ethernet NIC with ICRC offload and the driver ran
+ * the RoCE transport, is withdrawn. rnic_hw_v2.h, included at the end, adds
+ * 2.0's objects, commands, work queue and completion formats. The driver
+ * asks for 2.0 at enable (CTRL.ABI).
  */
 #ifndef _RNIC_HW_H_
 #define _RNIC_HW_H_
@@ -89,11 +89,11 @@ enum rnic_db_vector {
 
 #define RNIC_SIG_MAGIC			0x43494e52	/* "RNIC" in memory */
 /*
- * The ABI this tree's driver and model implement today. It becomes
- * RNIC_ABI2_MAJOR (rnic_hw_v2.h) when both implement 2.0.
+ * ABI 1.0's major, withdrawn: what an old device advertises and an old
+ * driver asks for in CTRL.ABI (as 0 or 1), both refused. The driver and
+ * the model implement RNIC_ABI2_MAJOR (rnic_hw_v2.h).
  */
 #define RNIC_ABI_MAJOR			1
-#define RNIC_ABI_MINOR			0
 
 /* Capability bits (rnic_sig.caps, rnic_device_attr.caps) */
 #define RNIC_CAP_ICRC			BIT(0)	/* ICRC generate + check */
@@ -809,18 +809,6 @@ static inline u32 rnic_ivshmem_doorbell(unsigned int vector)
 {
 	return FIELD_PREP(RNIC_IVSHMEM_DB_PEER, RNIC_MODEL_PEER_ID) |
 	       FIELD_PREP(RNIC_IVSHMEM_DB_VECTOR, vector);
-}
-
-/**
- * rnic_sig_compatible() - whether a signature block is one this ABI drives
- * @magic: CPU-order value of rnic_sig.magic
- * @abi_major: CPU-order value of rnic_sig.abi_major
- *
- * Return: true if the block names an rnic with our major ABI version.
- */
-static inline bool rnic_sig_compatible(u32 magic, u16 abi_major)
-{
-	return magic == RNIC_SIG_MAGIC && abi_major == RNIC_ABI_MAJOR;
 }
 
 /**

@@ -19,15 +19,25 @@ static void ivshmem_doorbell_value(struct kunit *test)
 			0u);
 }
 
-static void sig_compat(struct kunit *test)
+static void sig_check(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, rnic_sig_compatible(RNIC_SIG_MAGIC,
-						    RNIC_ABI_MAJOR));
-	KUNIT_EXPECT_FALSE(test, rnic_sig_compatible(RNIC_SIG_MAGIC,
-						     RNIC_ABI_MAJOR + 1));
-	KUNIT_EXPECT_FALSE(test, rnic_sig_compatible(0, RNIC_ABI_MAJOR));
+	const u16 v2 = RNIC_ABI2_MAJOR;
+
+	KUNIT_EXPECT_TRUE(test, rnic_sig_serves(RNIC_SIG_MAGIC, v2, 0, v2));
+	KUNIT_EXPECT_TRUE(test, rnic_sig_serves(RNIC_SIG_MAGIC, v2, BIT(v2),
+						v2));
+	/* a device of the transition served 1.0 and 2.0 */
+	KUNIT_EXPECT_TRUE(test, rnic_sig_serves(RNIC_SIG_MAGIC, v2,
+						BIT(RNIC_ABI_MAJOR) | BIT(v2),
+						v2));
+	/* a 1.0-only device is declined */
+	KUNIT_EXPECT_FALSE(test, rnic_sig_serves(RNIC_SIG_MAGIC,
+						 RNIC_ABI_MAJOR, 0, v2));
+	KUNIT_EXPECT_FALSE(test, rnic_sig_serves(0, v2, 0, v2));
 	/* a plain ivshmem region starts zeroed or with someone else's data */
-	KUNIT_EXPECT_FALSE(test, rnic_sig_compatible(0xffffffff, 0xffff));
+	KUNIT_EXPECT_FALSE(test, rnic_sig_serves(0, 0, 0, v2));
+	KUNIT_EXPECT_FALSE(test, rnic_sig_serves(0xffffffff, 0xffff, 0xffff,
+						 v2));
 	/* the magic reads "RNIC" in memory: a little-endian le32 */
 	KUNIT_EXPECT_EQ(test, RNIC_SIG_MAGIC,
 			(u32)('R' | 'N' << 8 | 'I' << 16 | 'C' << 24));
@@ -186,7 +196,7 @@ static void layout(struct kunit *test)
 
 static struct kunit_case rnic_hw_cases[] = {
 	KUNIT_CASE(ivshmem_doorbell_value),
-	KUNIT_CASE(sig_compat),
+	KUNIT_CASE(sig_check),
 	KUNIT_CASE(ring_phase_and_used),
 	KUNIT_CASE(cq_doorbell),
 	KUNIT_CASE(tx_desc_inline),
