@@ -7,11 +7,14 @@
  * that ib_core fills the GID table from the netdev's IPv4 and IPv6
  * addresses by itself, one entry per address for each RoCE version the
  * port advertises (roce_mode). The port state, MTU and speed are read at
- * query time, never cached. These helpers are pure (KUnit:
+ * query time, never cached; the numeric firmware version comes from the
+ * device's version string. These helpers are pure (KUnit:
  * kunit/rnic_ib_kunit.c); rnic_v2_dev.c registers the ib_device with them.
  */
 #include <kunit/visibility.h>
+#include <linux/ctype.h>
 #include <linux/minmax.h>
+#include <linux/string.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
@@ -134,6 +137,46 @@ __be64 rnic_ib_guid_from_mac(const u8 *mac)
 	return guid;
 }
 EXPORT_SYMBOL_IF_KUNIT(rnic_ib_guid_from_mac);
+
+/**
+ * rnic_ib_fw_ver() - numeric firmware version from the device's version
+ * @version: the device's NUL-terminated version string (model_version of
+ *	QUERY_DEVICE), e.g. "rnicsim 2.0"
+ *
+ * The device reports its version only as a string, which get_dev_fw_str
+ * and ethtool show as they are. ib_device_attr.fw_ver carries the same
+ * version as a number, major in bits 47:32, minor in 31:16 and sub-minor
+ * in 15:0, the layout libibverbs decodes as "major.minor.sub". The version
+ * is the string's last space-separated word: one to three dot-separated
+ * decimal numbers, each at most 65535; missing ones are 0.
+ *
+ * Return: the encoded version, or 0 if the last word is not a version.
+ */
+u64 rnic_ib_fw_ver(const char *version)
+{
+	const char *p = strrchr(version, ' ');
+	u32 field[3] = {};
+	unsigned int n = 0;
+
+	for (p = p ? p + 1 : version; ; p++) {
+		u32 v = 0;
+
+		if (!isdigit(*p))
+			return 0;
+		while (isdigit(*p)) {
+			v = v * 10 + (*p++ - '0');
+			if (v > U16_MAX)
+				return 0;
+		}
+		field[n++] = v;
+		if (!*p)
+			break;
+		if (*p != '.' || n == ARRAY_SIZE(field))
+			return 0;
+	}
+	return (u64)field[0] << 32 | (u64)field[1] << 16 | field[2];
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_fw_ver);
 
 /**
  * rnic_ib_build_set_port() - the SET_PORT command for the RoCE settings

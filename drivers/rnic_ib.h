@@ -20,6 +20,7 @@ u32 rnic_ib_core_cap_flags(u8 roce_mode);
 void rnic_ib_speed_width(u32 speed_mbps, u16 *speed, u8 *width);
 enum ib_mtu rnic_ib_active_mtu(unsigned int netdev_mtu);
 __be64 rnic_ib_guid_from_mac(const u8 *mac);
+u64 rnic_ib_fw_ver(const char *version);
 void rnic_ib_build_set_port(struct rnic_aq_set_port *cmd,
 			    const struct rnic_params *p, u32 caps,
 			    u32 cur_flags);

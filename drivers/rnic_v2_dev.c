@@ -192,6 +192,7 @@ static int rnic_v2_config_port(struct rnic_v2 *v2)
  * Device, port and GID verbs
  */
 
+/* The device's own version string; query_device's fw_ver encodes it. */
 static void rnic_v2_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
 	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s",
@@ -227,7 +228,7 @@ static int rnic_v2_query_device(struct ib_device *ibdev,
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	memset(attr, 0, sizeof(*attr));
-	attr->fw_ver = (u64)RNIC_ABI2_MAJOR << 32;
+	attr->fw_ver = rnic_ib_fw_ver(rdev->model_version);
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->vendor_id = RNIC_PCI_VENDOR_ID;
 	attr->vendor_part_id = RNIC_PCI_DEVICE_ID;

@@ -3,8 +3,9 @@
  * KUnit tests for the pure logic behind rnic's ib_device: which RoCE
  * versions the port advertises per roce_mode (ib_core derives the GID
  * types and rdma_cm's accepted default_roce_mode from it), the speed,
- * width and MTU query_port reports, the node GUID, and the SET_PORT
- * command that carries the RoCE module parameters.
+ * width and MTU query_port reports, the node GUID, the numeric firmware
+ * version, and the SET_PORT command that carries the RoCE module
+ * parameters.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -182,6 +183,34 @@ static void guid_from_mac(struct kunit *test)
 			0x021b21fffeaabbccULL);
 }
 
+static void fw_ver_from_version_string(struct kunit *test)
+{
+	/* what rnicsim reports, and the layout mlx5 and libibverbs use */
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 2.0"), 2ULL << 32);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 2.1.17"),
+			2ULL << 32 | 1 << 16 | 17);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("acme nic fw 10.4"),
+			10ULL << 32 | 4 << 16);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("3"), 3ULL << 32);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("65535.65535.65535"),
+			0xffffffffffffULL);
+
+	/* no version in the last word: unknown, not a guess */
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver(""), 0ULL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim"), 0ULL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim "), 0ULL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 2.0-rc1"), 0ULL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim v2.0"), 0ULL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 2..0"), 0ULL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 2.0."), 0ULL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim .2"), 0ULL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 1.2.3.4"), 0ULL);
+	/* a field that does not fit 16 bits would spill into the next */
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 2.65536"), 0ULL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_fw_ver("rnicsim 99999999999999999999"),
+			0ULL);
+}
+
 static const struct rnic_params defaults = {
 	.roce_mode = RNIC_ROCE_BOTH,
 	.roce_udp_port = RNIC_ROCE_V2_PORT_DEFAULT,
@@ -298,6 +327,7 @@ static struct kunit_case rnic_ib_cases[] = {
 	KUNIT_CASE(speed_width_never_overstates),
 	KUNIT_CASE(active_mtu),
 	KUNIT_CASE(guid_from_mac),
+	KUNIT_CASE(fw_ver_from_version_string),
 	KUNIT_CASE(set_port_defaults),
 	KUNIT_CASE(set_port_udp_port),
 	KUNIT_CASE(set_port_pfc),
