@@ -130,6 +130,21 @@ lab__track() { echo "$1 $2" >>"$LAB_DIR/pids"; }
 # pid; "ip netns exec NS cmd &" gives the command's own (ip execs it).
 lab__ns() { ip netns exec "$LAB_NS" "$@"; }
 
+# A host with br_netfilter loaded (Docker loads it) starts every new
+# namespace with bridge-nf-call-{arp,ip,ip6}tables=1: each frame the lab
+# bridge forwards then goes through the IP hooks, for nothing, since the
+# namespace has no rules.  Measured: 64 KiB RDMA WRITE +25% for rnic, +35%
+# for rxe over virtio-net with the hooks off.  The bridge is a wire, so
+# turn them off; without br_netfilter the keys do not exist and there is
+# nothing to do.
+lab__bridge_nf_off() {
+	local t
+	for t in arptables iptables ip6tables; do
+		lab__ns test -e "/proc/sys/net/bridge/bridge-nf-call-$t" || continue
+		lab__ns sysctl -qw "net.bridge.bridge-nf-call-$t=0" || return 1
+	done
+}
+
 # Size like 512M/1G/2048M to bytes.
 lab__bytes() {
 	local s="$1" n unit
@@ -275,6 +290,7 @@ lab_start() {
 			# The bridge is only a wire: no host addresses on it, so a
 			# capture holds the VMs' frames and nothing else.
 			lab__ns sysctl -qw "net.ipv6.conf.$LAB_BRIDGE.disable_ipv6=1" &&
+			lab__bridge_nf_off &&
 			ip -n "$LAB_NS" link set "$LAB_BRIDGE" up
 	} >"$LAB_DIR/netns.log" 2>&1; then
 		lab__err "start: creating namespace $LAB_NS failed: $(tail -1 "$LAB_DIR/netns.log") (see $LAB_DIR/netns.log)"
