@@ -220,17 +220,21 @@ stat_of() { awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$1"; }
 
 # roce_version_counted BEFORE AFTER V: between two hw_stats outputs, the
 # NIC's TX and RX frames of RoCE vV went up and the other version's did not.
+# Strict (stat_delta): a counter missing from either snapshot fails, it
+# does not read as an unchanged 0.
 roce_version_counted() {
-	local b="$1" a="$2" v="$3" dir k
+	local b="$1" a="$2" v="$3" dir k n
 	for dir in tx rx; do
 		k="hw_${dir}_roce_v${v}_frames"
-		echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
-		[ "$(stat_of "$a" "$k")" -gt "$(stat_of "$b" "$k")" ] || return 1
+		n="$(stat_delta "$b" "$a" "$k")" || return 1
+		echo "$k +$n"
+		[ "$n" -gt 0 ] || return 1
 	done
 	for dir in tx rx; do
 		k="hw_${dir}_roce_v$((3 - v))_frames"
-		echo "$k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
-		[ "$(stat_of "$a" "$k")" = "$(stat_of "$b" "$k")" ] || return 1
+		n="$(stat_delta "$b" "$a" "$k")" || return 1
+		echo "$k +$n"
+		[ "$n" = 0 ] || return 1
 	done
 }
 

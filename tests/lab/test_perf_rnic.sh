@@ -84,17 +84,8 @@ on_wire() {
 }
 # This version's counters went up in vm1, the other version's did not.
 counters() {
-	local k x
-	for k in "$(pkts tx "$v")" "$(pkts rx "$v")"; do
-		x="$(d 1 "$k")" || return 1
-		echo "vm1 $k +$x"
-		[ "$x" -gt 0 ] || return 1
-	done
-	for k in "$(pkts tx "$other")" "$(pkts rx "$other")"; do
-		x="$(d 1 "$k")" || return 1
-		echo "vm1 $k +$x"
-		[ "$x" = 0 ] || return 1
-	done
+	roce_version_counted "$LAB_DIR/stats-v$v-vm1-before" \
+		"$LAB_DIR/stats-v$v-vm1-after" "$v"
 }
 # equal WHAT A B: one exact relation, printed either way.
 equal() {
