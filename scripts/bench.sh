@@ -22,7 +22,8 @@
 # the pairs spreads both transports' rounds over the whole run, and the
 # order of the pairs flips every round (rnic rxe, rxe rnic, rnic rxe, ...)
 # so that neither is always first.  The price is a boot and a stop per
-# pair per round: about 20 s of a round's ~210 s (pair.sh prints both).
+# pair per round, 14-23 s each (pair.sh prints both): in a full run of 3
+# rounds (~580 s) about 70 s more than one boot per pair would take.
 #
 # Prints one table: every row's median rnic figure, median rxe figure,
 # the ratio of the medians rnic/rxe (for latency too: above 1 is slower),
@@ -37,7 +38,7 @@
 #   --smoke      tiny counts (a couple of minutes a round; figures are not
 #                meaningful, the table is complete); 1 round by default
 #   --rounds N   rounds per transport (default 3, 1 with --smoke); a full
-#                round takes about 3.5 minutes
+#                round takes about 3 minutes
 #   --out DIR    where the results go (default /tmp/rnic-bench)
 #   --kver KVER  the kernel the VMs boot (sets RNIC_LAB_KVER; default that
 #                variable, else the Debian lab kernel); rnic and rnic_perf
