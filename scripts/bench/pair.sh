@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# One side of scripts/bench.sh: boots a pair of VMs of one transport, runs
-# every row of scripts/bench/rows.sh between them and stops them.
+# One round of one side of scripts/bench.sh: boots a pair of VMs of one
+# transport, runs every row of scripts/bench/rows.sh between them once and
+# stops them.
 #
-#   scripts/bench/pair.sh rnic|rxe OUTDIR [--smoke]
+#   scripts/bench/pair.sh rnic|rxe OUTDIR [--smoke] [--round R]
 #
 #   rnic  two VMs with an rnic NIC each, the DKMS-installed rnic driver,
 #         RoCE v2 (rdma_cm's default_roce_mode), 10.20.0.1 -> 10.20.0.2;
@@ -15,12 +16,14 @@
 # rnic_perf client and the NVMe-oF host, vm2 the rnic_perf server and the
 # nvmet-rdma target (its namespace a file on the guest's tmpfs).
 #
-# Writes OUTDIR/KIND.results ("ID VALUE" per row measured),
-# OUTDIR/KIND.lines (rnic_perf's result lines and fio's terse lines) and
-# OUTDIR/KIND.info (the guest kernel, the RDMA port); progress goes to fd 3
-# (bench.sh points it at its stderr), everything else to stdout/stderr,
-# which bench.sh keeps in OUTDIR/KIND.log.  Exit status 0 when every row
-# has a figure.
+# R (default 1) is the round of bench.sh this run is: it appends "R ID
+# VALUE" per row measured to OUTDIR/KIND.rounds and rnic_perf's result
+# lines and fio's terse lines, each after "round R: ", to OUTDIR/KIND.lines
+# (round 1 starts both afresh), and writes OUTDIR/KIND.info (the guest
+# kernel, the RDMA port).  The lab is named bench_KIND_R, so each round's
+# VM logs are kept.  Progress goes to fd 3 (bench.sh points it at its
+# stderr), everything else to stdout/stderr, which bench.sh keeps in
+# OUTDIR/KIND.log.  Exit status 0 when every row has a figure.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=scripts/lab/lab.sh
@@ -32,17 +35,31 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=scripts/bench/rows.sh
 . "$HERE/rows.sh"
 
+usage() {
+	echo "usage: $0 rnic|rxe OUTDIR [--smoke] [--round R]" >&2
+	exit 2
+}
 KIND="${1:-}"
 OUTDIR="${2:-}"
 SMOKE=0
-[ "${3:-}" = --smoke ] && SMOKE=1
+ROUND=1
+shift 2 || usage
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--smoke) SMOKE=1 ;;
+	--round)
+		if [ $# -lt 2 ] || ! [[ "$2" =~ ^[1-9][0-9]*$ ]]; then usage; fi
+		ROUND="$2"
+		shift
+		;;
+	*) usage ;;
+	esac
+	shift
+done
 case "$KIND" in
 rnic) NIC=rnic ;;
 rxe) NIC=virtio ;;
-*)
-	echo "usage: $0 rnic|rxe OUTDIR [--smoke]" >&2
-	exit 2
-	;;
+*) usage ;;
 esac
 if [ -z "$OUTDIR" ] || [ ! -d "$OUTDIR" ]; then
 	echo "$0: no output directory '$OUTDIR'" >&2
@@ -50,13 +67,15 @@ if [ -z "$OUTDIR" ] || [ ! -d "$OUTDIR" ]; then
 fi
 # Progress for the person watching; to stderr when run by hand.
 { true >&3; } 2>/dev/null || exec 3>&2
-say() { echo "bench: $KIND: $*" >&3; }
+say() { echo "bench: $KIND: round $ROUND: $*" >&3; }
 
-RES="$OUTDIR/$KIND.results"
+RES="$OUTDIR/$KIND.rounds"
 LINES="$OUTDIR/$KIND.lines"
 INFO="$OUTDIR/$KIND.info"
-: >"$RES"
-: >"$LINES"
+if [ "$ROUND" = 1 ]; then
+	: >"$RES"
+	: >"$LINES"
+fi
 : >"$INFO"
 MEM=1G
 T0="$(lab__now_us)"
@@ -73,7 +92,7 @@ if [ "$KIND" = rnic ] && [ ! -x "$LAB_RNICSIM" ]; then
 	exit 1
 fi
 
-lab_start "bench_$KIND"
+lab_start "bench_${KIND}_$ROUND"
 for n in 1 2; do
 	lab_vm "$n" "--$NIC" --mem "$MEM"
 done
@@ -100,11 +119,12 @@ for n in 1 2; do
 done
 SRV="$(lab_addr 2 "$NIC" 4)"
 perf_server 2 "$SRV"
+say "RDMA devices and rnic_perf server up after $(lab_elapsed "$T0") s"
 # shellcheck disable=SC2016 # expanded in the guest
 lab_exec 1 --timeout 60 'echo "kernel $(uname -r)"; rdma link show' >>"$INFO" 2>&1 || true
 
 # record ID VALUE
-record() { echo "$1 $2" >>"$RES"; }
+record() { echo "$ROUND $1 $2" >>"$RES"; }
 
 # The client's options for a RUN of rows.sh: its n=FULL:SMOKE as count=.
 run_args() {
@@ -133,7 +153,7 @@ for entry in "${BENCH_ROWS[@]}"; do
 	if [ -z "${LINE[$args]+set}" ]; then
 		t="$(lab__now_us)"
 		if LINE[$args]="$(perf_run 1 "$SRV" --timeout 300 "$args")"; then
-			echo "${LINE[$args]}" >>"$LINES"
+			echo "round $ROUND: ${LINE[$args]}" >>"$LINES"
 		else
 			say "$ROW_LABEL: rnic_perf $args failed: ${LINE[$args]:-no result} (see $LAB_DIR/vm1/commands.log)"
 			LINE[$args]=""
@@ -159,7 +179,7 @@ fio_mbps() {
 	line="$(lab_exec "$1" --timeout 600 "fio --name=bench --filename=$2 --rw=$3 \
 		--bs=128k --size=${MB}M --direct=1 --ioengine=libaio --iodepth=8 \
 		--minimal")" || return 1
-	echo "fio $3: $line" >>"$LINES"
+	echo "round $ROUND: fio $3: $line" >>"$LINES"
 	awk -F';' -v rw="$3" 'NF >= 50 && $5 == 0 {
 		kb = rw == "read" ? $6 : $47; ms = rw == "read" ? $9 : $50
 		if (kb > 0 && ms > 0) { printf "%.2f\n", kb * 1024 / (ms * 1000); ok = 1 }
@@ -193,8 +213,9 @@ nvme_rows || true
 
 for entry in "${BENCH_ROWS[@]}"; do
 	bench_row "$entry"
-	grep -q "^$ROW_ID " "$RES" || missing=1
+	grep -q "^$ROUND $ROW_ID " "$RES" || missing=1
 done
+t="$(lab__now_us)"
 lab_stop
-say "done in $(lab_elapsed "$T0") s"
+say "done in $(lab_elapsed "$T0") s (the lab stopped in $(lab_elapsed "$t") s)"
 exit "$missing"

@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # lab-kernels: stock
 #
-# scripts/bench.sh --smoke end to end: both pairs (rnic, then rxe) boot and
-# run the whole matrix with tiny counts; the table has a number on both
-# sides (and a ratio) in every row of scripts/bench/rows.sh, the CSV and
-# the PNG it names exist and are complete.  No speed threshold: the figures
-# of a smoke run mean nothing.
+# scripts/bench.sh --smoke --rounds 2 end to end: in each of two rounds
+# both pairs (rnic and rxe) boot and run the whole matrix with tiny counts;
+# the table has, in every row of scripts/bench/rows.sh, a median on both
+# sides, their ratio and both sides' ranges (min <= median <= max); the
+# CSV it names has the same, the rounds' figures behind them are in
+# DIR/{rnic,rxe}.rounds, and the PNG it names exists.  Two rounds, not the
+# smoke default of one, so that medians and ranges are over more than one
+# figure.  No speed threshold: the figures of a smoke run mean nothing.
 #
 # bench.sh runs its own labs; their TAP lines (the kernel-log sweep per VM
 # and the cleanup line) go to its logs, not here: this test prints exactly
@@ -24,8 +27,9 @@ OUT="$RNIC_LAB_DIR/bench_smoke"
 STDOUT="$OUT/bench.stdout"
 LOG="$OUT/bench.stderr"
 NUM='^[0-9]+(\.[0-9]+)?$'
+ROUNDS=2
 fail=0
-echo "1..5"
+echo "1..6"
 
 # ok_if WHAT LOG CMD...: one TAP line for CMD; its output goes to LOG.
 ok_if() {
@@ -42,51 +46,100 @@ ok_if() {
 rm -rf "$OUT"
 mkdir -p "$OUT"
 rc=0
-bash "$REPO/scripts/bench.sh" --smoke --out "$OUT" >"$STDOUT" 2>"$LOG" || rc=$?
-echo "# bench.sh --smoke: exit $rc after $(lab_elapsed "$T0") s"
+bash "$REPO/scripts/bench.sh" --smoke --rounds "$ROUNDS" --out "$OUT" >"$STDOUT" 2>"$LOG" || rc=$?
+echo "# bench.sh --smoke --rounds $ROUNDS: exit $rc after $(lab_elapsed "$T0") s"
 sed 's/^/# /' "$STDOUT"
-ok_if "scripts/bench.sh --smoke runs both pairs and exits 0" "$LOG" test "$rc" = 0
+ok_if "scripts/bench.sh --smoke --rounds $ROUNDS runs both pairs in each round and exits 0" \
+	"$LOG" test "$rc" = 0
 
-# table_rows: every row's line in the table ends in three numbers.
+# in_range MEDIAN MIN MAX: all three numbers, MIN <= MEDIAN <= MAX.
+# shellcheck disable=SC2317 # called from functions called through ok_if
+in_range() {
+	[[ "$1" =~ $NUM && "$2" =~ $NUM && "$3" =~ $NUM ]] &&
+		awk -v m="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(lo + 0 <= m + 0 && m + 0 <= hi + 0) }'
+}
+
+# table_rows: every row's line in the table ends in the rnic median, the
+# rxe median, their ratio, and the rnic and rxe ranges ("MIN-MAX"), each
+# median within its range.
 # shellcheck disable=SC2317 # called through ok_if
 table_rows() {
-	local entry line bad=0 f
+	local entry line bad=0 f n
 	for entry in "${BENCH_ROWS[@]}"; do
 		bench_row "$entry"
 		line="$(grep -F "$ROW_LABEL " "$STDOUT" | head -1)"
 		echo "$line"
 		read -r -a f <<<"$line"
-		local n=${#f[@]}
-		if [ "$n" -lt 3 ] || ! [[ "${f[n - 3]}" =~ $NUM && "${f[n - 2]}" =~ $NUM &&
-			"${f[n - 1]}" =~ $NUM ]]; then
-			echo "^ $ROW_ID: no rnic, rxe and ratio figures"
+		n=${#f[@]}
+		if [ "$n" -lt 5 ] || ! [[ "${f[n - 3]}" =~ $NUM ]] ||
+			! in_range "${f[n - 5]}" "${f[n - 2]%-*}" "${f[n - 2]#*-}" ||
+			! in_range "${f[n - 4]}" "${f[n - 1]%-*}" "${f[n - 1]#*-}"; then
+			echo "^ $ROW_ID: no rnic and rxe medians within their ranges and ratio"
 			bad=1
 		fi
 	done
 	return "$bad"
 }
-ok_if "the table has ${#BENCH_ROWS[@]} rows, each with rnic, rxe and rnic/rxe figures" \
+ok_if "the table has ${#BENCH_ROWS[@]} rows, each with rnic and rxe medians, rnic/rxe and ranges" \
 	"$OUT/check-table.log" table_rows
 
-# csv_rows: the CSV named on stdout has the header and every row, numbers
-# in the rnic, rxe and ratio columns.
+# csv_rows: the CSV named on stdout has the header and every row: the
+# medians, their ratio, both ranges (min <= median <= max) and the rounds.
 # shellcheck disable=SC2317 # called through ok_if
 csv_rows() {
-	local csv entry line
+	local csv entry line f
 	csv="$(sed -n 's/^CSV: //p' "$STDOUT")"
 	echo "CSV: $csv"
 	[ -n "$csv" ] && [ -s "$csv" ] || return 1
-	[ "$(head -1 "$csv")" = "row,label,unit,rnic,rxe,rnic_over_rxe" ] || return 1
+	[ "$(head -1 "$csv")" = \
+		"row,label,unit,rnic,rxe,rnic_over_rxe,rnic_min,rnic_max,rxe_min,rxe_max,rounds" ] ||
+		return 1
 	[ "$(wc -l <"$csv")" = $((${#BENCH_ROWS[@]} + 1)) ] || return 1
 	for entry in "${BENCH_ROWS[@]}"; do
 		bench_row "$entry"
 		line="$(grep "^$ROW_ID," "$csv")" || return 1
 		echo "$line"
-		awk -F, -v re="$NUM" '{ exit !(NF == 6 && $4 ~ re && $5 ~ re && $6 ~ re) }' <<<"$line" ||
+		IFS=, read -r -a f <<<"$line"
+		[ "${#f[@]}" = 11 ] && [[ "${f[5]}" =~ $NUM ]] && [ "${f[10]}" = "$ROUNDS" ] &&
+			in_range "${f[3]}" "${f[6]}" "${f[7]}" && in_range "${f[4]}" "${f[8]}" "${f[9]}" ||
 			return 1
 	done
 }
-ok_if "the CSV it names has every row with numbers on both sides" "$OUT/check-csv.log" csv_rows
+ok_if "the CSV it names has every row with medians and ranges on both sides" \
+	"$OUT/check-csv.log" csv_rows
+
+# rounds: DIR/KIND.rounds has one figure per row per round, and the CSV's
+# median, min and max are those of these figures (the mean of the two
+# middle ones for an even count).
+# shellcheck disable=SC2317 # called through ok_if
+rounds() {
+	local k col entry want got
+	for k in rnic rxe; do
+		col=4
+		[ "$k" = rxe ] && col=5
+		for entry in "${BENCH_ROWS[@]}"; do
+			bench_row "$entry"
+			want="$(awk -v id="$ROW_ID" '$2 == id { v[++n] = $3 + 0 }
+				END {
+					if (!n) exit
+					for (i = 2; i <= n; i++)
+						for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+							t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+						}
+					m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+					printf "%d %.2f %.2f %.2f\n", n, m, v[1], v[n]
+				}' "$OUT/$k.rounds")"
+			got="$(awk -F, -v id="$ROW_ID" -v c="$col" -v n="$ROUNDS" '$1 == id {
+				printf "%d %.2f %.2f %.2f\n", n, $c, $(c * 2 - 1), $(c * 2)
+			}' "$OUT/bench.csv")"
+			echo "$k $ROW_ID: rounds: ${want:-none}; CSV: $got"
+			[ -n "$want" ] && [ "$want" = "$got" ] || return 1
+		done
+		[ "$(wc -l <"$OUT/$k.rounds")" = $((${#BENCH_ROWS[@]} * ROUNDS)) ] || return 1
+	done
+}
+ok_if "DIR/rnic.rounds and DIR/rxe.rounds have each row's figure of each round, the CSV's medians and ranges" \
+	"$OUT/check-rounds.log" rounds
 
 # shellcheck disable=SC2317 # called through ok_if
 png() {
@@ -97,7 +150,8 @@ png() {
 }
 ok_if "the PNG it names is a PNG image (gnuplot)" "$OUT/check-png.log" png
 
-# Each pair's lab printed one sweep line per VM and the cleanup line.
+# Each pair's lab printed one sweep line per VM and the cleanup line, in
+# each round.
 # shellcheck disable=SC2317 # called through ok_if
 labs_clean() {
 	local k ok nok
@@ -106,7 +160,7 @@ labs_clean() {
 		nok="$(grep -c '^not ok - ' "$OUT/$k.log" || true)"
 		echo "$k pair: $ok ok, $nok not ok (in $OUT/$k.log)"
 		grep '^not ok - ' "$OUT/$k.log" || true
-		[ "$ok" = 3 ] && [ "$nok" = 0 ] || return 1
+		[ "$ok" = $((3 * ROUNDS)) ] && [ "$nok" = 0 ] || return 1
 	done
 }
 ok_if "both pairs' VMs have clean kernel logs and their labs clean up" \
