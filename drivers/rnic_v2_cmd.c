@@ -2,7 +2,7 @@
 /*
  * rnic ABI 2.0: running admin commands.
  *
- * Each 2.0 request is its own 64-byte struct (rnic_hw_v2.h); it goes
+ * Each 2.0 request is its own 64-byte struct (rnic_hw_rdma.h); it goes
  * through the common admin queue engine (rnic_aq.c) as raw bytes, and its
  * response comes back as bytes 8..15 of the completion (struct
  * rnic_acqe2). Failures are logged here once, with the opcode's name, and

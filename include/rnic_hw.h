@@ -16,7 +16,7 @@
  * file holds the common machinery (signature, registers, admin queue, event
  * queue, the netdev's Ethernet rings) that ABI 1.0 introduced; 1.0 itself,
  * where the device was an Ethernet NIC with ICRC offload and the driver ran
- * the RoCE transport, is withdrawn. rnic_hw_v2.h, included at the end, adds
+ * the RoCE transport, is withdrawn. rnic_hw_rdma.h, included at the end, adds
  * 2.0's objects, commands, work queue and completion formats. The driver
  * asks for 2.0 at enable (CTRL.ABI).
  */
@@ -56,7 +56,7 @@
 /*
  * Device-side doorbell vectors: what the driver writes to the low 16 bits
  * of the BAR0 Doorbell register, after updating BAR2. ABI 2.0 doorbell
- * pages are kicked with the value ALLOC_DB_PAGE returns (rnic_hw_v2.h).
+ * pages are kicked with the value ALLOC_DB_PAGE returns (rnic_hw_rdma.h).
  */
 enum rnic_db_vector {
 	RNIC_DB_VEC_CTRL	= 0,	/* register file changed (CTRL) */
@@ -74,7 +74,7 @@ enum rnic_db_vector {
 #define RNIC_REGS_OFF			0x1000	/* register file, 4 KiB */
 #define RNIC_DB_OFF			0x2000	/* doorbell page, 4 KiB */
 #define RNIC_DB_SIZE			0x1000
-/* 0x3000 .. 0xffff reserved; ABI 2.0 doorbell pages follow (rnic_hw_v2.h) */
+/* 0x3000 .. 0xffff reserved; ABI 2.0 doorbell pages follow (rnic_hw_rdma.h) */
 
 /* ------------------------------------------------------------------------
  * Signature block (BAR2 + RNIC_SIG_OFF, written by the device, read-only)
@@ -91,7 +91,7 @@ enum rnic_db_vector {
 /*
  * ABI 1.0's major, withdrawn: what an old device advertises and an old
  * driver asks for in CTRL.ABI (as 0 or 1), both refused. The driver and
- * the model implement RNIC_ABI2_MAJOR (rnic_hw_v2.h).
+ * the model implement RNIC_ABI2_MAJOR (rnic_hw_rdma.h).
  */
 #define RNIC_ABI_MAJOR			1
 
@@ -100,7 +100,7 @@ enum rnic_db_vector {
 #define RNIC_CAP_VLAN			BIT(1)	/* VLAN insert and strip */
 #define RNIC_CAP_IPV4_CSUM		BIT(2)	/* IPv4 header checksum */
 #define RNIC_CAP_PFC			BIT(3)	/* 802.1Qbb PFC */
-/* 1.0 capabilities; RNIC_CAP_ALL_V2 (rnic_hw_v2.h) adds the transport */
+/* 1.0 capabilities; RNIC_CAP_ALL_V2 (rnic_hw_rdma.h) adds the transport */
 #define RNIC_CAP_ALL			GENMASK(3, 0)
 /* 2.0: the device runs the IB transport (abi_compat has bit 2) */
 #define RNIC_CAP_TRANSPORT		BIT(4)
@@ -980,6 +980,6 @@ static inline u64 rnic_pause_ns(u16 quanta, u32 speed_mbps)
 }
 
 /* ABI 2.0: the transport in the device */
-#include "rnic_hw_v2.h"
+#include "rnic_hw_rdma.h"
 
 #endif /* _RNIC_HW_H_ */

@@ -33,7 +33,7 @@ cat >"$LAB_DIR/sig_layout.c" <<'C'
 #include <stddef.h>
 #include <stdio.h>
 #include "rnic_hw.h"
-#include "rnic_hw_v2.h"
+#include "rnic_hw_rdma.h"
 int main(void)
 {
 	printf("SIG_OFF=%u MAGIC=%u ABI_MAJOR=%u ABI_COMPAT=%u OFF_MAGIC=%zu "

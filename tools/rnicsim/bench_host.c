@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include <rnic_hw.h>
-#include <rnic_hw_v2.h>
+#include <rnic_hw_rdma.h>
 
 #include "bench.h"
 #include "sim.h"

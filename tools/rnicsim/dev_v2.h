@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rnicsim device model, ABI 2.0 internals (Documentation/hardware-abi2.rst,
- * Documentation/hardware-transport.rst, include/rnic_hw_v2.h): the device
+ * Documentation/hardware-transport.rst, include/rnic_hw_rdma.h): the device
  * runs the IB transport.
  *
  * dev_v2_core.c	2.0 state lifetime, id tables, the work pump, tick,

@@ -3,7 +3,7 @@
  * rnicsim device model: the NIC's logic (register file, reset/init
  * handshake, admin queue, event queue, Ethernet TX/RX rings, RX
  * classification, offloads, PFC, counters, and the ABI 2.0 transport),
- * implemented against include/rnic_hw.h and include/rnic_hw_v2.h.
+ * implemented against include/rnic_hw.h and include/rnic_hw_rdma.h.
  *
  * The platform (platform.h) calls in here; the device never blocks and
  * never trusts a value read from BAR2 or guest RAM.

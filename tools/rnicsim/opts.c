@@ -8,7 +8,7 @@
 
 #include <rnic_compat.h>
 #include <rnic_hw.h>
-#include <rnic_hw_v2.h>
+#include <rnic_hw_rdma.h>
 
 #include "device.h"
 #include "ivshmem.h"

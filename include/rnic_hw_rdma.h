@@ -18,11 +18,11 @@
  * driver (or a user context) and read by the device, "device" fields the
  * other way round; neither side trusts what the other wrote.
  */
-#ifndef _RNIC_HW_V2_H_
-#define _RNIC_HW_V2_H_
+#ifndef _RNIC_HW_RDMA_H_
+#define _RNIC_HW_RDMA_H_
 
 #ifndef _RNIC_HW_H_
-#error "include rnic_hw.h, not rnic_hw_v2.h"
+#error "include rnic_hw.h, not rnic_hw_rdma.h"
 #endif
 
 #include <linux/stddef.h>
@@ -141,7 +141,7 @@ static_assert(sizeof(struct rnic_rdma_caps) == 128);
  * completions, responses and query results by the device.
  */
 
-enum rnic_aq_opcode_v2 {
+enum rnic_aq_opcode_rdma {
 	RNIC_AQ_QUERY_RDMA_CAPS		= 0x20,	/* rnic_aq_query_obj */
 	RNIC_AQ_QUERY_RDMA_STATS	= 0x21,	/* rnic_aq_query_obj */
 	RNIC_AQ_CREATE_EQ		= 0x22,	/* rnic_aq_create_eq */
@@ -1354,4 +1354,4 @@ static inline u8 rnic_rdma_cqe_phase(const struct rnic_rdma_cqe *cqe)
 	return !!(cqe->flags & RNIC_RCQE_F_PHASE);
 }
 
-#endif /* _RNIC_HW_V2_H_ */
+#endif /* _RNIC_HW_RDMA_H_ */
