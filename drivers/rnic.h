@@ -6,7 +6,7 @@
  * the reset/enable handshake; rnic_aq_cmd.c wraps each admin command;
  * rnic_eq.c owns MSI-X vector 0 (admin completions and device events);
  * rnic_ring.c allocates rings and CQs; rnic_netdev.c and rnic_ethtool.c
- * are the Ethernet side; rnic_v2_*.c are the RDMA side, which programs the
+ * are the Ethernet side; rnic_ib_*.c are the RDMA side, which programs the
  * NIC's transport (ABI 2.0).
  */
 #ifndef _RNIC_H_
@@ -35,7 +35,7 @@
 #define RNIC_EQ_LOG2_DEPTH	6
 #define RNIC_AQ_TIMEOUT_MS	3000
 
-struct rnic_v2;
+struct rnic_ibdev;
 
 /**
  * struct rnic_cq - a completion queue the device writes into
@@ -158,9 +158,9 @@ struct rnic_eq {
  * @link_up: last link state the device reported
  * @fatal: the device reported a fatal error; nothing more is sent to it
  * @netdev_ready: @netdev is registered; events may be delivered to it
- * @ib_ready: @v2's ib_device is registered; events may be delivered to it
+ * @ib_ready: @ibd's ib_device is registered; events may be delivered to it
  * @netdev: the Ethernet side
- * @v2: the RDMA side (rnic_v2_dev.c; NULL until registered)
+ * @ibd: the RDMA side (rnic_ib_dev.c; NULL until registered)
  * @stats: driver counters (enum rnic_drv_stat), atomic
  */
 struct rnic_dev {
@@ -189,7 +189,7 @@ struct rnic_dev {
 	bool ib_ready;
 
 	struct net_device *netdev;
-	struct rnic_v2 *v2;
+	struct rnic_ibdev *ibd;
 
 	atomic64_t stats[RNIC_NUM_DRV_STATS];
 };
@@ -290,11 +290,11 @@ void rnic_netdev_ring_stats(struct net_device *netdev, u64 *vals);
 /* rnic_ethtool.c */
 void rnic_set_ethtool_ops(struct net_device *netdev);
 
-/* rnic_v2_dev.c: the RDMA side; the NIC runs the transport (ABI 2.0) */
-int rnic_v2_register(struct rnic_dev *rdev);
-void rnic_v2_unregister(struct rnic_dev *rdev);
-void rnic_v2_free(struct rnic_dev *rdev);
-void rnic_v2_port_event(struct rnic_dev *rdev, bool up);
-bool rnic_v2_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe);
+/* rnic_ib_dev.c: the RDMA side; the NIC runs the transport (ABI 2.0) */
+int rnic_ib_register(struct rnic_dev *rdev);
+void rnic_ib_unregister(struct rnic_dev *rdev);
+void rnic_ib_free(struct rnic_dev *rdev);
+void rnic_ib_port_event(struct rnic_dev *rdev, bool up);
+bool rnic_ib_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe);
 
 #endif /* _RNIC_H_ */

@@ -103,7 +103,7 @@ static inline void rnic_free_netdev_dummy(struct net_device *dev)
  * rnic_ib_speed_width() stops at NDR 4X, the fastest rate it can.
  *
  * ib_device_ops.create_cq takes the uverbs_attr_bundle since 6.11
- * (RNIC_HAVE_CREATE_CQ_ATTRS), the caller's ib_udata before: rnic_v2_dev.c
+ * (RNIC_HAVE_CREATE_CQ_ATTRS), the caller's ib_udata before: rnic_ib_dev.c
  * adapts the older one.
  */
 

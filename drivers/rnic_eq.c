@@ -88,7 +88,7 @@ static void rnic_handle_link(struct rnic_dev *rdev, u32 link)
 	if (READ_ONCE(rdev->netdev_ready))
 		rnic_netdev_link_change(rdev, up, rdev->speed_mbps);
 	if (READ_ONCE(rdev->ib_ready))
-		rnic_v2_port_event(rdev, up);
+		rnic_ib_port_event(rdev, up);
 }
 
 static void rnic_handle_eqe(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
@@ -118,7 +118,7 @@ static void rnic_handle_eqe(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 		break;
 	default:
 		/* 2.0: the IB objects' asynchronous events */
-		if (rnic_v2_event(rdev, eqe))
+		if (rnic_ib_event(rdev, eqe))
 			break;
 		rnic_stat_inc(rdev, RNIC_DRV_STAT_unknown_events);
 		rnic_warn(rdev, "unknown event type %u ignored\n", eqe->type);

@@ -9,7 +9,7 @@
  * port advertises (roce_mode). The port state, MTU and speed are read at
  * query time, never cached; the numeric firmware version comes from the
  * device's version string. These helpers are pure (KUnit:
- * kunit/rnic_ib_kunit.c); rnic_v2_dev.c registers the ib_device with them.
+ * kunit/rnic_ib_kunit.c); rnic_ib_dev.c registers the ib_device with them.
  */
 #include <kunit/visibility.h>
 #include <linux/ctype.h>

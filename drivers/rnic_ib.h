@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * rnic: the ib_device's port, as ib_core sees it (rnic_ib.c). The verbs
- * limits are the device's (rnic_v2_dev.c reads them with QUERY_CAPS).
+ * limits are the device's (rnic_ib_dev.c reads them with QUERY_CAPS).
  */
 #ifndef _RNIC_IB_H_
 #define _RNIC_IB_H_

@@ -223,7 +223,7 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto err_remove_dev;
 	WRITE_ONCE(rdev->netdev_ready, true);
 
-	err = rnic_v2_register(rdev);
+	err = rnic_ib_register(rdev);
 	if (err)
 		goto err_netdev;
 	WRITE_ONCE(rdev->ib_ready, true);
@@ -242,7 +242,7 @@ err_netdev:
 err_remove_dev:
 	rnic_remove_dev(rdev);
 	/* after the reset: the device holds no memory of ours any more */
-	rnic_v2_free(rdev);
+	rnic_ib_free(rdev);
 err_free:
 	kfree(rdev);
 	return err;
@@ -257,10 +257,10 @@ static void rnic_remove(struct pci_dev *pdev)
 	WRITE_ONCE(rdev->netdev_ready, false);
 	flush_work(&rdev->eq.work);
 
-	rnic_v2_unregister(rdev);
+	rnic_ib_unregister(rdev);
 	rnic_netdev_destroy(rdev);
 	rnic_remove_dev(rdev);
-	rnic_v2_free(rdev);
+	rnic_ib_free(rdev);
 	kfree(rdev);
 }
 
@@ -289,6 +289,6 @@ static struct pci_driver rnic_pci_driver = {
 
 module_pci_driver(rnic_pci_driver);
 
-MODULE_DESCRIPTION("RDMA (RoCE v1/v2) driver for the rnic PCI NIC");
+MODULE_DESCRIPTION("RDMA (RoCE v1/ibd) driver for the rnic PCI NIC");
 MODULE_AUTHOR("The rnic developers");
 MODULE_LICENSE("Dual BSD/GPL");

@@ -966,7 +966,7 @@ static int rnic_ring_sizes(struct rnic_netdev *priv)
  *
  * The largest MTU is max_frame - RNIC_FRAME_OVERHEAD, the contract's
  * SET_PORT bound. The RoCE ICRC is not subtracted: it travels inside the
- * L3 packet (in the UDP payload for v2, after the GRH payload for v1), so
+ * L3 packet (in the UDP payload for RoCE v2, after the GRH payload for v1), so
  * the RoCE side fits its payload to the MTU as IP does.
  *
  * Return: 0 or a negative errno.

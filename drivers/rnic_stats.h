@@ -49,10 +49,10 @@ enum rnic_ring_stat {
 };
 
 /*
- * ABI 2.0 driver counters (rnic_v2_*.c): rdma statistic show lists them
+ * ABI 2.0 driver counters (rnic_ib_*.c): rdma statistic show lists them
  * before the device's transport counters (hw_*).
  */
-#define RNIC_V2_STATS(op)			\
+#define RNIC_IB_STATS(op)			\
 	op(bad_cqes)				\
 	op(cqe_unknown_qp)			\
 	op(bad_eqes)				\
@@ -63,17 +63,17 @@ enum rnic_ring_stat {
 	op(cmd_failures)			\
 	op(deferred_frees)
 
-#define RNIC_V2_STAT_ENUM(name)	RNIC_V2_STAT_##name,
-enum rnic_v2_stat {
-	RNIC_V2_STATS(RNIC_V2_STAT_ENUM)
-	RNIC_V2_NUM_STATS
+#define RNIC_IB_STAT_ENUM(name)	RNIC_IB_STAT_##name,
+enum rnic_ib_stat {
+	RNIC_IB_STATS(RNIC_IB_STAT_ENUM)
+	RNIC_IB_NUM_STATS
 };
 
 /*
  * The device's port counters (RNIC_PORT_STATS) that rdma statistic shows
- * on ABI 2.0, with the hw_ prefix: RoCE's and PFC's (rnic_v2_dev.c).
+ * on ABI 2.0, with the hw_ prefix: RoCE's and PFC's (rnic_ib_dev.c).
  */
-#define RNIC_V2_PORT_STATS(op)			\
+#define RNIC_IB_PORT_STATS(op)			\
 	op(tx_roce_v1_frames)			\
 	op(tx_roce_v1_bytes)			\
 	op(tx_roce_v2_frames)			\

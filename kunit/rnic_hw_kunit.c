@@ -21,23 +21,23 @@ static void ivshmem_doorbell_value(struct kunit *test)
 
 static void sig_check(struct kunit *test)
 {
-	const u16 v2 = RNIC_ABI2_MAJOR;
+	const u16 ibd = RNIC_ABI2_MAJOR;
 
-	KUNIT_EXPECT_TRUE(test, rnic_sig_serves(RNIC_SIG_MAGIC, v2, 0, v2));
-	KUNIT_EXPECT_TRUE(test, rnic_sig_serves(RNIC_SIG_MAGIC, v2, BIT(v2),
-						v2));
+	KUNIT_EXPECT_TRUE(test, rnic_sig_serves(RNIC_SIG_MAGIC, ibd, 0, ibd));
+	KUNIT_EXPECT_TRUE(test, rnic_sig_serves(RNIC_SIG_MAGIC, ibd, BIT(ibd),
+						ibd));
 	/* a device of the transition served 1.0 and 2.0 */
-	KUNIT_EXPECT_TRUE(test, rnic_sig_serves(RNIC_SIG_MAGIC, v2,
-						BIT(RNIC_ABI_MAJOR) | BIT(v2),
-						v2));
+	KUNIT_EXPECT_TRUE(test, rnic_sig_serves(RNIC_SIG_MAGIC, ibd,
+						BIT(RNIC_ABI_MAJOR) | BIT(ibd),
+						ibd));
 	/* a 1.0-only device is declined */
 	KUNIT_EXPECT_FALSE(test, rnic_sig_serves(RNIC_SIG_MAGIC,
-						 RNIC_ABI_MAJOR, 0, v2));
-	KUNIT_EXPECT_FALSE(test, rnic_sig_serves(0, v2, 0, v2));
+						 RNIC_ABI_MAJOR, 0, ibd));
+	KUNIT_EXPECT_FALSE(test, rnic_sig_serves(0, ibd, 0, ibd));
 	/* a plain ivshmem region starts zeroed or with someone else's data */
-	KUNIT_EXPECT_FALSE(test, rnic_sig_serves(0, 0, 0, v2));
+	KUNIT_EXPECT_FALSE(test, rnic_sig_serves(0, 0, 0, ibd));
 	KUNIT_EXPECT_FALSE(test, rnic_sig_serves(0xffffffff, 0xffff, 0xffff,
-						 v2));
+						 ibd));
 	/* the magic reads "RNIC" in memory: a little-endian le32 */
 	KUNIT_EXPECT_EQ(test, RNIC_SIG_MAGIC,
 			(u32)('R' | 'N' << 8 | 'I' << 16 | 'C' << 24));

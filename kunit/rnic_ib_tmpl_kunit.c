@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit tests for the ABI 2.0 header templates (drivers/rnic_v2_tmpl.c).
+ * KUnit tests for the ABI 2.0 header templates (drivers/rnic_ib_tmpl.c).
  *
  * The known answers are the frames rdma_rxe sent in the lab
  * (kunit/rnic_rxe_vectors.h): a template built from the same addresses
@@ -23,7 +23,7 @@
 
 #include "rnic_compat.h"
 #include "rnic_rxe_vectors.h"
-#include "rnic_v2_tmpl.h"
+#include "rnic_ib_tmpl.h"
 
 #define ROCE_PORT	4791
 #define L3		ETH_HLEN
@@ -70,7 +70,7 @@ static const struct tmpl_vec tmpl_vecs[] = {
 };
 
 /* Inputs for vector @v sent as @net (v1 reuses the IPv6 addresses) */
-static void vec_inputs(struct rnic_v2_tmpl_in *in, const struct tmpl_vec *v,
+static void vec_inputs(struct rnic_ib_tmpl_in *in, const struct tmpl_vec *v,
 		       int net, bool vlan)
 {
 	memset(in, 0, sizeof(*in));
@@ -157,7 +157,7 @@ static void check_tmpl(struct kunit *test, const struct rnic_hdr_tmpl *t,
 static void tmpl_rxe_v2(struct kunit *test)
 {
 	struct rnic_hdr_tmpl t;
-	struct rnic_v2_tmpl_in in;
+	struct rnic_ib_tmpl_in in;
 	u8 exp[RNIC_TMPL_HDR_MAX];
 	int i, vlan, n = 0;
 
@@ -168,7 +168,7 @@ static void tmpl_rxe_v2(struct kunit *test)
 			unsigned int len = vec_expected(exp, v, v->net, vlan);
 
 			vec_inputs(&in, v, v->net, vlan);
-			KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+			KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_build(&t, &in), 0);
 			check_tmpl(test, &t, exp, len, v->net, vlan,
 				   v->rv->name);
 			n++;
@@ -181,7 +181,7 @@ static void tmpl_rxe_v2(struct kunit *test)
 static void tmpl_ipv4_fields(struct kunit *test)
 {
 	const struct tmpl_vec *v = &tmpl_vecs[1];
-	struct rnic_v2_tmpl_in in;
+	struct rnic_ib_tmpl_in in;
 	struct rnic_hdr_tmpl t;
 	const u8 *ip = t.hdr + L3;
 
@@ -189,7 +189,7 @@ static void tmpl_ipv4_fields(struct kunit *test)
 	in.traffic_class = 0x6a;
 	in.hop_limit = 3;
 	in.flow_label = 0x12345;	/* IPv4 has none: not sent */
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_build(&t, &in), 0);
 	KUNIT_EXPECT_EQ(test, t.hdr_len, 42);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(t.hdr + 12), ETH_P_IP);
 	KUNIT_EXPECT_EQ(test, ip[0], 0x45);
@@ -203,14 +203,14 @@ static void tmpl_ipv4_fields(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(ip + 22), ROCE_PORT);
 	/* a template on a non-default RoCE port carries that port */
 	in.udp_dport = 4792;
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_build(&t, &in), 0);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(ip + 22), 4792);
 }
 
 /* RoCE v1: the IPv6 frames' GRH, next header 0x1b, Ethertype 0x8915. */
 static void tmpl_rxe_v1(struct kunit *test)
 {
-	struct rnic_v2_tmpl_in in;
+	struct rnic_ib_tmpl_in in;
 	struct rnic_hdr_tmpl t;
 	u8 exp[RNIC_TMPL_HDR_MAX];
 	int i, vlan;
@@ -226,7 +226,7 @@ static void tmpl_rxe_v1(struct kunit *test)
 			len = vec_expected(exp, v, RNIC_RX_CLASS_ROCE_V1, vlan);
 			KUNIT_EXPECT_EQ(test, len, vlan ? 58 : 54);
 			vec_inputs(&in, v, RNIC_RX_CLASS_ROCE_V1, vlan);
-			KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+			KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_build(&t, &in), 0);
 			check_tmpl(test, &t, exp, len, RNIC_RX_CLASS_ROCE_V1,
 				   vlan, v->rv->name);
 		}
@@ -267,7 +267,7 @@ static void fill_ah(struct rdma_ah_attr *ah, const struct ib_gid_attr *sgid,
 static void tmpl_from_ah(struct kunit *test)
 {
 	const struct tmpl_vec *v = &tmpl_vecs[8];
-	struct rnic_v2_tmpl_in in;
+	struct rnic_ib_tmpl_in in;
 	struct ib_gid_attr sgid;
 	struct rdma_ah_attr ah;
 	struct rnic_hdr_tmpl t;
@@ -279,20 +279,20 @@ static void tmpl_from_ah(struct kunit *test)
 	fill_ah(&ah, &sgid, RNIC_RX_CLASS_ROCE_V2_IPV6, 0x86e);
 	/* PFC off: untagged, the SL as the template's priority */
 	rdma_ah_set_sl(&ah, 3);
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
 						      RNIC_PFC_OFF, ROCE_PORT,
 						      0x12, 0x12),
 			0);
 	KUNIT_EXPECT_EQ(test, in.net, RNIC_RX_CLASS_ROCE_V2_IPV6);
 	KUNIT_EXPECT_FALSE(test, in.vlan);
 	KUNIT_EXPECT_EQ(test, in.udp_sport, 0xc86e);
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_build(&t, &in), 0);
 	len = vec_expected(exp, v, v->net, false);
 	put_unaligned_be32(0x60000000 | 0x86e, exp + L3);
 	check_tmpl(test, &t, exp, len, v->net, false, "from_ah ipv6");
 
 	/* a VLAN netdev: tagged, PCP = the PFC priority */
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 100, 3,
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 100, 3,
 						      ROCE_PORT, 0x12, 0x12),
 			0);
 	KUNIT_EXPECT_TRUE(test, in.vlan);
@@ -301,32 +301,32 @@ static void tmpl_from_ah(struct kunit *test)
 
 	/* PFC on, no VLAN netdev: a priority tag, VID 0 PCP 3 */
 	rdma_ah_set_sl(&ah, 6);
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
 						      3, ROCE_PORT, 0x12, 0x12),
 			0);
 	KUNIT_EXPECT_TRUE(test, in.vlan);
 	KUNIT_EXPECT_EQ(test, in.vlan_id, 0);
 	KUNIT_EXPECT_EQ(test, in.prio, 3);
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_build(&t, &in), 0);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(t.hdr + 12), ETH_P_8021Q);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(t.hdr + 14), 3 << 13);
 
 	/* PFC off: the SL is the PCP of a VLAN netdev's tag ... */
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 100,
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 100,
 						      RNIC_PFC_OFF, ROCE_PORT,
 						      0x12, 0x12),
 			0);
 	KUNIT_EXPECT_TRUE(test, in.vlan);
 	KUNIT_EXPECT_EQ(test, in.prio, 6);
 	/* ... and no tag without a VLAN netdev */
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
 						      RNIC_PFC_OFF, ROCE_PORT,
 						      0x12, 0x12),
 			0);
 	KUNIT_EXPECT_FALSE(test, in.vlan);
 	KUNIT_EXPECT_EQ(test, in.prio, 6);
 	/* no such priority */
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
 						      8, ROCE_PORT, 0x12, 0x12),
 			-EINVAL);
 	rdma_ah_set_sl(&ah, 0);
@@ -334,48 +334,48 @@ static void tmpl_from_ah(struct kunit *test)
 	/* an IPv4 GID is RoCE v2 over IPv4 */
 	fill_gid_attr(&sgid, RNIC_RX_CLASS_ROCE_V2_IPV4);
 	fill_ah(&ah, &sgid, RNIC_RX_CLASS_ROCE_V2_IPV4, 0);
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
 						      RNIC_PFC_OFF, ROCE_PORT, 0x12, 0x34),
 			0);
 	KUNIT_EXPECT_EQ(test, in.net, RNIC_RX_CLASS_ROCE_V2_IPV4);
 	KUNIT_EXPECT_EQ(test, in.udp_sport,
 			rdma_flow_label_to_udp_sport(rdma_calc_flow_label(0x12,
 									  0x34)));
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), 0);
 
 	/* a RoCE v1 GID: GRH, no UDP */
 	fill_gid_attr(&sgid, RNIC_RX_CLASS_ROCE_V1);
 	fill_ah(&ah, &sgid, RNIC_RX_CLASS_ROCE_V1, 7);
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
 						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			0);
 	KUNIT_EXPECT_EQ(test, in.net, RNIC_RX_CLASS_ROCE_V1);
 	KUNIT_EXPECT_EQ(test, in.udp_sport, 0);
 	KUNIT_EXPECT_EQ(test, in.flow_label, 7);
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), 0);
 	KUNIT_EXPECT_EQ(test, t.hdr_len, 54);
 
 	/* what a RoCE port cannot send */
 	sgid.gid_type = IB_GID_TYPE_IB;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
 						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			-EINVAL);
 	sgid.gid_type = IB_GID_TYPE_ROCE;
 	ah.ah_flags = 0;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
 						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			-EINVAL);
 	ah.ah_flags = IB_AH_GRH;
 	ah.grh.sgid_attr = NULL;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
 						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			-EINVAL);
 	ah.grh.sgid_attr = &sgid;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 4095,
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 4095,
 						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			-EINVAL);
 	ah.type = RDMA_AH_ATTR_TYPE_IB;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_in_from_ah(&in, &ah, smac, 0xffff,
 						      RNIC_PFC_OFF, ROCE_PORT, 0, 0),
 			-EINVAL);
 }
@@ -387,83 +387,83 @@ static void tmpl_udp_sport(struct kunit *test)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(fls); i++) {
-		u16 s = rnic_v2_udp_sport(fls[i], 0x11, 0x2345);
+		u16 s = rnic_ib_udp_sport(fls[i], 0x11, 0x2345);
 
 		KUNIT_EXPECT_EQ(test, s, rdma_get_udp_sport(fls[i], 0x11,
 							    0x2345));
 		KUNIT_EXPECT_GE(test, s, 0xc000);
-		KUNIT_EXPECT_EQ(test, s, rnic_v2_udp_sport(fls[i], 0x2345,
+		KUNIT_EXPECT_EQ(test, s, rnic_ib_udp_sport(fls[i], 0x2345,
 							   0x11));
 	}
-	KUNIT_EXPECT_EQ(test, rnic_v2_udp_sport(0x86e, 1, 2), 0xc86e);
-	KUNIT_EXPECT_EQ(test, rnic_v2_udp_sport(0, 0, 0), 0xc000);
+	KUNIT_EXPECT_EQ(test, rnic_ib_udp_sport(0x86e, 1, 2), 0xc86e);
+	KUNIT_EXPECT_EQ(test, rnic_ib_udp_sport(0, 0, 0), 0xc000);
 	/* bits above the 20-bit label are not the label */
-	KUNIT_EXPECT_EQ(test, rnic_v2_udp_sport(0x100086e, 1, 2), 0xc86e);
+	KUNIT_EXPECT_EQ(test, rnic_ib_udp_sport(0x100086e, 1, 2), 0xc86e);
 }
 
 static void tmpl_refuses(struct kunit *test)
 {
-	struct rnic_v2_tmpl_in in, good;
+	struct rnic_ib_tmpl_in in, good;
 	struct rnic_hdr_tmpl t;
 
 	vec_inputs(&good, &tmpl_vecs[1], RNIC_RX_CLASS_ROCE_V2_IPV4, true);
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_build(&t, &good), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_build(&t, &good), 0);
 
 	in = good;
 	in.net = RNIC_RX_CLASS_ETH;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	in.net = 4;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	in = good;
 	in.dmac[0] |= 1;		/* multicast */
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	in = good;
 	eth_zero_addr(in.dmac);
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	in = good;
 	eth_zero_addr(in.smac);
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	in = good;
 	in.vlan_id = 4095;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	in = good;
 	in.prio = 8;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	in = good;
 	in.flow_label = 0x100000;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	in = good;
 	in.udp_dport = 0;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	/* IPv4 needs IPv4-mapped GIDs, IPv6 must not have them */
 	in = good;
 	node_gid(&in.dgid, RNIC_RX_CLASS_ROCE_V2_IPV6, 2);
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	in = good;
 	in.net = RNIC_RX_CLASS_ROCE_V2_IPV6;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	/* RoCE v1 takes any GID and no UDP port */
 	in = good;
 	in.net = RNIC_RX_CLASS_ROCE_V1;
 	in.udp_dport = 0;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), 0);
 	/* a VID of 0 (priority tag) is a tag */
 	in = good;
 	in.vlan_id = 0;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), 0);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(t.hdr + 14), 3 << 13);
 }
 
 /* An AH entry carries its PD; nothing else of the caller's leaks in. */
 static void tmpl_ah_entry(struct kunit *test)
 {
-	struct rnic_v2_tmpl_in in;
+	struct rnic_ib_tmpl_in in;
 	struct rnic_hdr_tmpl t;
 
 	memset(&t, 0xa5, sizeof(t));
 	vec_inputs(&in, &tmpl_vecs[6], RNIC_RX_CLASS_ROCE_V2_IPV6, false);
 	in.pdn = 0x1234;
-	KUNIT_ASSERT_EQ(test, rnic_v2_tmpl_build(&t, &in), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_tmpl_build(&t, &in), 0);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(t.pdn), 0x1234);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(t.flags),
 			FIELD_PREP(RNIC_TMPL_NET, RNIC_RX_CLASS_ROCE_V2_IPV6));
@@ -472,22 +472,22 @@ static void tmpl_ah_entry(struct kunit *test)
 	/* a refused input leaves the entry as it was */
 	memset(&t, 0xa5, sizeof(t));
 	in.prio = 9;
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_build(&t, &in), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_build(&t, &in), -EINVAL);
 	KUNIT_EXPECT_EQ(test, t.hdr_len, 0xa5);
 }
 
 static void tmpl_net_map(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_net(RDMA_NETWORK_ROCE_V1),
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_net(RDMA_NETWORK_ROCE_V1),
 			RNIC_RX_CLASS_ROCE_V1);
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_net(RDMA_NETWORK_IPV4),
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_net(RDMA_NETWORK_IPV4),
 			RNIC_RX_CLASS_ROCE_V2_IPV4);
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_net(RDMA_NETWORK_IPV6),
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_net(RDMA_NETWORK_IPV6),
 			RNIC_RX_CLASS_ROCE_V2_IPV6);
-	KUNIT_EXPECT_EQ(test, rnic_v2_tmpl_net(RDMA_NETWORK_IB), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_tmpl_net(RDMA_NETWORK_IB), -EINVAL);
 }
 
-static struct kunit_case rnic_v2_tmpl_cases[] = {
+static struct kunit_case rnic_ib_tmpl_cases[] = {
 	KUNIT_CASE(tmpl_rxe_v2),
 	KUNIT_CASE(tmpl_ipv4_fields),
 	KUNIT_CASE(tmpl_rxe_v1),
@@ -499,9 +499,9 @@ static struct kunit_case rnic_v2_tmpl_cases[] = {
 	{}
 };
 
-static struct kunit_suite rnic_v2_tmpl_suite = {
-	.name = "rnic_v2_tmpl",
-	.test_cases = rnic_v2_tmpl_cases,
+static struct kunit_suite rnic_ib_tmpl_suite = {
+	.name = "rnic_ib_tmpl",
+	.test_cases = rnic_ib_tmpl_cases,
 };
 
-kunit_test_suite(rnic_v2_tmpl_suite);
+kunit_test_suite(rnic_ib_tmpl_suite);

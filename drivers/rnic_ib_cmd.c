@@ -8,9 +8,9 @@
  * rnic_acqe2). Failures are logged here once, with the opcode's name, and
  * counted, so the verbs only map the errno.
  */
-#include "rnic_v2.h"
+#include "rnic_verbs.h"
 
-static const char * const rnic_v2_opcode_names[] = {
+static const char * const rnic_ib_opcode_names[] = {
 	[RNIC_AQ_QUERY_RDMA_CAPS] = "QUERY_RDMA_CAPS",
 	[RNIC_AQ_QUERY_RDMA_STATS] = "QUERY_RDMA_STATS",
 	[RNIC_AQ_CREATE_EQ] = "CREATE_EQ",
@@ -39,17 +39,17 @@ static const char * const rnic_v2_opcode_names[] = {
 	[RNIC_AQ_DESTROY_QP] = "DESTROY_QP",
 };
 
-const char *rnic_v2_opcode_str(u8 opcode)
+const char *rnic_ib_opcode_str(u8 opcode)
 {
-	if (opcode < ARRAY_SIZE(rnic_v2_opcode_names) &&
-	    rnic_v2_opcode_names[opcode])
-		return rnic_v2_opcode_names[opcode];
+	if (opcode < ARRAY_SIZE(rnic_ib_opcode_names) &&
+	    rnic_ib_opcode_names[opcode])
+		return rnic_ib_opcode_names[opcode];
 	return "unknown";
 }
 
 /**
- * rnic_v2_cmd() - run one 2.0 admin command
- * @v2: the device
+ * rnic_ib_cmd() - run one 2.0 admin command
+ * @ibd: the device
  * @req: the request, a struct of RNIC_AQ_ENTRY_SIZE bytes whose header
  *	opcode is set; the engine fills in the command id
  * @len: sizeof the request struct
@@ -60,7 +60,7 @@ const char *rnic_v2_opcode_str(u8 opcode)
  * Return: 0 or the errno of the device's status (hardware.rst, "Status codes"),
  * -ETIMEDOUT or -EIO for a device that does not answer.
  */
-int rnic_v2_cmd(struct rnic_v2 *v2, const void *req, size_t len,
+int rnic_ib_cmd(struct rnic_ibdev *ibd, const void *req, size_t len,
 		union rnic_aq_resp *resp)
 {
 	union rnic_aq_entry e = {};
@@ -71,20 +71,20 @@ int rnic_v2_cmd(struct rnic_v2 *v2, const void *req, size_t len,
 	if (WARN_ON_ONCE(len != sizeof(e)))
 		return -EINVAL;
 	memcpy(&e, req, len);
-	err = rnic_aq_exec_comp(v2->rdev, &e, &comp);
+	err = rnic_aq_exec_comp(ibd->rdev, &e, &comp);
 	if (resp)
 		*resp = c2->resp;
 	if (err) {
-		rnic_v2_stat_inc(v2, RNIC_V2_STAT_cmd_failures);
-		ibdev_dbg(&v2->ibdev, "%s failed: status %u, %d\n",
-			  rnic_v2_opcode_str(e.hdr.opcode), comp.status, err);
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_cmd_failures);
+		ibdev_dbg(&ibd->ibdev, "%s failed: status %u, %d\n",
+			  rnic_ib_opcode_str(e.hdr.opcode), comp.status, err);
 	}
 	return err;
 }
 
 /**
- * rnic_v2_cmd_query() - run a query whose result the device DMA-writes
- * @v2: the device
+ * rnic_ib_cmd_query() - run a query whose result the device DMA-writes
+ * @ibd: the device
  * @opcode: QUERY_RDMA_CAPS, QUERY_RDMA_STATS, QUERY_GID, QUERY_MR or
  *	QUERY_QP
  * @handle: the object, or 0
@@ -95,7 +95,7 @@ int rnic_v2_cmd(struct rnic_v2 *v2, const void *req, size_t len,
  * Context: process context; sleeps.
  * Return: 0 or a negative errno.
  */
-int rnic_v2_cmd_query(struct rnic_v2 *v2, u8 opcode, u32 handle, u8 scope,
+int rnic_ib_cmd_query(struct rnic_ibdev *ibd, u8 opcode, u32 handle, u8 scope,
 		      void *out, size_t len)
 {
 	struct rnic_aq_query_obj q = {};
@@ -111,35 +111,35 @@ int rnic_v2_cmd_query(struct rnic_v2 *v2, u8 opcode, u32 handle, u8 scope,
 		     offsetof(struct rnic_aq_query, buf_addr));
 	BUILD_BUG_ON(offsetof(struct rnic_aq_query_obj, buf_len) !=
 		     offsetof(struct rnic_aq_query, buf_len));
-	err = rnic_aq_query(v2->rdev, &e, out, len);
+	err = rnic_aq_query(ibd->rdev, &e, out, len);
 	if (err) {
-		rnic_v2_stat_inc(v2, RNIC_V2_STAT_cmd_failures);
-		ibdev_dbg(&v2->ibdev, "%s %u failed: %d\n",
-			  rnic_v2_opcode_str(opcode), handle, err);
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_cmd_failures);
+		ibdev_dbg(&ibd->ibdev, "%s %u failed: %d\n",
+			  rnic_ib_opcode_str(opcode), handle, err);
 	}
 	return err;
 }
 
 /**
- * rnic_v2_cmd_destroy() - a command that names one object and returns
+ * rnic_ib_cmd_destroy() - a command that names one object and returns
  *	nothing: DESTROY_*, DEALLOC_PD, FREE_DB_PAGE
- * @v2: the device
+ * @ibd: the device
  * @opcode: the command
  * @handle: the object
  *
  * Return: 0 or a negative errno; a failure is logged, since the caller
  * then keeps the object's memory until the next reset.
  */
-int rnic_v2_cmd_destroy(struct rnic_v2 *v2, u8 opcode, u32 handle)
+int rnic_ib_cmd_destroy(struct rnic_ibdev *ibd, u8 opcode, u32 handle)
 {
 	struct rnic_aq_obj c = {};
 	int err;
 
 	c.hdr.opcode = opcode;
 	c.handle = cpu_to_le32(handle);
-	err = rnic_v2_cmd(v2, &c, sizeof(c), NULL);
+	err = rnic_ib_cmd(ibd, &c, sizeof(c), NULL);
 	if (err)
-		ibdev_err_ratelimited(&v2->ibdev, "%s %#x failed: %d; its memory is kept until the device is reset\n",
-				      rnic_v2_opcode_str(opcode), handle, err);
+		ibdev_err_ratelimited(&ibd->ibdev, "%s %#x failed: %d; its memory is kept until the device is reset\n",
+				      rnic_ib_opcode_str(opcode), handle, err);
 	return err;
 }

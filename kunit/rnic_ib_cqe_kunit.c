@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit tests for the ABI 2.0 CQE decoder (drivers/rnic_v2_cqe.c): every
+ * KUnit tests for the ABI 2.0 CQE decoder (drivers/rnic_ib_cqe.c): every
  * status and opcode of the contract's tables, the UD receive fields, and
  * CQEs a faulty device could write, including WQE indices outside what is
  * outstanding, which must be refused before they index anything.
@@ -10,7 +10,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "rnic_compat.h"
-#include "rnic_v2_wqe.h"
+#include "rnic_ib_wqe.h"
 
 static void cqe_init(struct rnic_rdma_cqe *c, u8 opcode, u8 status)
 {
@@ -40,18 +40,18 @@ static void cqe_status_table(struct kunit *test)
 		enum ib_wc_status want = s < ARRAY_SIZE(exp) ? exp[s] :
 					 IB_WC_GENERAL_ERR;
 
-		KUNIT_EXPECT_EQ_MSG(test, rnic_v2_wc_status(s), want,
+		KUNIT_EXPECT_EQ_MSG(test, rnic_ib_wc_status(s), want,
 				    "status %d", s);
 		/* an error CQE on either queue decodes to it */
 		cqe_init(&c, RNIC_SQE_OP_WRITE, s);
 		c.syndrome = s ? RNIC_ERR_KEY_BOUNDS : 0;
-		KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), 0);
+		KUNIT_ASSERT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 0, &wc), 0);
 		KUNIT_EXPECT_EQ(test, wc.status, want);
 		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
 		KUNIT_EXPECT_EQ(test, wc.vendor_err, s ? RNIC_ERR_KEY_BOUNDS : 0);
 		cqe_init(&c, RNIC_CQE_OP_RECV, s);
 		c.flags |= RNIC_RCQE_F_SRQ;
-		KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), 0);
+		KUNIT_ASSERT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 0, &wc), 0);
 		KUNIT_EXPECT_EQ(test, wc.status, want);
 		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	}
@@ -84,7 +84,7 @@ static void cqe_send_opcodes(struct kunit *test)
 		cqe_init(&c, ops[i].hw, RNIC_WC_SUCCESS);
 		c.byte_len = cpu_to_le32(4000);
 		memset(&wc, 0xa5, sizeof(wc));
-		KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), 0);
+		KUNIT_ASSERT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 0, &wc), 0);
 		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 		KUNIT_EXPECT_EQ(test, wc.opcode, ops[i].ib);
 		KUNIT_EXPECT_EQ(test, wc.byte_len, 4000);
@@ -97,14 +97,14 @@ static void cqe_send_opcodes(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, wc.sl, 0);
 		KUNIT_EXPECT_EQ(test, wc.dlid_path_bits, 0);
 		/* on a UD QP only the SENDs exist */
-		KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 0, &wc),
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, true, 0, &wc),
 				ops[i].ud ? 0 : -EIO);
 		/* receive-side flags on a send CQE */
 		c.flags |= RNIC_RCQE_F_IMM;
-		KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc),
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 0, &wc),
 				-EIO);
 		c.flags = RNIC_RCQE_F_PHASE | RNIC_RCQE_F_SRQ;
-		KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc),
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 0, &wc),
 				-EIO);
 	}
 }
@@ -118,50 +118,50 @@ static void cqe_rc_recv(struct kunit *test)
 	cqe_init(&c, RNIC_CQE_OP_RECV, RNIC_WC_SUCCESS);
 	c.byte_len = cpu_to_le32(100);
 	c.pkey_index = cpu_to_le16(0);
-	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 100, &wc), 0);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 100);
 	KUNIT_EXPECT_EQ(test, wc.wc_flags, 0);
 	/* longer than the WQE offered */
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 99, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 99, &wc), -EIO);
 
 	/* SEND_IMM */
 	c.flags |= RNIC_RCQE_F_IMM;
 	c.imm_data = cpu_to_be32(0x01020304);
-	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 100, &wc), 0);
 	KUNIT_EXPECT_EQ(test, wc.wc_flags, IB_WC_WITH_IMM);
 	KUNIT_EXPECT_EQ(test, wc.ex.imm_data, cpu_to_be32(0x01020304));
 
 	/* SEND_INV */
 	c.flags = RNIC_RCQE_F_PHASE | RNIC_RCQE_F_INV;
 	c.inv_key = cpu_to_le32(0xabcdef01);
-	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 100, &wc), 0);
 	KUNIT_EXPECT_EQ(test, wc.wc_flags, IB_WC_WITH_INVALIDATE);
 	KUNIT_EXPECT_EQ(test, wc.ex.invalidate_rkey, 0xabcdef01);
 	/* both at once */
 	c.flags |= RNIC_RCQE_F_IMM;
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 100, &wc), -EIO);
 	/* an RC receive has no network header, VLAN or sender */
 	c.flags = RNIC_RCQE_F_PHASE | RNIC_RCQE_F_GRH;
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 100, &wc), -EIO);
 	c.flags = RNIC_RCQE_F_PHASE | RNIC_RCQE_F_VLAN;
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 100, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 100, &wc), -EIO);
 
 	/* WRITE_IMM: the bytes went to the MR, not the (empty) WQE */
 	cqe_init(&c, RNIC_CQE_OP_RECV_WRITE_IMM, RNIC_WC_SUCCESS);
 	c.flags |= RNIC_RCQE_F_IMM | RNIC_RCQE_F_SRQ;
 	c.byte_len = cpu_to_le32(1 << 20);
 	c.imm_data = cpu_to_be32(9);
-	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 0, &wc), 0);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 1 << 20);
 	KUNIT_EXPECT_EQ(test, wc.wc_flags, IB_WC_WITH_IMM);
 	KUNIT_EXPECT_EQ(test, wc.ex.imm_data, cpu_to_be32(9));
 	/* a WRITE_IMM without its immediate, or on UD */
 	c.flags &= ~RNIC_RCQE_F_IMM;
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 0, &wc), -EIO);
 	c.flags |= RNIC_RCQE_F_IMM | RNIC_RCQE_F_GRH;
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 0, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, true, 0, &wc), -EIO);
 }
 
 static void cqe_ud_recv(struct kunit *test)
@@ -188,7 +188,7 @@ static void cqe_ud_recv(struct kunit *test)
 		c.src = cpu_to_le32(FIELD_PREP(RNIC_RCQE_NET, nets[i].net) |
 				    0xfedcba);
 		memcpy(c.smac, mac, ETH_ALEN);
-		KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), 0);
+		KUNIT_ASSERT_EQ(test, rnic_ib_cqe_to_wc(&c, true, 296, &wc), 0);
 		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 		/* the verbs count the 40-byte header area */
 		KUNIT_EXPECT_EQ(test, wc.byte_len, 296);
@@ -203,42 +203,42 @@ static void cqe_ud_recv(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, wc.sl, 0);
 		KUNIT_EXPECT_EQ(test, wc.vlan_id, 0);
 		/* a buffer 1 byte too small */
-		KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 295, &wc),
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, true, 295, &wc),
 				-EIO);
 	}
 
 	/* tagged: VID and the PCP as the SL */
 	c.flags |= RNIC_RCQE_F_VLAN;
 	c.vlan_tci = cpu_to_le16(5 << 13 | 1 << 12 | 100);
-	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_cqe_to_wc(&c, true, 296, &wc), 0);
 	KUNIT_EXPECT_EQ(test, wc.vlan_id, 100);
 	KUNIT_EXPECT_EQ(test, wc.sl, 5);
 	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_VLAN);
 
 	/* a PFC priority tag (VID 0): the SL, but no VLAN for ib_core */
 	c.vlan_tci = cpu_to_le16(3 << 13);
-	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_cqe_to_wc(&c, true, 296, &wc), 0);
 	KUNIT_EXPECT_EQ(test, wc.sl, 3);
 	KUNIT_EXPECT_FALSE(test, wc.wc_flags & IB_WC_WITH_VLAN);
 
 	/* what a UD receive CQE cannot be */
 	c.flags &= ~RNIC_RCQE_F_GRH;
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, true, 296, &wc), -EIO);
 	c.flags |= RNIC_RCQE_F_GRH;
 	c.src = cpu_to_le32(FIELD_PREP(RNIC_RCQE_NET, RNIC_RX_CLASS_ETH) | 5);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, true, 296, &wc), -EIO);
 	c.src = cpu_to_le32(FIELD_PREP(RNIC_RCQE_NET, 4) | 5);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, true, 296, &wc), -EIO);
 	c.src = cpu_to_le32(BIT(28) | FIELD_PREP(RNIC_RCQE_NET, 2) | 5);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, true, 296, &wc), -EIO);
 	c.src = cpu_to_le32(FIELD_PREP(RNIC_RCQE_NET, 2) | 5);
 	c.flags |= RNIC_RCQE_F_INV;
 	c.flags &= ~RNIC_RCQE_F_IMM;
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, 296, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, true, 296, &wc), -EIO);
 	/* byte_len so large the header area would wrap it */
 	c.flags &= ~RNIC_RCQE_F_INV;
 	c.byte_len = cpu_to_le32(U32_MAX - 10);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, true, U32_MAX, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, true, U32_MAX, &wc), -EIO);
 }
 
 /* CQEs the contract does not define */
@@ -257,18 +257,18 @@ static void cqe_malformed(struct kunit *test)
 		/* an error CQE: opcode, status and syndrome only */
 		cqe_init(&c, op, RNIC_WC_WR_FLUSH_ERR);
 		c.syndrome = RNIC_ERR_FLUSHED;
-		KUNIT_EXPECT_EQ_MSG(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc),
+		KUNIT_EXPECT_EQ_MSG(test, rnic_ib_cqe_to_wc(&c, false, 0, &wc),
 				    known ? 0 : -EIO, "opcode %#x", op);
 	}
 	/* QPNs are 24 bits */
 	cqe_init(&c, RNIC_SQE_OP_SEND, RNIC_WC_SUCCESS);
 	c.qpn = cpu_to_le32(0x1000001);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 0, &wc), -EIO);
 	/* an error CQE's other fields are not looked at */
 	cqe_init(&c, RNIC_CQE_OP_RECV, RNIC_WC_LOC_PROT_ERR);
 	c.byte_len = cpu_to_le32(U32_MAX);
 	c.flags |= RNIC_RCQE_F_IMM | RNIC_RCQE_F_INV;
-	KUNIT_ASSERT_EQ(test, rnic_v2_cqe_to_wc(&c, false, 0, &wc), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_cqe_to_wc(&c, false, 0, &wc), 0);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_PROT_ERR);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 0);
 	KUNIT_EXPECT_EQ(test, wc.wc_flags, 0);
@@ -300,7 +300,7 @@ static void cqe_sq_index(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		KUNIT_EXPECT_EQ_MSG(test,
-				    rnic_v2_cqe_sq_retire(cases[i].ci,
+				    rnic_ib_cqe_sq_retire(cases[i].ci,
 							  cases[i].pi,
 							  cases[i].idx),
 				    cases[i].ret, "case %d", i);
@@ -308,12 +308,12 @@ static void cqe_sq_index(struct kunit *test)
 
 static void cqe_rq_index(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(5, 6, 5), 0);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(5, 9, 6), -EIO);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(5, 5, 5), -EIO);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(5, 9, 4), -EIO);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(0xffff, 1, 0xffff), 0);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_rq_check(0xffff, 1, 0), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_rq_check(5, 6, 5), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_rq_check(5, 9, 6), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_rq_check(5, 5, 5), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_rq_check(5, 9, 4), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_rq_check(0xffff, 1, 0xffff), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_rq_check(0xffff, 1, 0), -EIO);
 }
 
 static void cqe_srq_slot(struct kunit *test)
@@ -323,16 +323,16 @@ static void cqe_srq_slot(struct kunit *test)
 	bitmap_zero(busy, 64);
 	set_bit(0, busy);
 	set_bit(63, busy);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(0, 64, busy), 0);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(63, 64, busy), 0);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(1, 64, busy), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_srq_check(0, 64, busy), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_srq_check(63, 64, busy), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_srq_check(1, 64, busy), -EIO);
 	/* beyond the SRQ: never a bitmap read past its end */
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(64, 64, busy), -EIO);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(0xffff, 64, busy), -EIO);
-	KUNIT_EXPECT_EQ(test, rnic_v2_cqe_srq_check(63, 32, busy), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_srq_check(64, 64, busy), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_srq_check(0xffff, 64, busy), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_srq_check(63, 32, busy), -EIO);
 }
 
-static struct kunit_case rnic_v2_cqe_cases[] = {
+static struct kunit_case rnic_ib_cqe_cases[] = {
 	KUNIT_CASE(cqe_status_table),
 	KUNIT_CASE(cqe_send_opcodes),
 	KUNIT_CASE(cqe_rc_recv),
@@ -344,9 +344,9 @@ static struct kunit_case rnic_v2_cqe_cases[] = {
 	{}
 };
 
-static struct kunit_suite rnic_v2_cqe_suite = {
-	.name = "rnic_v2_cqe",
-	.test_cases = rnic_v2_cqe_cases,
+static struct kunit_suite rnic_ib_cqe_suite = {
+	.name = "rnic_ib_cqe",
+	.test_cases = rnic_ib_cqe_cases,
 };
 
-kunit_test_suite(rnic_v2_cqe_suite);
+kunit_test_suite(rnic_ib_cqe_suite);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit tests for the ABI 2.0 QP attribute mapping
- * (drivers/rnic_v2_qp_attr.c): the connection sequences rdma_cm and the
+ * (drivers/rnic_ib_qp_attr.c): the connection sequences rdma_cm and the
  * MAD layer drive, every attribute into its MODIFY_QP field, every
  * transition ib_modify_qp_is_ok() refuses, the ranges, and QUERY_QP
  * results back into ib_qp_attr, including values a faulty device could
@@ -11,12 +11,12 @@
 #include <rdma/ib_verbs.h>
 
 #include "rnic_compat.h"
-#include "rnic_v2_qp_attr.h"
+#include "rnic_ib_qp_attr.h"
 
 #define QPN	0x000123
 #define PATH	0x1234000ULL
 
-static const struct rnic_v2_qp_limits lim = {
+static const struct rnic_ib_qp_limits lim = {
 	.port_mtu = IB_MTU_1024,
 	.max_qp_rd_atom = 16,
 	.max_qp_dest_rd_atom = 16,
@@ -27,7 +27,7 @@ static const struct rnic_v2_qp_limits lim = {
 static int modify(struct rnic_aq_modify_qp *cmd, enum ib_qp_type type,
 		  enum ib_qp_state cur, const struct ib_qp_attr *attr, int mask)
 {
-	return rnic_v2_modify_qp_cmd(cmd, QPN, type, cur, attr, mask,
+	return rnic_ib_modify_qp_cmd(cmd, QPN, type, cur, attr, mask,
 				     (mask & IB_QP_AV) ? PATH : 0, &lim);
 }
 
@@ -87,12 +87,12 @@ static void qp_rc_connect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd.min_rnr_timer, 12);
 	KUNIT_EXPECT_EQ(test, cmd.sq_psn, 0);
 	/* a path without its template */
-	KUNIT_EXPECT_EQ(test, rnic_v2_modify_qp_cmd(&cmd, QPN, IB_QPT_RC,
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_cmd(&cmd, QPN, IB_QPT_RC,
 						    IB_QPS_INIT, &a, mask, 0,
 						    &lim),
 			-EINVAL);
 	/* a template the device cannot read as 8-byte words */
-	KUNIT_EXPECT_EQ(test, rnic_v2_modify_qp_cmd(&cmd, QPN, IB_QPT_RC,
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_cmd(&cmd, QPN, IB_QPT_RC,
 						    IB_QPS_INIT, &a, mask,
 						    PATH + 4, &lim),
 			-EINVAL);
@@ -178,7 +178,7 @@ static void qp_ud_gsi(struct kunit *test)
 {
 	struct rnic_aq_modify_qp cmd;
 	struct ib_qp_attr a = {};
-	struct rnic_v2_qp_limits user = lim;
+	struct rnic_ib_qp_limits user = lim;
 
 	a.qp_state = IB_QPS_INIT;
 	a.qkey = RNIC_QKEY_GSI;
@@ -221,17 +221,17 @@ static void qp_ud_gsi(struct kunit *test)
 	a.qkey = 0x80000001;
 	KUNIT_EXPECT_EQ(test, modify(&cmd, IB_QPT_UD, IB_QPS_RTS, &a,
 				     IB_QP_QKEY), 0);
-	KUNIT_EXPECT_EQ(test, rnic_v2_modify_qp_cmd(&cmd, QPN, IB_QPT_UD,
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_cmd(&cmd, QPN, IB_QPT_UD,
 						    IB_QPS_RTS, &a, IB_QP_QKEY,
 						    0, &user),
 			0);
 	user.privileged = false;
-	KUNIT_EXPECT_EQ(test, rnic_v2_modify_qp_cmd(&cmd, QPN, IB_QPT_UD,
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_cmd(&cmd, QPN, IB_QPT_UD,
 						    IB_QPS_RTS, &a, IB_QP_QKEY,
 						    0, &user),
 			-EPERM);
 	a.qkey = 0x7fffffff;
-	KUNIT_EXPECT_EQ(test, rnic_v2_modify_qp_cmd(&cmd, QPN, IB_QPT_UD,
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_cmd(&cmd, QPN, IB_QPT_UD,
 						    IB_QPS_RTS, &a, IB_QP_QKEY,
 						    0, &user),
 			0);
@@ -284,7 +284,7 @@ static void qp_refused(struct kunit *test)
 				     IB_QP_STATE), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, modify(&cmd, IB_QPT_XRC_INI, IB_QPS_RTS, &a,
 				     IB_QP_STATE), -EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, rnic_v2_modify_qp_cmd(&cmd, 0x1000000, IB_QPT_RC,
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_cmd(&cmd, 0x1000000, IB_QPT_RC,
 						    IB_QPS_RTS, &a, IB_QP_STATE,
 						    0, &lim),
 			-EINVAL);
@@ -394,49 +394,49 @@ static void qp_enum_maps(struct kunit *test)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(states); i++) {
-		KUNIT_EXPECT_EQ(test, rnic_v2_qp_state(states[i].ib),
+		KUNIT_EXPECT_EQ(test, rnic_ib_qp_state(states[i].ib),
 				states[i].hw);
-		KUNIT_ASSERT_EQ(test, rnic_v2_qp_state_to_ib(states[i].hw, &s),
+		KUNIT_ASSERT_EQ(test, rnic_ib_qp_state_to_ib(states[i].hw, &s),
 				0);
 		KUNIT_EXPECT_EQ(test, s, states[i].ib);
 	}
-	KUNIT_EXPECT_EQ(test, rnic_v2_qp_state(IB_QPS_SQE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_v2_qp_state_to_ib(RNIC_QPS_SQE, &s), -EIO);
-	KUNIT_EXPECT_EQ(test, rnic_v2_qp_state_to_ib(7, &s), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_state(IB_QPS_SQE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_state_to_ib(RNIC_QPS_SQE, &s), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_state_to_ib(7, &s), -EIO);
 	for (i = 0; i < ARRAY_SIZE(mtus); i++) {
-		KUNIT_EXPECT_EQ(test, rnic_v2_pmtu(mtus[i].ib), mtus[i].hw);
-		KUNIT_ASSERT_EQ(test, rnic_v2_pmtu_to_ib(mtus[i].hw, &m), 0);
+		KUNIT_EXPECT_EQ(test, rnic_ib_pmtu(mtus[i].ib), mtus[i].hw);
+		KUNIT_ASSERT_EQ(test, rnic_ib_pmtu_to_ib(mtus[i].hw, &m), 0);
 		KUNIT_EXPECT_EQ(test, m, mtus[i].ib);
 		KUNIT_EXPECT_EQ(test, rnic_pmtu_bytes(mtus[i].hw),
 				ib_mtu_enum_to_int(mtus[i].ib));
 	}
-	KUNIT_EXPECT_EQ(test, rnic_v2_pmtu(0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_v2_pmtu(6), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_v2_pmtu_to_ib(0, &m), -EIO);
-	KUNIT_EXPECT_EQ(test, rnic_v2_pmtu_to_ib(6, &m), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_pmtu(0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_pmtu(6), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_pmtu_to_ib(0, &m), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_pmtu_to_ib(6, &m), -EIO);
 
-	KUNIT_EXPECT_EQ(test, rnic_v2_qp_type(IB_QPT_RC), RNIC_QPT_RC);
-	KUNIT_EXPECT_EQ(test, rnic_v2_qp_type(IB_QPT_UD), RNIC_QPT_UD);
-	KUNIT_EXPECT_EQ(test, rnic_v2_qp_type(IB_QPT_GSI), RNIC_QPT_GSI);
-	KUNIT_EXPECT_EQ(test, rnic_v2_qp_type(IB_QPT_SMI), -EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, rnic_v2_qp_type(IB_QPT_UC), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_type(IB_QPT_RC), RNIC_QPT_RC);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_type(IB_QPT_UD), RNIC_QPT_UD);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_type(IB_QPT_GSI), RNIC_QPT_GSI);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_type(IB_QPT_SMI), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_type(IB_QPT_UC), -EOPNOTSUPP);
 
 	for (i = 0; i < 8; i++) {
 		int ib = (i & 1 ? IB_ACCESS_REMOTE_WRITE : 0) |
 			 (i & 2 ? IB_ACCESS_REMOTE_READ : 0) |
 			 (i & 4 ? IB_ACCESS_REMOTE_ATOMIC : 0);
-		int hw = rnic_v2_qp_access(ib);
+		int hw = rnic_ib_qp_access(ib);
 
 		KUNIT_ASSERT_GE(test, hw, 0);
-		KUNIT_EXPECT_EQ(test, rnic_v2_qp_access_to_ib(hw), ib);
-		KUNIT_EXPECT_EQ(test, rnic_v2_qp_access(ib |
+		KUNIT_EXPECT_EQ(test, rnic_ib_qp_access_to_ib(hw), ib);
+		KUNIT_EXPECT_EQ(test, rnic_ib_qp_access(ib |
 							IB_ACCESS_LOCAL_WRITE),
 				hw);
 	}
-	KUNIT_EXPECT_EQ(test, rnic_v2_qp_access(IB_ZERO_BASED), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_v2_qp_access_to_ib(RNIC_ACCESS_LOCAL_WRITE),
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_access(IB_ZERO_BASED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_access_to_ib(RNIC_ACCESS_LOCAL_WRITE),
 			-EIO);
-	KUNIT_EXPECT_EQ(test, rnic_v2_qp_access_to_ib(0x10), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_access_to_ib(0x10), -EIO);
 }
 
 static void qp_query(struct kunit *test)
@@ -461,7 +461,7 @@ static void qp_query(struct kunit *test)
 	q.max_dest_rd_atomic = 8;
 	q.pkey_index = cpu_to_le16(0);
 	memset(&a, 0xa5, sizeof(a));
-	KUNIT_ASSERT_EQ(test, rnic_v2_query_qp_attr(&q, IB_QPT_RC, &a), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_query_qp_attr(&q, IB_QPT_RC, &a), 0);
 	KUNIT_EXPECT_EQ(test, a.qp_state, IB_QPS_SQD);
 	KUNIT_EXPECT_EQ(test, a.cur_qp_state, IB_QPS_SQD);
 	KUNIT_EXPECT_EQ(test, a.path_mtu, IB_MTU_4096);
@@ -485,22 +485,22 @@ static void qp_query(struct kunit *test)
 
 	/* a UD QP has no path MTU */
 	q.path_mtu = 0;
-	KUNIT_EXPECT_EQ(test, rnic_v2_query_qp_attr(&q, IB_QPT_UD, &a), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_query_qp_attr(&q, IB_QPT_UD, &a), 0);
 	KUNIT_EXPECT_EQ(test, a.path_mtu, 0);
 	q.path_mtu = RNIC_PMTU_1024;
-	KUNIT_EXPECT_EQ(test, rnic_v2_query_qp_attr(&q, IB_QPT_UD, &a), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_query_qp_attr(&q, IB_QPT_UD, &a), -EIO);
 	q.path_mtu = 0;
 	/* an RC QP past INIT must have one */
-	KUNIT_EXPECT_EQ(test, rnic_v2_query_qp_attr(&q, IB_QPT_RC, &a), -EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_query_qp_attr(&q, IB_QPT_RC, &a), -EIO);
 	q.state = RNIC_QPS_INIT;
-	KUNIT_EXPECT_EQ(test, rnic_v2_query_qp_attr(&q, IB_QPT_RC, &a), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_query_qp_attr(&q, IB_QPT_RC, &a), 0);
 	q.path_mtu = RNIC_PMTU_256;
 
 	/* values a device must not report */
 #define QUERY_BAD(field, val) do {					\
 	struct rnic_qp_query bad = q;					\
 	bad.field = (val);						\
-	KUNIT_EXPECT_EQ_MSG(test, rnic_v2_query_qp_attr(&bad, IB_QPT_RC, &a), \
+	KUNIT_EXPECT_EQ_MSG(test, rnic_ib_query_qp_attr(&bad, IB_QPT_RC, &a), \
 			    -EIO, #field);				\
 } while (0)
 	QUERY_BAD(state, RNIC_QPS_SQE);
@@ -517,7 +517,7 @@ static void qp_query(struct kunit *test)
 #undef QUERY_BAD
 }
 
-static struct kunit_case rnic_v2_qp_attr_cases[] = {
+static struct kunit_case rnic_ib_qp_attr_cases[] = {
 	KUNIT_CASE(qp_rc_connect),
 	KUNIT_CASE(qp_to_reset_err),
 	KUNIT_CASE(qp_ud_gsi),
@@ -528,9 +528,9 @@ static struct kunit_case rnic_v2_qp_attr_cases[] = {
 	{}
 };
 
-static struct kunit_suite rnic_v2_qp_attr_suite = {
-	.name = "rnic_v2_qp_attr",
-	.test_cases = rnic_v2_qp_attr_cases,
+static struct kunit_suite rnic_ib_qp_attr_suite = {
+	.name = "rnic_ib_qp_attr",
+	.test_cases = rnic_ib_qp_attr_cases,
 };
 
-kunit_test_suite(rnic_v2_qp_attr_suite);
+kunit_test_suite(rnic_ib_qp_attr_suite);

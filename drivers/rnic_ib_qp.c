@@ -5,7 +5,7 @@
  * create_qp sizes the rings from the verbs capacities (the smallest WQE
  * that holds the SGEs or inline data asked for), allocates them and the
  * wr_id arrays, then CREATE_QP; modify_qp builds the RC path's header
- * template and MODIFY_QP through rnic_v2_modify_qp_cmd(), which checks
+ * template and MODIFY_QP through rnic_ib_modify_qp_cmd(), which checks
  * the request as ib_core's rules do; query_qp is QUERY_QP; destroy_qp is
  * DESTROY_QP, after which the rings are freed.
  */
@@ -15,61 +15,61 @@
 #include <rdma/ib_cache.h>
 
 #include "rnic_param.h"
-#include "rnic_v2.h"
-#include "rnic_v2_qp_attr.h"
-#include "rnic_v2_tmpl.h"
-#include "rnic_v2_wqe.h"
+#include "rnic_verbs.h"
+#include "rnic_ib_qp_attr.h"
+#include "rnic_ib_tmpl.h"
+#include "rnic_ib_wqe.h"
 
-struct rnic_v2_qp *rnic_v2_qp_get(struct rnic_v2 *v2, u32 qpn)
+struct rnic_ib_qp *rnic_ib_qp_get(struct rnic_ibdev *ibd, u32 qpn)
 {
-	struct rnic_v2_qp *qp;
+	struct rnic_ib_qp *qp;
 
-	xa_lock_irq(&v2->qp_xa);
-	qp = xa_load(&v2->qp_xa, qpn);
+	xa_lock_irq(&ibd->qp_xa);
+	qp = xa_load(&ibd->qp_xa, qpn);
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;
-	xa_unlock_irq(&v2->qp_xa);
+	xa_unlock_irq(&ibd->qp_xa);
 	return qp;
 }
 
-void rnic_v2_qp_put(struct rnic_v2_qp *qp)
+void rnic_ib_qp_put(struct rnic_ib_qp *qp)
 {
 	if (refcount_dec_and_test(&qp->ref))
 		complete(&qp->gone);
 }
 
 /* The limits a modify_qp request is checked against */
-static void rnic_v2_qp_limits(struct rnic_v2 *v2, struct rnic_v2_qp *qp,
-			      struct rnic_v2_qp_limits *lim)
+static void rnic_ib_qp_limits(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
+			      struct rnic_ib_qp_limits *lim)
 {
-	enum ib_mtu mtu = iboe_get_mtu(READ_ONCE(v2->rdev->netdev->mtu));
-	enum ib_mtu max = ib_mtu_int_to_enum(rnic_pmtu_bytes(v2->caps.max_pmtu));
+	enum ib_mtu mtu = iboe_get_mtu(READ_ONCE(ibd->rdev->netdev->mtu));
+	enum ib_mtu max = ib_mtu_int_to_enum(rnic_pmtu_bytes(ibd->caps.max_pmtu));
 
 	lim->port_mtu = min(mtu ? mtu : IB_MTU_256, max);
-	lim->max_qp_rd_atom = v2->caps.max_qp_rd_atom;
-	lim->max_qp_dest_rd_atom = v2->caps.max_qp_dest_rd_atom;
-	lim->pkey_tbl_len = v2->caps.pkey_tbl_len;
+	lim->max_qp_rd_atom = ibd->caps.max_qp_rd_atom;
+	lim->max_qp_dest_rd_atom = ibd->caps.max_qp_dest_rd_atom;
+	lim->pkey_tbl_len = ibd->caps.pkey_tbl_len;
 	lim->privileged = qp->privileged;
 }
 
-static void rnic_v2_err_work(struct work_struct *work)
+static void rnic_ib_err_work(struct work_struct *work)
 {
-	struct rnic_v2_qp *qp = container_of(work, struct rnic_v2_qp,
+	struct rnic_ib_qp *qp = container_of(work, struct rnic_ib_qp,
 					     err_work);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
-	rnic_v2_stat_inc(to_v2(qp->ibqp.device), RNIC_V2_STAT_qp_err_by_driver);
-	rnic_v2_modify_qp(&qp->ibqp, &attr, IB_QP_STATE, NULL);
+	rnic_ib_stat_inc(to_ibdev(qp->ibqp.device), RNIC_IB_STAT_qp_err_by_driver);
+	rnic_ib_modify_qp(&qp->ibqp, &attr, IB_QP_STATE, NULL);
 }
 
 /**
- * rnic_v2_qp_set_err() - move a QP to ERR from any context
+ * rnic_ib_qp_set_err() - move a QP to ERR from any context
  * @qp: the QP a bad CQE named
  *
  * Its WRs then complete as flushed, so the ULP is not left waiting for a
  * completion that was dropped.
  */
-void rnic_v2_qp_set_err(struct rnic_v2_qp *qp)
+void rnic_ib_qp_set_err(struct rnic_ib_qp *qp)
 {
 	schedule_work(&qp->err_work);
 }
@@ -78,7 +78,7 @@ void rnic_v2_qp_set_err(struct rnic_v2_qp *qp)
  * Creation
  */
 
-static int rnic_v2_wq_alloc(struct rnic_v2 *v2, struct rnic_v2_wq *wq,
+static int rnic_ib_wq_alloc(struct rnic_ibdev *ibd, struct rnic_ib_wq *wq,
 			    u32 depth, u8 wqe_log2, bool recv)
 {
 	spin_lock_init(&wq->lock);
@@ -92,17 +92,17 @@ static int rnic_v2_wq_alloc(struct rnic_v2 *v2, struct rnic_v2_wq *wq,
 		if (!wq->len)
 			return -ENOMEM;
 	}
-	wq->ring = dma_alloc_coherent(rnic_v2_dma(v2),
+	wq->ring = dma_alloc_coherent(rnic_ib_dma(ibd),
 				      (size_t)depth << wqe_log2, &wq->dma,
 				      GFP_KERNEL);
 	return wq->ring ? 0 : -ENOMEM;
 }
 
-static void rnic_v2_wq_free(struct rnic_v2 *v2, struct rnic_v2_wq *wq,
+static void rnic_ib_wq_free(struct rnic_ibdev *ibd, struct rnic_ib_wq *wq,
 			    bool destroyed)
 {
 	if (wq->ring)
-		rnic_v2_free_dma(v2, destroyed,
+		rnic_ib_free_dma(ibd, destroyed,
 				 (size_t)BIT(wq->log2_depth) << wq->wqe_log2,
 				 wq->ring, wq->dma);
 	wq->ring = NULL;
@@ -113,11 +113,11 @@ static void rnic_v2_wq_free(struct rnic_v2 *v2, struct rnic_v2_wq *wq,
 }
 
 /* The QP's rings from its capacities, checked against the device's */
-static int rnic_v2_qp_size(struct rnic_v2 *v2, struct rnic_v2_qp *qp,
+static int rnic_ib_qp_size(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 			   struct ib_qp_init_attr *init, u32 *sq_depth,
 			   u32 *rq_depth, u8 *sqe_log2, u8 *rqe_log2)
 {
-	const struct rnic_v2_caps *c = &v2->caps;
+	const struct rnic_ib_caps *c = &ibd->caps;
 	struct ib_qp_cap *cap = &init->cap;
 	u32 max_wr = BIT(c->max_wq_log2);
 
@@ -125,7 +125,7 @@ static int rnic_v2_qp_size(struct rnic_v2 *v2, struct rnic_v2_qp *qp,
 	    cap->max_inline_data > c->max_inline)
 		return -EINVAL;
 	*sq_depth = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 4));
-	*sqe_log2 = rnic_v2_sqe_log2(cap->max_send_sge, cap->max_inline_data);
+	*sqe_log2 = rnic_ib_sqe_log2(cap->max_send_sge, cap->max_inline_data);
 	if (*sqe_log2 > c->max_sqe_log2)
 		return -EINVAL;
 	cap->max_send_wr = *sq_depth;
@@ -144,7 +144,7 @@ static int rnic_v2_qp_size(struct rnic_v2 *v2, struct rnic_v2_qp *qp,
 	if (cap->max_recv_wr > max_wr || cap->max_recv_sge > c->max_recv_sge)
 		return -EINVAL;
 	*rq_depth = roundup_pow_of_two(max_t(u32, cap->max_recv_wr, 4));
-	*rqe_log2 = rnic_v2_rqe_log2(cap->max_recv_sge);
+	*rqe_log2 = rnic_ib_rqe_log2(cap->max_recv_sge);
 	if (*rqe_log2 > c->max_rqe_log2)
 		return -EINVAL;
 	cap->max_recv_wr = *rq_depth;
@@ -153,24 +153,24 @@ static int rnic_v2_qp_size(struct rnic_v2 *v2, struct rnic_v2_qp *qp,
 	return 0;
 }
 
-static void rnic_v2_qp_free_mem(struct rnic_v2 *v2, struct rnic_v2_qp *qp,
+static void rnic_ib_qp_free_mem(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 				bool destroyed)
 {
-	rnic_v2_wq_free(v2, &qp->sq, destroyed);
-	rnic_v2_wq_free(v2, &qp->rq, destroyed);
+	rnic_ib_wq_free(ibd, &qp->sq, destroyed);
+	rnic_ib_wq_free(ibd, &qp->rq, destroyed);
 	/* the path template is copied by MODIFY_QP: never the device's */
 	if (qp->path)
-		dma_free_coherent(rnic_v2_dma(v2), sizeof(*qp->path), qp->path,
+		dma_free_coherent(rnic_ib_dma(ibd), sizeof(*qp->path), qp->path,
 				  qp->path_dma);
 	qp->path = NULL;
 }
 
-int rnic_v2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata)
 {
-	struct rnic_v2 *v2 = to_v2(ibqp->device);
-	struct rnic_v2_qp *qp = to_v2qp(ibqp);
-	struct rnic_v2_pd *pd = to_v2pd(ibqp->pd);
+	struct rnic_ibdev *ibd = to_ibdev(ibqp->device);
+	struct rnic_ib_qp *qp = to_rqp(ibqp);
+	struct rnic_ib_pd *pd = to_rpd(ibqp->pd);
 	struct rnic_aq_create_qp c = {};
 	u32 sq_depth, rq_depth, qpn;
 	u8 sqe_log2, rqe_log2;
@@ -180,13 +180,13 @@ int rnic_v2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	if (udata)
 		return -EOPNOTSUPP;
-	type = rnic_v2_qp_type(init->qp_type);
+	type = rnic_ib_qp_type(init->qp_type);
 	if (type < 0 || init->create_flags)
 		return -EOPNOTSUPP;
 	if (init->qp_type == IB_QPT_GSI && !pd->privileged)
 		return -EPERM;
 	qp->privileged = pd->privileged;
-	err = rnic_v2_qp_size(v2, qp, init, &sq_depth, &rq_depth, &sqe_log2,
+	err = rnic_ib_qp_size(ibd, qp, init, &sq_depth, &rq_depth, &sqe_log2,
 			      &rqe_log2);
 	if (err)
 		return err;
@@ -194,17 +194,17 @@ int rnic_v2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->state_lock);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->gone);
-	INIT_WORK(&qp->err_work, rnic_v2_err_work);
+	INIT_WORK(&qp->err_work, rnic_ib_err_work);
 	qp->state = IB_QPS_RESET;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->srq = init->srq ? to_v2srq(init->srq) : NULL;
+	qp->srq = init->srq ? to_rsrq(init->srq) : NULL;
 	qp->cap = init->cap;
 
-	err = rnic_v2_wq_alloc(v2, &qp->sq, sq_depth, sqe_log2, false);
+	err = rnic_ib_wq_alloc(ibd, &qp->sq, sq_depth, sqe_log2, false);
 	if (!err && !qp->srq)
-		err = rnic_v2_wq_alloc(v2, &qp->rq, rq_depth, rqe_log2, true);
+		err = rnic_ib_wq_alloc(ibd, &qp->rq, rq_depth, rqe_log2, true);
 	if (!err && init->qp_type == IB_QPT_RC) {
-		qp->path = dma_alloc_coherent(rnic_v2_dma(v2),
+		qp->path = dma_alloc_coherent(rnic_ib_dma(ibd),
 					      sizeof(*qp->path),
 					      &qp->path_dma, GFP_KERNEL);
 		if (!qp->path)
@@ -216,9 +216,9 @@ int rnic_v2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	c.hdr.opcode = RNIC_AQ_CREATE_QP;
 	c.type = type;
 	c.pdn = cpu_to_le32(pd->pdn);
-	c.send_cqn = cpu_to_le32(to_v2cq(init->send_cq)->cqn);
-	c.recv_cqn = cpu_to_le32(to_v2cq(init->recv_cq)->cqn);
-	c.db_page = cpu_to_le32(v2->dbp.id);
+	c.send_cqn = cpu_to_le32(to_rcq(init->send_cq)->cqn);
+	c.recv_cqn = cpu_to_le32(to_rcq(init->recv_cq)->cqn);
+	c.db_page = cpu_to_le32(ibd->dbp.id);
 	c.sq_addr = cpu_to_le64(qp->sq.dma);
 	c.sq_log2_depth = qp->sq.log2_depth;
 	c.sqe_log2 = sqe_log2;
@@ -230,7 +230,7 @@ int rnic_v2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		c.rq_log2_depth = qp->rq.log2_depth;
 		c.rqe_log2 = rqe_log2;
 	}
-	err = rnic_v2_cmd(v2, &c, sizeof(c), &r);
+	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
 	if (err)
 		goto err_free;
 	qpn = le32_to_cpu(r.create_qp.qpn);
@@ -241,17 +241,17 @@ int rnic_v2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (init->qp_type == IB_QPT_GSI)
 		bad_gsi = !bad_gsi;
 	if ((qpn & ~RNIC_BTH_QPN) || !qpn || bad_gsi ||
-	    !rnic_v2_db_off_ok(qp->sq.db_off) ||
-	    (!qp->srq && !rnic_v2_db_off_ok(qp->rq.db_off))) {
-		ibdev_err(&v2->ibdev, "CREATE_QP returned QPN %#x, doorbells %#x/%#x: not a valid answer\n",
+	    !rnic_ib_db_off_ok(qp->sq.db_off) ||
+	    (!qp->srq && !rnic_ib_db_off_ok(qp->rq.db_off))) {
+		ibdev_err(&ibd->ibdev, "CREATE_QP returned QPN %#x, doorbells %#x/%#x: not a valid answer\n",
 			  qpn, qp->sq.db_off, qp->rq.db_off);
 		err = -EPROTO;
 		goto err_destroy;
 	}
 	ibqp->qp_num = qpn;
-	err = xa_insert_irq(&v2->qp_xa, qpn, qp, GFP_KERNEL);
+	err = xa_insert_irq(&ibd->qp_xa, qpn, qp, GFP_KERNEL);
 	if (err) {
-		ibdev_err(&v2->ibdev, "device returned QPN %u, already in use\n",
+		ibdev_err(&ibd->ibdev, "device returned QPN %u, already in use\n",
 			  qpn);
 		err = -EPROTO;
 		goto err_destroy;
@@ -259,11 +259,11 @@ int rnic_v2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_destroy:
-	rnic_v2_qp_free_mem(v2, qp,
-			    !rnic_v2_cmd_destroy(v2, RNIC_AQ_DESTROY_QP, qpn));
+	rnic_ib_qp_free_mem(ibd, qp,
+			    !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_QP, qpn));
 	return err;
 err_free:
-	rnic_v2_qp_free_mem(v2, qp, true);
+	rnic_ib_qp_free_mem(ibd, qp, true);
 	return err;
 }
 
@@ -272,11 +272,11 @@ err_free:
  */
 
 /* The RC path's header template into qp->path, from the ULP's address */
-static int rnic_v2_build_path(struct rnic_v2_qp *qp,
+static int rnic_ib_build_path(struct rnic_ib_qp *qp,
 			      const struct ib_qp_attr *attr, int mask)
 {
 	const struct ib_gid_attr *sgid = attr->ah_attr.grh.sgid_attr;
-	struct rnic_v2_tmpl_in in;
+	struct rnic_ib_tmpl_in in;
 	u16 vlan_id;
 	u8 smac[ETH_ALEN];
 	u32 dqpn = (mask & IB_QP_DEST_QPN) ? attr->dest_qp_num : qp->dest_qpn;
@@ -287,21 +287,21 @@ static int rnic_v2_build_path(struct rnic_v2_qp *qp,
 	err = rdma_read_gid_l2_fields(sgid, &vlan_id, smac);
 	if (err)
 		return err;
-	err = rnic_v2_tmpl_in_from_ah(&in, &attr->ah_attr, smac, vlan_id,
+	err = rnic_ib_tmpl_in_from_ah(&in, &attr->ah_attr, smac, vlan_id,
 				      rnic_params.pfc_prio,
 				      rnic_params.roce_udp_port,
 				      qp->ibqp.qp_num, dqpn);
 	if (!err)
-		err = rnic_v2_tmpl_build(qp->path, &in);
+		err = rnic_ib_tmpl_build(qp->path, &in);
 	return err;
 }
 
-int rnic_v2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+int rnic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_udata *udata)
 {
-	struct rnic_v2 *v2 = to_v2(ibqp->device);
-	struct rnic_v2_qp *qp = to_v2qp(ibqp);
-	struct rnic_v2_qp_limits lim;
+	struct rnic_ibdev *ibd = to_ibdev(ibqp->device);
+	struct rnic_ib_qp *qp = to_rqp(ibqp);
+	struct rnic_ib_qp_limits lim;
 	struct rnic_aq_modify_qp cmd;
 	enum ib_qp_state now;
 	union rnic_aq_resp r;
@@ -312,29 +312,29 @@ int rnic_v2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EINVAL;
 	mutex_lock(&qp->state_lock);
 	if (mask & IB_QP_AV) {
-		err = rnic_v2_build_path(qp, attr, mask);
+		err = rnic_ib_build_path(qp, attr, mask);
 		if (err)
 			goto out;
 		path = qp->path_dma;
 	}
-	rnic_v2_qp_limits(v2, qp, &lim);
-	err = rnic_v2_modify_qp_cmd(&cmd, ibqp->qp_num, ibqp->qp_type,
+	rnic_ib_qp_limits(ibd, qp, &lim);
+	err = rnic_ib_modify_qp_cmd(&cmd, ibqp->qp_num, ibqp->qp_type,
 				    READ_ONCE(qp->state), attr, mask, path,
 				    &lim);
 	if (err)
 		goto out;
-	err = rnic_v2_cmd(v2, &cmd, sizeof(cmd), &r);
-	if (err == -EINVAL && !rnic_v2_qp_state_to_ib(r.modify_qp.state, &now) &&
+	err = rnic_ib_cmd(ibd, &cmd, sizeof(cmd), &r);
+	if (err == -EINVAL && !rnic_ib_qp_state_to_ib(r.modify_qp.state, &now) &&
 	    now != READ_ONCE(qp->state)) {
 		/* the device moved the QP on its own: resync, tell the ULP */
-		ibdev_dbg(&v2->ibdev, "QP %u is in state %d, not %d\n",
+		ibdev_dbg(&ibd->ibdev, "QP %u is in state %d, not %d\n",
 			  ibqp->qp_num, now, qp->state);
 		WRITE_ONCE(qp->state, now);
 	}
 	if (err)
 		goto out;
-	if (rnic_v2_qp_state_to_ib(r.modify_qp.state, &now)) {
-		ibdev_err(&v2->ibdev, "MODIFY_QP %u reported state %u\n",
+	if (rnic_ib_qp_state_to_ib(r.modify_qp.state, &now)) {
+		ibdev_err(&ibd->ibdev, "MODIFY_QP %u reported state %u\n",
 			  ibqp->qp_num, r.modify_qp.state);
 		err = -EPROTO;
 		goto out;
@@ -365,19 +365,19 @@ out:
 	return err;
 }
 
-int rnic_v2_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+int rnic_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		     struct ib_qp_init_attr *init)
 {
-	struct rnic_v2 *v2 = to_v2(ibqp->device);
-	struct rnic_v2_qp *qp = to_v2qp(ibqp);
+	struct rnic_ibdev *ibd = to_ibdev(ibqp->device);
+	struct rnic_ib_qp *qp = to_rqp(ibqp);
 	struct rnic_qp_query q;
 	int err;
 
 	mutex_lock(&qp->state_lock);
-	err = rnic_v2_cmd_query(v2, RNIC_AQ_QUERY_QP, ibqp->qp_num, 0, &q,
+	err = rnic_ib_cmd_query(ibd, RNIC_AQ_QUERY_QP, ibqp->qp_num, 0, &q,
 				sizeof(q));
-	if (!err && rnic_v2_query_qp_attr(&q, ibqp->qp_type, attr)) {
-		ibdev_err(&v2->ibdev, "QUERY_QP %u: the device returned values out of range\n",
+	if (!err && rnic_ib_query_qp_attr(&q, ibqp->qp_type, attr)) {
+		ibdev_err(&ibd->ibdev, "QUERY_QP %u: the device returned values out of range\n",
 			  ibqp->qp_num);
 		err = -EPROTO;
 	}
@@ -398,16 +398,16 @@ int rnic_v2_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return err;
 }
 
-int rnic_v2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+int rnic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
-	struct rnic_v2 *v2 = to_v2(ibqp->device);
-	struct rnic_v2_qp *qp = to_v2qp(ibqp);
-	struct rnic_v2_cq *scq = to_v2cq(ibqp->send_cq);
-	struct rnic_v2_cq *rcq = to_v2cq(ibqp->recv_cq);
+	struct rnic_ibdev *ibd = to_ibdev(ibqp->device);
+	struct rnic_ib_qp *qp = to_rqp(ibqp);
+	struct rnic_ib_cq *scq = to_rcq(ibqp->send_cq);
+	struct rnic_ib_cq *rcq = to_rcq(ibqp->recv_cq);
 	bool destroyed;
 
-	destroyed = !rnic_v2_cmd_destroy(v2, RNIC_AQ_DESTROY_QP, ibqp->qp_num);
-	xa_erase_irq(&v2->qp_xa, ibqp->qp_num);
+	destroyed = !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_QP, ibqp->qp_num);
+	xa_erase_irq(&ibd->qp_xa, ibqp->qp_num);
 	/* event handlers that found the QP are done with it */
 	if (!refcount_dec_and_test(&qp->ref))
 		wait_for_completion(&qp->gone);
@@ -417,7 +417,7 @@ int rnic_v2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_lock_irq(&rcq->lock);
 	spin_unlock_irq(&rcq->lock);
 	cancel_work_sync(&qp->err_work);
-	rnic_v2_qp_free_mem(v2, qp, destroyed);
+	rnic_ib_qp_free_mem(ibd, qp, destroyed);
 	mutex_destroy(&qp->state_lock);
 	return 0;
 }

@@ -21,33 +21,33 @@
 #include <rdma/ib_verbs.h>
 
 #include "rnic_compat.h"
-#include "rnic_v2_wqe.h"
+#include "rnic_ib_wqe.h"
 
-#define RNIC_V2_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED |	\
+#define RNIC_IB_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED |	\
 				 IB_SEND_SOLICITED | IB_SEND_INLINE)
 
-/* What an opcode segment a verbs opcode uses (struct rnic_v2_wr_op.seg) */
-enum rnic_v2_seg {
-	RNIC_V2_SEG_NONE,	/* SEND on RC: no segment */
-	RNIC_V2_SEG_RDMA,
-	RNIC_V2_SEG_ATOMIC,
-	RNIC_V2_SEG_REG_MR,
+/* What an opcode segment a verbs opcode uses (struct rnic_ib_wr_op.seg) */
+enum rnic_ib_seg {
+	RNIC_IB_SEG_NONE,	/* SEND on RC: no segment */
+	RNIC_IB_SEG_RDMA,
+	RNIC_IB_SEG_ATOMIC,
+	RNIC_IB_SEG_REG_MR,
 };
 
-#define RNIC_V2_OPF_UD		BIT(0)	/* allowed on UD and GSI QPs */
-#define RNIC_V2_OPF_DATA	BIT(1)	/* has SGEs */
-#define RNIC_V2_OPF_INLINE	BIT(2)	/* may be inline */
-#define RNIC_V2_OPF_IMM		BIT(3)	/* ctrl.imm_data */
-#define RNIC_V2_OPF_KEY		BIT(4)	/* ctrl.key from ex.invalidate_rkey */
+#define RNIC_IB_OPF_UD		BIT(0)	/* allowed on UD and GSI QPs */
+#define RNIC_IB_OPF_DATA	BIT(1)	/* has SGEs */
+#define RNIC_IB_OPF_INLINE	BIT(2)	/* may be inline */
+#define RNIC_IB_OPF_IMM		BIT(3)	/* ctrl.imm_data */
+#define RNIC_IB_OPF_KEY		BIT(4)	/* ctrl.key from ex.invalidate_rkey */
 
 /**
- * struct rnic_v2_wr_op - how one verbs opcode becomes a send WQE
+ * struct rnic_ib_wr_op - how one verbs opcode becomes a send WQE
  * @hw: enum rnic_sqe_opcode; 0 for an opcode rnic does not implement
- * @seg: enum rnic_v2_seg, the opcode segment on an RC QP
- * @flags: RNIC_V2_OPF_*
+ * @seg: enum rnic_ib_seg, the opcode segment on an RC QP
+ * @flags: RNIC_IB_OPF_*
  * @cap: the RNIC_RDMA_CAP_* the device must have, or 0
  */
-struct rnic_v2_wr_op {
+struct rnic_ib_wr_op {
 	u8 hw;
 	u8 seg;
 	u8 flags;
@@ -55,37 +55,37 @@ struct rnic_v2_wr_op {
 };
 
 /* The contract's opcode table ("Send WQE"), indexed by enum ib_wr_opcode */
-static const struct rnic_v2_wr_op rnic_v2_wr_ops[] = {
-	[IB_WR_SEND] = { RNIC_SQE_OP_SEND, RNIC_V2_SEG_NONE,
-		RNIC_V2_OPF_UD | RNIC_V2_OPF_DATA | RNIC_V2_OPF_INLINE, 0 },
-	[IB_WR_SEND_WITH_IMM] = { RNIC_SQE_OP_SEND_IMM, RNIC_V2_SEG_NONE,
-		RNIC_V2_OPF_UD | RNIC_V2_OPF_DATA | RNIC_V2_OPF_INLINE |
-		RNIC_V2_OPF_IMM, 0 },
-	[IB_WR_SEND_WITH_INV] = { RNIC_SQE_OP_SEND_INV, RNIC_V2_SEG_NONE,
-		RNIC_V2_OPF_DATA | RNIC_V2_OPF_INLINE | RNIC_V2_OPF_KEY,
+static const struct rnic_ib_wr_op rnic_ib_wr_ops[] = {
+	[IB_WR_SEND] = { RNIC_SQE_OP_SEND, RNIC_IB_SEG_NONE,
+		RNIC_IB_OPF_UD | RNIC_IB_OPF_DATA | RNIC_IB_OPF_INLINE, 0 },
+	[IB_WR_SEND_WITH_IMM] = { RNIC_SQE_OP_SEND_IMM, RNIC_IB_SEG_NONE,
+		RNIC_IB_OPF_UD | RNIC_IB_OPF_DATA | RNIC_IB_OPF_INLINE |
+		RNIC_IB_OPF_IMM, 0 },
+	[IB_WR_SEND_WITH_INV] = { RNIC_SQE_OP_SEND_INV, RNIC_IB_SEG_NONE,
+		RNIC_IB_OPF_DATA | RNIC_IB_OPF_INLINE | RNIC_IB_OPF_KEY,
 		RNIC_RDMA_CAP_SEND_INV },
-	[IB_WR_RDMA_WRITE] = { RNIC_SQE_OP_WRITE, RNIC_V2_SEG_RDMA,
-		RNIC_V2_OPF_DATA | RNIC_V2_OPF_INLINE, 0 },
+	[IB_WR_RDMA_WRITE] = { RNIC_SQE_OP_WRITE, RNIC_IB_SEG_RDMA,
+		RNIC_IB_OPF_DATA | RNIC_IB_OPF_INLINE, 0 },
 	[IB_WR_RDMA_WRITE_WITH_IMM] = { RNIC_SQE_OP_WRITE_IMM,
-		RNIC_V2_SEG_RDMA,
-		RNIC_V2_OPF_DATA | RNIC_V2_OPF_INLINE | RNIC_V2_OPF_IMM, 0 },
-	[IB_WR_RDMA_READ] = { RNIC_SQE_OP_READ, RNIC_V2_SEG_RDMA,
-		RNIC_V2_OPF_DATA, 0 },
+		RNIC_IB_SEG_RDMA,
+		RNIC_IB_OPF_DATA | RNIC_IB_OPF_INLINE | RNIC_IB_OPF_IMM, 0 },
+	[IB_WR_RDMA_READ] = { RNIC_SQE_OP_READ, RNIC_IB_SEG_RDMA,
+		RNIC_IB_OPF_DATA, 0 },
 	[IB_WR_ATOMIC_CMP_AND_SWP] = { RNIC_SQE_OP_CMP_SWAP,
-		RNIC_V2_SEG_ATOMIC, RNIC_V2_OPF_DATA, RNIC_RDMA_CAP_ATOMIC },
+		RNIC_IB_SEG_ATOMIC, RNIC_IB_OPF_DATA, RNIC_RDMA_CAP_ATOMIC },
 	[IB_WR_ATOMIC_FETCH_AND_ADD] = { RNIC_SQE_OP_FETCH_ADD,
-		RNIC_V2_SEG_ATOMIC, RNIC_V2_OPF_DATA, RNIC_RDMA_CAP_ATOMIC },
-	[IB_WR_LOCAL_INV] = { RNIC_SQE_OP_LOCAL_INV, RNIC_V2_SEG_NONE,
-		RNIC_V2_OPF_KEY, RNIC_RDMA_CAP_REG_MR },
-	[IB_WR_REG_MR] = { RNIC_SQE_OP_REG_MR, RNIC_V2_SEG_REG_MR, 0,
+		RNIC_IB_SEG_ATOMIC, RNIC_IB_OPF_DATA, RNIC_RDMA_CAP_ATOMIC },
+	[IB_WR_LOCAL_INV] = { RNIC_SQE_OP_LOCAL_INV, RNIC_IB_SEG_NONE,
+		RNIC_IB_OPF_KEY, RNIC_RDMA_CAP_REG_MR },
+	[IB_WR_REG_MR] = { RNIC_SQE_OP_REG_MR, RNIC_IB_SEG_REG_MR, 0,
 		RNIC_RDMA_CAP_REG_MR },
 };
 
 /* The atomic operand is one naturally aligned 64-bit word */
-#define RNIC_V2_ATOMIC_LEN	8
+#define RNIC_IB_ATOMIC_LEN	8
 
 /**
- * rnic_v2_mr_access() - device access rights of verbs MR access flags
+ * rnic_ib_mr_access() - device access rights of verbs MR access flags
  * @ib_access: IB_ACCESS_* of a REG_MR WR (or, later, of reg_user_mr)
  *
  * The IB rule that remote write and atomic rights need local write is
@@ -96,7 +96,7 @@ static const struct rnic_v2_wr_op rnic_v2_wr_ops[] = {
  *
  * Return: RNIC_ACCESS_* bits, or -EINVAL.
  */
-int rnic_v2_mr_access(int ib_access)
+int rnic_ib_mr_access(int ib_access)
 {
 	int a = ib_access & ~IB_ACCESS_OPTIONAL;
 	int hw = 0;
@@ -117,10 +117,10 @@ int rnic_v2_mr_access(int ib_access)
 		hw |= RNIC_ACCESS_REMOTE_ATOMIC;
 	return hw;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_mr_access);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_mr_access);
 
 /* log2 of the smallest power of two >= @bytes, at least @min */
-static u8 rnic_v2_size_log2(u64 bytes, u8 min)
+static u8 rnic_ib_size_log2(u64 bytes, u8 min)
 {
 	u8 l = min;
 
@@ -130,7 +130,7 @@ static u8 rnic_v2_size_log2(u64 bytes, u8 min)
 }
 
 /**
- * rnic_v2_sqe_log2() - the smallest send WQE for a QP's capacities
+ * rnic_ib_sqe_log2() - the smallest send WQE for a QP's capacities
  * @max_sge: SGEs a send WR of the QP may carry
  * @max_inline: inline bytes a send WR of the QP may carry
  *
@@ -140,32 +140,32 @@ static u8 rnic_v2_size_log2(u64 bytes, u8 min)
  * Return: log2 of the WQE size, at least RNIC_SQE_LOG2_MIN; above
  * RNIC_SQE_LOG2_MAX when no WQE holds that much (the caller refuses it).
  */
-u8 rnic_v2_sqe_log2(u32 max_sge, u32 max_inline)
+u8 rnic_ib_sqe_log2(u32 max_sge, u32 max_inline)
 {
 	u64 data = max_t(u64, (u64)max_sge * sizeof(struct rnic_data_sge),
 			 max_inline);
 
-	return rnic_v2_size_log2(RNIC_SQE_HDR_SIZE + data, RNIC_SQE_LOG2_MIN);
+	return rnic_ib_size_log2(RNIC_SQE_HDR_SIZE + data, RNIC_SQE_LOG2_MIN);
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_sqe_log2);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_sqe_log2);
 
 /**
- * rnic_v2_rqe_log2() - the smallest receive WQE (RQ or SRQ slot)
+ * rnic_ib_rqe_log2() - the smallest receive WQE (RQ or SRQ slot)
  * @max_sge: SGEs a receive WR may carry (0 is given room for one)
  *
  * Return: log2 of the WQE size, at least RNIC_RQE_LOG2_MIN; above
  * RNIC_RQE_LOG2_MAX when no WQE holds that many.
  */
-u8 rnic_v2_rqe_log2(u32 max_sge)
+u8 rnic_ib_rqe_log2(u32 max_sge)
 {
 	u64 data = (u64)max_t(u32, max_sge, 1) * sizeof(struct rnic_data_sge);
 
-	return rnic_v2_size_log2(RNIC_RQE_HDR_SIZE + data, RNIC_RQE_LOG2_MIN);
+	return rnic_ib_size_log2(RNIC_RQE_HDR_SIZE + data, RNIC_RQE_LOG2_MIN);
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_rqe_log2);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_rqe_log2);
 
 /* The message length of @wr's SGEs, or -EINVAL past @max bytes */
-static s64 rnic_v2_sge_len(const struct ib_send_wr *wr, u32 max)
+static s64 rnic_ib_sge_len(const struct ib_send_wr *wr, u32 max)
 {
 	u64 len = 0;
 	int i;
@@ -176,9 +176,9 @@ static s64 rnic_v2_sge_len(const struct ib_send_wr *wr, u32 max)
 }
 
 /* A REG_MR WR against the contract's page list rules */
-static int rnic_v2_check_reg_mr(const struct rnic_v2_sq_attr *sq,
+static int rnic_ib_check_reg_mr(const struct rnic_ib_sq_attr *sq,
 				const struct ib_reg_wr *reg,
-				const struct rnic_v2_wr_res *res)
+				const struct rnic_ib_wr_res *res)
 {
 	const struct ib_mr *mr = reg->mr;
 	unsigned int page_log2;
@@ -207,13 +207,13 @@ static int rnic_v2_check_reg_mr(const struct rnic_v2_sq_attr *sq,
 	/* the key keeps the MR's index; only the variant may change */
 	if ((reg->key ^ mr->lkey) & RNIC_KEY_INDEX)
 		return -EINVAL;
-	return rnic_v2_mr_access(reg->access) < 0 ? -EINVAL : 0;
+	return rnic_ib_mr_access(reg->access) < 0 ? -EINVAL : 0;
 }
 
 /* The UD segment's fields against the contract; the AH is the device's */
-static int rnic_v2_check_ud(const struct rnic_v2_sq_attr *sq,
+static int rnic_ib_check_ud(const struct rnic_ib_sq_attr *sq,
 			    const struct ib_ud_wr *ud,
-			    const struct rnic_v2_wr_res *res)
+			    const struct rnic_ib_wr_res *res)
 {
 	if (!res->ah_idx || ud->remote_qpn & ~RNIC_BTH_QPN)
 		return -EINVAL;
@@ -223,14 +223,14 @@ static int rnic_v2_check_ud(const struct rnic_v2_sq_attr *sq,
 }
 
 /* Everything the device would refuse that the driver can see now */
-static int rnic_v2_check_send(const struct rnic_v2_sq_attr *sq,
+static int rnic_ib_check_send(const struct rnic_ib_sq_attr *sq,
 			      const struct ib_send_wr *wr,
-			      const struct rnic_v2_wr_res *res,
-			      const struct rnic_v2_wr_op **opp, s64 *lenp)
+			      const struct rnic_ib_wr_res *res,
+			      const struct rnic_ib_wr_op **opp, s64 *lenp)
 {
 	bool ud = sq->qp_type == IB_QPT_UD || sq->qp_type == IB_QPT_GSI;
 	unsigned int room;
-	const struct rnic_v2_wr_op *op;
+	const struct rnic_ib_wr_op *op;
 	s64 len = 0;
 
 	if (!ud && sq->qp_type != IB_QPT_RC)
@@ -238,30 +238,30 @@ static int rnic_v2_check_send(const struct rnic_v2_sq_attr *sq,
 	if (sq->sqe_log2 < RNIC_SQE_LOG2_MIN ||
 	    sq->sqe_log2 > RNIC_SQE_LOG2_MAX)
 		return -EINVAL;
-	if ((unsigned int)wr->opcode >= ARRAY_SIZE(rnic_v2_wr_ops))
+	if ((unsigned int)wr->opcode >= ARRAY_SIZE(rnic_ib_wr_ops))
 		return -EINVAL;
-	op = &rnic_v2_wr_ops[wr->opcode];
-	if (!op->hw || (ud && !(op->flags & RNIC_V2_OPF_UD)))
+	op = &rnic_ib_wr_ops[wr->opcode];
+	if (!op->hw || (ud && !(op->flags & RNIC_IB_OPF_UD)))
 		return -EINVAL;
 	if (op->cap && !(sq->caps & op->cap))
 		return -EOPNOTSUPP;
-	if (wr->send_flags & ~RNIC_V2_SEND_FLAGS)
+	if (wr->send_flags & ~RNIC_IB_SEND_FLAGS)
 		return -EINVAL;
 
-	if (!(op->flags & RNIC_V2_OPF_DATA)) {
+	if (!(op->flags & RNIC_IB_OPF_DATA)) {
 		/* LOCAL_INV, REG_MR: no data; a stray sg_list is ignored */
 	} else if (wr->send_flags & IB_SEND_INLINE) {
-		if (!(op->flags & RNIC_V2_OPF_INLINE))
+		if (!(op->flags & RNIC_IB_OPF_INLINE))
 			return -EINVAL;
 		room = min_t(unsigned int, rnic_sqe_max_inline(sq->sqe_log2),
 			     sq->max_inline);
-		len = rnic_v2_sge_len(wr, room);
+		len = rnic_ib_sge_len(wr, room);
 	} else {
 		room = min_t(unsigned int, rnic_sqe_max_sge(sq->sqe_log2),
 			     sq->max_send_sge);
 		if (wr->num_sge < 0 || wr->num_sge > room)
 			return -EINVAL;
-		len = rnic_v2_sge_len(wr, sq->max_msg_size);
+		len = rnic_ib_sge_len(wr, sq->max_msg_size);
 	}
 	if (len < 0)
 		return len;
@@ -272,22 +272,22 @@ static int rnic_v2_check_send(const struct rnic_v2_sq_attr *sq,
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		/* one 8-byte SGE gets the original value */
-		if (wr->num_sge != 1 || len != RNIC_V2_ATOMIC_LEN ||
-		    !IS_ALIGNED(atomic_wr(wr)->remote_addr, RNIC_V2_ATOMIC_LEN))
+		if (wr->num_sge != 1 || len != RNIC_IB_ATOMIC_LEN ||
+		    !IS_ALIGNED(atomic_wr(wr)->remote_addr, RNIC_IB_ATOMIC_LEN))
 			return -EINVAL;
 		break;
 	case IB_WR_REG_MR:
-		return rnic_v2_check_reg_mr(sq, reg_wr(wr), res);
+		return rnic_ib_check_reg_mr(sq, reg_wr(wr), res);
 	default:
 		if (ud)
-			return rnic_v2_check_ud(sq, ud_wr(wr), res);
+			return rnic_ib_check_ud(sq, ud_wr(wr), res);
 		break;
 	}
 	return 0;
 }
 
 /* Inline payload: the bytes of the WR's buffers, back to back */
-static void rnic_v2_put_inline(u8 *dst, const struct ib_send_wr *wr)
+static void rnic_ib_put_inline(u8 *dst, const struct ib_send_wr *wr)
 {
 	int i;
 
@@ -300,7 +300,7 @@ static void rnic_v2_put_inline(u8 *dst, const struct ib_send_wr *wr)
 	}
 }
 
-static void rnic_v2_put_sges(struct rnic_data_sge *dst,
+static void rnic_ib_put_sges(struct rnic_data_sge *dst,
 			     const struct ib_sge *sg, int num)
 {
 	int i;
@@ -312,11 +312,11 @@ static void rnic_v2_put_sges(struct rnic_data_sge *dst,
 	}
 }
 
-static void rnic_v2_put_seg(union rnic_sqe_seg *seg,
-			    const struct rnic_v2_sq_attr *sq,
-			    const struct rnic_v2_wr_op *op,
+static void rnic_ib_put_seg(union rnic_sqe_seg *seg,
+			    const struct rnic_ib_sq_attr *sq,
+			    const struct rnic_ib_wr_op *op,
 			    const struct ib_send_wr *wr,
-			    const struct rnic_v2_wr_res *res)
+			    const struct rnic_ib_wr_res *res)
 {
 	if (sq->qp_type != IB_QPT_RC) {
 		const struct ib_ud_wr *ud = ud_wr(wr);
@@ -331,18 +331,18 @@ static void rnic_v2_put_seg(union rnic_sqe_seg *seg,
 	}
 
 	switch (op->seg) {
-	case RNIC_V2_SEG_RDMA:
+	case RNIC_IB_SEG_RDMA:
 		seg->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 		seg->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
 		break;
-	case RNIC_V2_SEG_ATOMIC:
+	case RNIC_IB_SEG_ATOMIC:
 		seg->atomic.remote_addr = cpu_to_le64(atomic_wr(wr)->remote_addr);
 		seg->atomic.rkey = cpu_to_le32(atomic_wr(wr)->rkey);
 		seg->atomic.compare_add = cpu_to_le64(atomic_wr(wr)->compare_add);
 		if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP)
 			seg->atomic.swap = cpu_to_le64(atomic_wr(wr)->swap);
 		break;
-	case RNIC_V2_SEG_REG_MR: {
+	case RNIC_IB_SEG_REG_MR: {
 		const struct ib_mr *mr = reg_wr(wr)->mr;
 
 		seg->reg_mr.iova = cpu_to_le64(mr->iova);
@@ -350,7 +350,7 @@ static void rnic_v2_put_seg(union rnic_sqe_seg *seg,
 		seg->reg_mr.pbl_addr = cpu_to_le64(res->pbl_addr);
 		seg->reg_mr.npages = cpu_to_le16(res->npages);
 		seg->reg_mr.page_log2 = ilog2(mr->page_size);
-		seg->reg_mr.access = rnic_v2_mr_access(reg_wr(wr)->access);
+		seg->reg_mr.access = rnic_ib_mr_access(reg_wr(wr)->access);
 		break;
 	}
 	default:
@@ -359,7 +359,7 @@ static void rnic_v2_put_seg(union rnic_sqe_seg *seg,
 }
 
 /**
- * rnic_v2_sqe_build() - encode a send work request into a send WQE
+ * rnic_ib_sqe_build() - encode a send work request into a send WQE
  * @wqe: the ring slot, (1 << @sq->sqe_log2) bytes
  * @sq: the send queue's properties
  * @wr: the work request; only this one, not wr->next
@@ -380,17 +380,17 @@ static void rnic_v2_put_seg(union rnic_sqe_seg *seg,
  * for REG_MR on a QP whose PD is not privileged. @wqe is not written on
  * error.
  */
-int rnic_v2_sqe_build(void *wqe, const struct rnic_v2_sq_attr *sq,
+int rnic_ib_sqe_build(void *wqe, const struct rnic_ib_sq_attr *sq,
 		      const struct ib_send_wr *wr,
-		      const struct rnic_v2_wr_res *res)
+		      const struct rnic_ib_wr_res *res)
 {
-	const struct rnic_v2_wr_op *op;
+	const struct rnic_ib_wr_op *op;
 	struct rnic_sqe *sqe = wqe;
 	u8 flags = 0;
 	s64 len;
 	int err;
 
-	err = rnic_v2_check_send(sq, wr, res, &op, &len);
+	err = rnic_ib_check_send(sq, wr, res, &op, &len);
 	if (err)
 		return err;
 
@@ -404,30 +404,30 @@ int rnic_v2_sqe_build(void *wqe, const struct rnic_v2_sq_attr *sq,
 
 	sqe->ctrl.opcode = op->hw;
 	sqe->ctrl.length = cpu_to_le32(len);
-	if (op->flags & RNIC_V2_OPF_IMM)
+	if (op->flags & RNIC_IB_OPF_IMM)
 		sqe->ctrl.imm_data = wr->ex.imm_data;
-	else if (op->flags & RNIC_V2_OPF_KEY)
+	else if (op->flags & RNIC_IB_OPF_KEY)
 		sqe->ctrl.key = cpu_to_le32(wr->ex.invalidate_rkey);
 	else if (wr->opcode == IB_WR_REG_MR)
 		sqe->ctrl.key = cpu_to_le32(reg_wr(wr)->key);
 
-	if (op->flags & RNIC_V2_OPF_DATA) {
+	if (op->flags & RNIC_IB_OPF_DATA) {
 		if (wr->send_flags & IB_SEND_INLINE) {
 			flags |= RNIC_SQE_F_INLINE;
-			rnic_v2_put_inline((u8 *)sqe->sge, wr);
+			rnic_ib_put_inline((u8 *)sqe->sge, wr);
 		} else {
 			sqe->ctrl.num_sge = wr->num_sge;
-			rnic_v2_put_sges(sqe->sge, wr->sg_list, wr->num_sge);
+			rnic_ib_put_sges(sqe->sge, wr->sg_list, wr->num_sge);
 		}
 	}
 	sqe->ctrl.flags = flags;
-	rnic_v2_put_seg(&sqe->seg, sq, op, wr, res);
+	rnic_ib_put_seg(&sqe->seg, sq, op, wr, res);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_sqe_build);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_sqe_build);
 
 /**
- * rnic_v2_rqe_build() - encode a receive work request into a receive WQE
+ * rnic_ib_rqe_build() - encode a receive work request into a receive WQE
  * @wqe: the RQ ring slot or SRQ slot, (1 << @rqe_log2) bytes
  * @rqe_log2: log2 of the queue's WQE size, RNIC_RQE_LOG2_MIN .. _MAX
  * @max_sge: the device's max_recv_sge (RQ) or max_srq_sge (SRQ)
@@ -440,7 +440,7 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_sqe_build);
  * Return: 0, or -EINVAL for more SGEs than the WQE size or the device
  * allow. @wqe is not written on error.
  */
-int rnic_v2_rqe_build(void *wqe, unsigned int rqe_log2,
+int rnic_ib_rqe_build(void *wqe, unsigned int rqe_log2,
 		      unsigned int max_sge, const struct ib_recv_wr *wr)
 {
 	struct rnic_rqe *rqe = wqe;
@@ -453,7 +453,7 @@ int rnic_v2_rqe_build(void *wqe, unsigned int rqe_log2,
 
 	memset(rqe, 0, BIT(rqe_log2));
 	rqe->num_sge = wr->num_sge;
-	rnic_v2_put_sges(rqe->sge, wr->sg_list, wr->num_sge);
+	rnic_ib_put_sges(rqe->sge, wr->sg_list, wr->num_sge);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_rqe_build);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_rqe_build);

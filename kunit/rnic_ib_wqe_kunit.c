@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit tests for the ABI 2.0 WQE encoder (drivers/rnic_v2_wqe.c): every
+ * KUnit tests for the ABI 2.0 WQE encoder (drivers/rnic_ib_wqe.c): every
  * opcode of the contract's table, every flag, on every QP type, and the
  * work requests the contract forbids, which must be refused without a
  * byte of the ring slot being written.
@@ -9,12 +9,12 @@
 #include <rdma/ib_verbs.h>
 
 #include "rnic_compat.h"
-#include "rnic_v2_wqe.h"
+#include "rnic_ib_wqe.h"
 
 #define WQE_MAX		512
 #define POISON		0xa5
 
-static const struct rnic_v2_sq_attr sq_rc = {
+static const struct rnic_ib_sq_attr sq_rc = {
 	.qp_type = IB_QPT_RC,
 	.sqe_log2 = 9,
 	.max_send_sge = 29,
@@ -86,7 +86,7 @@ static void wqe_rc_data_ops(struct kunit *test)
 	static const int nsge[] = { 0, 1, 5, 29 };
 	u8 *buf = kunit_kzalloc(test, WQE_MAX, GFP_KERNEL);
 	struct rnic_sqe *sqe = (struct rnic_sqe *)buf;
-	struct rnic_v2_wr_res res = {};
+	struct rnic_ib_wr_res res = {};
 	int i, n;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
@@ -107,7 +107,7 @@ static void wqe_rc_data_ops(struct kunit *test)
 			wr.remote_addr = 0x123456789abcULL;
 			wr.rkey = 0xabcd01;
 			memset(buf, POISON, WQE_MAX);
-			KUNIT_ASSERT_EQ(test, rnic_v2_sqe_build(buf, &sq_rc,
+			KUNIT_ASSERT_EQ(test, rnic_ib_sqe_build(buf, &sq_rc,
 								&wr.wr, &res),
 					0);
 			KUNIT_EXPECT_EQ(test, sqe->ctrl.opcode, data_ops[i].hw);
@@ -155,10 +155,10 @@ static void wqe_atomics(struct kunit *test)
 {
 	u8 buf[128];
 	struct rnic_sqe *sqe = (struct rnic_sqe *)buf;
-	struct rnic_v2_wr_res res = {};
+	struct rnic_ib_wr_res res = {};
 	struct ib_atomic_wr wr = {};
 	struct ib_sge sge = { .addr = 0x1000, .length = 8, .lkey = 7 };
-	struct rnic_v2_sq_attr sq = sq_rc;
+	struct rnic_ib_sq_attr sq = sq_rc;
 
 	sq.sqe_log2 = 7;
 	wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
@@ -168,7 +168,7 @@ static void wqe_atomics(struct kunit *test)
 	wr.rkey = 0x99;
 	wr.compare_add = 0x1111222233334444ULL;
 	wr.swap = 0x5555666677778888ULL;
-	KUNIT_ASSERT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res), 0);
 	KUNIT_EXPECT_EQ(test, sqe->ctrl.opcode, RNIC_SQE_OP_CMP_SWAP);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(sqe->ctrl.length), 8);
 	KUNIT_EXPECT_EQ(test, sqe->ctrl.num_sge, 1);
@@ -183,29 +183,29 @@ static void wqe_atomics(struct kunit *test)
 
 	/* FETCH_ADD: swap is 0 whatever the WR holds */
 	wr.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
-	KUNIT_ASSERT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res), 0);
 	KUNIT_EXPECT_EQ(test, sqe->ctrl.opcode, RNIC_SQE_OP_FETCH_ADD);
 	KUNIT_EXPECT_EQ(test, sqe->seg.atomic.swap, 0);
 
 	/* one aligned 8-byte word only */
 	wr.remote_addr = 0x2004;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	wr.remote_addr = 0x2000;
 	sge.length = 4;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	sge.length = 8;
 	wr.wr.num_sge = 0;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	wr.wr.num_sge = 1;
 	wr.wr.send_flags = IB_SEND_INLINE;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	wr.wr.send_flags = 0;
 	sq.caps &= ~RNIC_RDMA_CAP_ATOMIC;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EOPNOTSUPP);
 }
 
@@ -213,8 +213,8 @@ static void wqe_local_inv(struct kunit *test)
 {
 	u8 buf[64], zero[32] = {};
 	struct rnic_sqe *sqe = (struct rnic_sqe *)buf;
-	struct rnic_v2_sq_attr sq = sq_rc;
-	struct rnic_v2_wr_res res = {};
+	struct rnic_ib_sq_attr sq = sq_rc;
+	struct rnic_ib_wr_res res = {};
 	struct ib_send_wr wr = {};
 
 	sq.sqe_log2 = 6;
@@ -226,7 +226,7 @@ static void wqe_local_inv(struct kunit *test)
 	wr.sg_list = sges;
 	wr.num_sge = 1;
 	memset(buf, POISON, sizeof(buf));
-	KUNIT_ASSERT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr, &res), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr, &res), 0);
 	KUNIT_EXPECT_EQ(test, sqe->ctrl.opcode, RNIC_SQE_OP_LOCAL_INV);
 	KUNIT_EXPECT_EQ(test, sqe->ctrl.flags,
 			RNIC_SQE_F_SIGNALED | RNIC_SQE_F_FENCE);
@@ -237,7 +237,7 @@ static void wqe_local_inv(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, buf + 48, zero, 16);
 
 	sq.caps &= ~RNIC_RDMA_CAP_REG_MR;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr, &res),
 			-EOPNOTSUPP);
 }
 
@@ -245,8 +245,8 @@ static void wqe_reg_mr(struct kunit *test)
 {
 	u8 buf[64];
 	struct rnic_sqe *sqe = (struct rnic_sqe *)buf;
-	struct rnic_v2_sq_attr sq = sq_rc;
-	struct rnic_v2_wr_res res = {
+	struct rnic_ib_sq_attr sq = sq_rc;
+	struct rnic_ib_wr_res res = {
 		.pbl_addr = 0x7000, .npages = 4, .max_npages = 16,
 	};
 	struct ib_mr mr = {
@@ -261,7 +261,7 @@ static void wqe_reg_mr(struct kunit *test)
 	wr.key = 0x123407;	/* same index, new variant */
 	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 		    IB_ACCESS_REMOTE_WRITE | IB_ACCESS_RELAXED_ORDERING;
-	KUNIT_ASSERT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res), 0);
 	KUNIT_EXPECT_EQ(test, sqe->ctrl.opcode, RNIC_SQE_OP_REG_MR);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(sqe->ctrl.key), 0x123407);
 	KUNIT_EXPECT_EQ(test, sqe->ctrl.num_sge, 0);
@@ -277,47 +277,47 @@ static void wqe_reg_mr(struct kunit *test)
 
 	/* (iova mod page) + length must fit the pages: 0x800 + 3 pages > 3 */
 	res.npages = 3;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	res.npages = 17;	/* more than the MR was created for */
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	res.npages = 4;
 	res.pbl_addr = 0x7004;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	res.pbl_addr = 0x7000;
 	wr.key = 0x223407;	/* another MR's index */
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	wr.key = 0x123407;
 	wr.access = IB_ACCESS_REMOTE_WRITE;	/* without LOCAL_WRITE */
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	wr.access = IB_ACCESS_MW_BIND;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	wr.access = IB_ACCESS_LOCAL_WRITE;
 	mr.page_size = 2048;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	mr.page_size = 3 * 4096;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	mr.page_size = SZ_2M;	/* allowed by page_size_cap */
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res), 0);
 	KUNIT_EXPECT_EQ(test, sqe->seg.reg_mr.page_log2, 21);
 	sq.page_size_cap = BIT_ULL(12);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	sq.page_size_cap = sq_rc.page_size_cap;
 	/* a user PD can never hand the device a DMA address */
 	sq.privileged = false;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EPERM);
 	sq.privileged = true;
 	sq.caps &= ~RNIC_RDMA_CAP_REG_MR;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EOPNOTSUPP);
 }
 
@@ -337,8 +337,8 @@ static void wqe_flags(struct kunit *test)
 		{ IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_FENCE |
 		  IB_SEND_INLINE, false, RNIC_SQE_F_ALL },
 	};
-	struct rnic_v2_sq_attr sq = sq_rc;
-	struct rnic_v2_wr_res res = {};
+	struct rnic_ib_sq_attr sq = sq_rc;
+	struct rnic_ib_wr_res res = {};
 	struct ib_send_wr wr = {};
 	u8 buf[128];
 	int i;
@@ -352,20 +352,20 @@ static void wqe_flags(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		wr.send_flags = cases[i].ib;
 		sq.sig_all = cases[i].sig_all;
-		KUNIT_ASSERT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr, &res), 0);
+		KUNIT_ASSERT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr, &res), 0);
 		KUNIT_EXPECT_EQ_MSG(test, buf[1], cases[i].hw, "case %d", i);
 	}
 	/* flags the device has no bit for */
 	wr.send_flags = IB_SEND_IP_CSUM;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr, &res), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr, &res), -EINVAL);
 	wr.send_flags = IB_SEND_SIGNALED | BIT(10);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr, &res), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr, &res), -EINVAL);
 }
 
 static void wqe_inline(struct kunit *test)
 {
-	struct rnic_v2_sq_attr sq = sq_rc;
-	struct rnic_v2_wr_res res = {};
+	struct rnic_ib_sq_attr sq = sq_rc;
+	struct rnic_ib_wr_res res = {};
 	struct ib_rdma_wr wr = {};
 	struct ib_sge sg[3];
 	u8 *buf = kunit_kzalloc(test, WQE_MAX, GFP_KERNEL);
@@ -388,7 +388,7 @@ static void wqe_inline(struct kunit *test)
 	wr.remote_addr = 0x5000;
 	wr.rkey = 3;
 	memset(buf, POISON, WQE_MAX);
-	KUNIT_ASSERT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res), 0);
 	KUNIT_EXPECT_EQ(test, sqe->ctrl.flags, RNIC_SQE_F_INLINE);
 	KUNIT_EXPECT_EQ(test, sqe->ctrl.num_sge, 0);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(sqe->ctrl.length), 80);
@@ -397,26 +397,26 @@ static void wqe_inline(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le64_to_cpu(sqe->seg.rdma.remote_addr), 0x5000);
 	/* the WQE's room, then the device's max_inline */
 	sg[1].length = 1;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	sq.sqe_log2 = 9;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res), 0);
 	sq.max_inline = 64;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	/* 464 bytes fill a 512-byte WQE exactly */
 	sq.max_inline = 464;
 	sg[0].length = 464;
 	wr.wr.num_sge = 1;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res), 0);
 	KUNIT_EXPECT_MEMEQ(test, buf + 48, src, 464);
 	sg[0].length = 465;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	/* READ has no inline */
 	sg[0].length = 8;
 	wr.wr.opcode = IB_WR_RDMA_READ;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 }
 
@@ -427,8 +427,8 @@ static void wqe_sge_limits(struct kunit *test)
 		u8 log2;
 		int max;
 	} sizes[] = { { 6, 1 }, { 7, 5 }, { 8, 13 }, { 9, 29 } };
-	struct rnic_v2_sq_attr sq = sq_rc;
-	struct rnic_v2_wr_res res = {};
+	struct rnic_ib_sq_attr sq = sq_rc;
+	struct rnic_ib_wr_res res = {};
 	struct ib_rdma_wr wr = {};
 	u8 *buf = kunit_kzalloc(test, WQE_MAX, GFP_KERNEL);
 	int i;
@@ -440,49 +440,49 @@ static void wqe_sge_limits(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		sq.sqe_log2 = sizes[i].log2;
 		wr.wr.num_sge = sizes[i].max;
-		KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+		KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 				0);
 		if (sizes[i].max < 29) {
 			wr.wr.num_sge = sizes[i].max + 1;
 			KUNIT_EXPECT_EQ(test,
-					rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+					rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 					-EINVAL);
 		}
 	}
 	sq.max_send_sge = 4;
 	wr.wr.num_sge = 5;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	wr.wr.num_sge = -1;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	/* the message may not exceed max_msg_size */
 	sq.max_send_sge = 29;
 	sq.max_msg_size = 1000;
 	wr.wr.num_sge = 10;	/* 100 + ... + 109 = 1045 bytes */
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	/* a sum past 4 GiB does not wrap */
 	sq.max_msg_size = U32_MAX;
 	sges[0].length = U32_MAX;
 	wr.wr.num_sge = 2;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	/* WQE sizes the QP cannot have */
 	sq.sqe_log2 = 5;
 	wr.wr.num_sge = 0;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	sq.sqe_log2 = 10;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 }
 
 static void wqe_ud(struct kunit *test)
 {
 	static const enum ib_qp_type types[] = { IB_QPT_UD, IB_QPT_GSI };
-	struct rnic_v2_sq_attr sq = sq_rc;
-	struct rnic_v2_wr_res res = { .ah_idx = 77 };
+	struct rnic_ib_sq_attr sq = sq_rc;
+	struct rnic_ib_wr_res res = { .ah_idx = 77 };
 	struct ib_ud_wr wr = {};
 	struct rnic_sqe *sqe;
 	u8 buf[128];
@@ -501,7 +501,7 @@ static void wqe_ud(struct kunit *test)
 		sq.qp_type = types[t];
 		wr.wr.opcode = IB_WR_SEND_WITH_IMM;
 		wr.wr.ex.imm_data = cpu_to_be32(5);
-		KUNIT_ASSERT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+		KUNIT_ASSERT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 				0);
 		KUNIT_EXPECT_EQ(test, sqe->ctrl.opcode, RNIC_SQE_OP_SEND_IMM);
 		KUNIT_EXPECT_EQ(test, sqe->ctrl.imm_data, cpu_to_be32(5));
@@ -519,7 +519,7 @@ static void wqe_ud(struct kunit *test)
 		wr.wr.opcode = IB_WR_SEND;
 		/* the MAD layer's QP1 Q_Key: bit 31 means "the QP's own" */
 		wr.remote_qkey = RNIC_QKEY_GSI;
-		KUNIT_ASSERT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+		KUNIT_ASSERT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 				0);
 		KUNIT_EXPECT_EQ(test, sqe->ctrl.opcode, RNIC_SQE_OP_SEND);
 		KUNIT_EXPECT_EQ(test, le32_to_cpu(sqe->seg.ud.remote_qkey),
@@ -528,31 +528,31 @@ static void wqe_ud(struct kunit *test)
 
 		/* RC-only opcodes */
 		wr.wr.opcode = IB_WR_SEND_WITH_INV;
-		KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+		KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 				-EINVAL);
 		wr.wr.opcode = IB_WR_RDMA_WRITE;
-		KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+		KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 				-EINVAL);
 		wr.wr.opcode = IB_WR_LOCAL_INV;
-		KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+		KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 				-EINVAL);
 		/* AH 0 is never valid; QPNs are 24 bits */
 		wr.wr.opcode = IB_WR_SEND;
 		res.ah_idx = 0;
-		KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+		KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 				-EINVAL);
 		res.ah_idx = 77;
 		wr.remote_qpn = 0x1000000;
-		KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+		KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 				-EINVAL);
 		wr.remote_qpn = 0xabcdef;
 	}
 	/* a GSI send's P_Key index must name an entry */
 	wr.pkey_index = 2;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	sq.qp_type = IB_QPT_UD;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res), 0);
 }
 
 /* Opcodes and QP types rnic does not have; a refused WR writes nothing */
@@ -565,8 +565,8 @@ static void wqe_refused(struct kunit *test)
 		IB_WR_RESERVED1, 0x1ff,
 	};
 	u8 buf[64], poison[64];
-	struct rnic_v2_sq_attr sq = sq_rc;
-	struct rnic_v2_wr_res res = {};
+	struct rnic_ib_sq_attr sq = sq_rc;
+	struct rnic_ib_wr_res res = {};
 	struct ib_rdma_wr wr = {};
 	int i;
 
@@ -576,18 +576,18 @@ static void wqe_refused(struct kunit *test)
 		wr.wr.opcode = bad[i];
 		memset(buf, POISON, sizeof(buf));
 		KUNIT_EXPECT_EQ_MSG(test,
-				    rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+				    rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 				    -EINVAL, "opcode %#x", bad[i]);
 		KUNIT_EXPECT_MEMEQ(test, buf, poison, sizeof(buf));
 	}
 	wr.wr.opcode = IB_WR_SEND;
 	sq.qp_type = IB_QPT_UC;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EINVAL);
 	sq.qp_type = IB_QPT_RC;
 	sq.caps &= ~RNIC_RDMA_CAP_SEND_INV;
 	wr.wr.opcode = IB_WR_SEND_WITH_INV;
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_build(buf, &sq, &wr.wr, &res),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_build(buf, &sq, &wr.wr, &res),
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_MEMEQ(test, buf, poison, sizeof(buf));
 }
@@ -604,87 +604,87 @@ static void wqe_recv(struct kunit *test)
 	wr.sg_list = sges;
 	wr.num_sge = 1;
 	memset(buf, POISON, WQE_MAX);
-	KUNIT_ASSERT_EQ(test, rnic_v2_rqe_build(buf, 5, 31, &wr), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_rqe_build(buf, 5, 31, &wr), 0);
 	KUNIT_EXPECT_EQ(test, rqe->num_sge, 1);
 	KUNIT_EXPECT_MEMEQ(test, buf + 1, zero, 15);
 	check_sges(test, rqe->sge, 1);
 	/* 32 bytes hold one SGE */
 	wr.num_sge = 2;
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_build(buf, 5, 31, &wr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_build(buf, 5, 31, &wr), -EINVAL);
 	/* 512 bytes hold 31; 29 here, and the rest is zeroed */
 	wr.num_sge = 29;
 	memset(buf, POISON, WQE_MAX);
-	KUNIT_ASSERT_EQ(test, rnic_v2_rqe_build(buf, 9, 31, &wr), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_rqe_build(buf, 9, 31, &wr), 0);
 	KUNIT_EXPECT_EQ(test, rqe->num_sge, 29);
 	check_sges(test, rqe->sge, 29);
 	KUNIT_EXPECT_MEMEQ(test, buf + 16 + 29 * 16, zero, 16);
 	/* the device's max_recv_sge */
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_build(buf, 9, 16, &wr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_build(buf, 9, 16, &wr), -EINVAL);
 	/* zero SGEs: a WQE for zero-length messages and WRITE_IMM */
 	wr.num_sge = 0;
-	KUNIT_ASSERT_EQ(test, rnic_v2_rqe_build(buf, 5, 31, &wr), 0);
+	KUNIT_ASSERT_EQ(test, rnic_ib_rqe_build(buf, 5, 31, &wr), 0);
 	KUNIT_EXPECT_EQ(test, rqe->num_sge, 0);
 	/* WQE sizes a queue cannot have; nothing written */
 	memset(poison, POISON, sizeof(poison));
 	memset(buf, POISON, 32);
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_build(buf, 4, 31, &wr), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_build(buf, 10, 31, &wr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_build(buf, 4, 31, &wr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_build(buf, 10, 31, &wr), -EINVAL);
 	wr.num_sge = -1;
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_build(buf, 9, 31, &wr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_build(buf, 9, 31, &wr), -EINVAL);
 	KUNIT_EXPECT_MEMEQ(test, buf, poison, 32);
 }
 
 static void wqe_mr_access(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, rnic_v2_mr_access(0), 0);
-	KUNIT_EXPECT_EQ(test, rnic_v2_mr_access(IB_ACCESS_REMOTE_READ),
+	KUNIT_EXPECT_EQ(test, rnic_ib_mr_access(0), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_mr_access(IB_ACCESS_REMOTE_READ),
 			RNIC_ACCESS_REMOTE_READ);
-	KUNIT_EXPECT_EQ(test, rnic_v2_mr_access(IB_ACCESS_LOCAL_WRITE |
+	KUNIT_EXPECT_EQ(test, rnic_ib_mr_access(IB_ACCESS_LOCAL_WRITE |
 						IB_ACCESS_REMOTE_WRITE |
 						IB_ACCESS_REMOTE_READ |
 						IB_ACCESS_REMOTE_ATOMIC),
 			RNIC_ACCESS_ALL);
-	KUNIT_EXPECT_EQ(test, rnic_v2_mr_access(IB_ACCESS_REMOTE_ATOMIC),
+	KUNIT_EXPECT_EQ(test, rnic_ib_mr_access(IB_ACCESS_REMOTE_ATOMIC),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_v2_mr_access(IB_ZERO_BASED), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_v2_mr_access(IB_ACCESS_ON_DEMAND), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rnic_v2_mr_access(IB_ACCESS_RELAXED_ORDERING), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_mr_access(IB_ZERO_BASED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_mr_access(IB_ACCESS_ON_DEMAND), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rnic_ib_mr_access(IB_ACCESS_RELAXED_ORDERING), 0);
 }
 
 /* The smallest WQE that holds a QP's SGEs or inline data */
 static void wqe_sizes(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(0, 0), 6);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(1, 0), 6);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(0, 16), 6);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(2, 0), 7);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(0, 17), 7);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(5, 80), 7);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(6, 0), 8);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(13, 208), 8);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(29, 0), 9);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(1, 464), 9);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(0, 0), 6);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(1, 0), 6);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(0, 16), 6);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(2, 0), 7);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(0, 17), 7);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(5, 80), 7);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(6, 0), 8);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(13, 208), 8);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(29, 0), 9);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(1, 464), 9);
 	/* what no WQE holds is reported as such, never wrapped */
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(30, 0), 10);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(0, 465), 10);
-	KUNIT_EXPECT_GT(test, rnic_v2_sqe_log2(U32_MAX, U32_MAX),
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(30, 0), 10);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(0, 465), 10);
+	KUNIT_EXPECT_GT(test, rnic_ib_sqe_log2(U32_MAX, U32_MAX),
 			RNIC_SQE_LOG2_MAX);
 	/* every size holds what rnic_sqe_max_sge()/_inline() say it does */
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(rnic_sqe_max_sge(8), 0), 8);
-	KUNIT_EXPECT_EQ(test, rnic_v2_sqe_log2(0, rnic_sqe_max_inline(7)), 7);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(rnic_sqe_max_sge(8), 0), 8);
+	KUNIT_EXPECT_EQ(test, rnic_ib_sqe_log2(0, rnic_sqe_max_inline(7)), 7);
 
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(0), 5);
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(1), 5);
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(2), 6);
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(3), 6);
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(4), 7);
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(31), 9);
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(32), 10);
-	KUNIT_EXPECT_EQ(test, rnic_v2_rqe_log2(rnic_rqe_max_sge(7)), 7);
-	KUNIT_EXPECT_GT(test, rnic_v2_rqe_log2(U32_MAX), RNIC_RQE_LOG2_MAX);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_log2(0), 5);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_log2(1), 5);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_log2(2), 6);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_log2(3), 6);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_log2(4), 7);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_log2(31), 9);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_log2(32), 10);
+	KUNIT_EXPECT_EQ(test, rnic_ib_rqe_log2(rnic_rqe_max_sge(7)), 7);
+	KUNIT_EXPECT_GT(test, rnic_ib_rqe_log2(U32_MAX), RNIC_RQE_LOG2_MAX);
 }
 
-static struct kunit_case rnic_v2_wqe_cases[] = {
+static struct kunit_case rnic_ib_wqe_cases[] = {
 	KUNIT_CASE(wqe_rc_data_ops),
 	KUNIT_CASE(wqe_atomics),
 	KUNIT_CASE(wqe_local_inv),
@@ -700,9 +700,9 @@ static struct kunit_case rnic_v2_wqe_cases[] = {
 	{}
 };
 
-static struct kunit_suite rnic_v2_wqe_suite = {
-	.name = "rnic_v2_wqe",
-	.test_cases = rnic_v2_wqe_cases,
+static struct kunit_suite rnic_ib_wqe_suite = {
+	.name = "rnic_ib_wqe",
+	.test_cases = rnic_ib_wqe_cases,
 };
 
-kunit_test_suite(rnic_v2_wqe_suite);
+kunit_test_suite(rnic_ib_wqe_suite);

@@ -8,8 +8,8 @@
  * the verbs can call them from any context (create_ah runs atomic) and
  * KUnit can compare their output with frames rxe sent.
  */
-#ifndef _RNIC_V2_TMPL_H_
-#define _RNIC_V2_TMPL_H_
+#ifndef _RNIC_IB_TMPL_H_
+#define _RNIC_IB_TMPL_H_
 
 #include <linux/if_ether.h>
 #include <linux/types.h>
@@ -19,7 +19,7 @@
 #include "rnic_param.h"
 
 /**
- * struct rnic_v2_tmpl_in - everything a header template is made of
+ * struct rnic_ib_tmpl_in - everything a header template is made of
  * @net: RNIC_RX_CLASS_ROCE_V1, _ROCE_V2_IPV4 or _ROCE_V2_IPV6
  * @vlan: put an 802.1Q tag after the MACs
  * @vlan_id: with @vlan: the VID, 0 .. 4094
@@ -28,7 +28,7 @@
  * @traffic_class: GRH/IPv6 traffic class or IPv4 TOS, as the ULP gave it
  *	(rdma_cm's TOS includes the ECN bits; they are sent as given)
  * @hop_limit: GRH/IPv6 hop limit or IPv4 TTL
- * @udp_sport: RoCE v2 UDP source port (rnic_v2_udp_sport())
+ * @udp_sport: RoCE v2 UDP source port (rnic_ib_udp_sport())
  * @udp_dport: RoCE v2 UDP destination port: the port's configured one
  * @flow_label: GRH/IPv6 flow label, 20 bits; not carried by IPv4
  * @pdn: AH table entry: the PD it belongs to; a QP path: 0
@@ -38,9 +38,9 @@
  * @dgid: destination GID; for IPv4 the IPv4-mapped IPv6 address
  *
  * A plain struct so the builder needs no ib_device: the verbs fill it
- * from a struct rdma_ah_attr (rnic_v2_tmpl_in_from_ah()), KUnit by hand.
+ * from a struct rdma_ah_attr (rnic_ib_tmpl_in_from_ah()), KUnit by hand.
  */
-struct rnic_v2_tmpl_in {
+struct rnic_ib_tmpl_in {
 	u8 net;
 	bool vlan;
 	u16 vlan_id;
@@ -57,13 +57,13 @@ struct rnic_v2_tmpl_in {
 	union ib_gid dgid;
 };
 
-int rnic_v2_tmpl_net(enum rdma_network_type type);
-u16 rnic_v2_udp_sport(u32 flow_label, u32 lqpn, u32 rqpn);
-int rnic_v2_tmpl_in_from_ah(struct rnic_v2_tmpl_in *in,
+int rnic_ib_tmpl_net(enum rdma_network_type type);
+u16 rnic_ib_udp_sport(u32 flow_label, u32 lqpn, u32 rqpn);
+int rnic_ib_tmpl_in_from_ah(struct rnic_ib_tmpl_in *in,
 			    const struct rdma_ah_attr *ah,
 			    const u8 *smac, u16 vlan_id, s8 pfc_prio,
 			    u16 udp_dport, u32 lqpn, u32 rqpn);
-int rnic_v2_tmpl_build(struct rnic_hdr_tmpl *tmpl,
-		       const struct rnic_v2_tmpl_in *in);
+int rnic_ib_tmpl_build(struct rnic_hdr_tmpl *tmpl,
+		       const struct rnic_ib_tmpl_in *in);
 
-#endif /* _RNIC_V2_TMPL_H_ */
+#endif /* _RNIC_IB_TMPL_H_ */

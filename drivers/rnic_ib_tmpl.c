@@ -17,7 +17,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "rnic_compat.h"
-#include "rnic_v2_tmpl.h"
+#include "rnic_ib_tmpl.h"
 
 #define RNIC_TMPL_ETH_P_ROCE_V1		0x8915
 #define RNIC_TMPL_GRH_NEXT_HDR_BTH	0x1b
@@ -27,13 +27,13 @@
 #define RNIC_TMPL_NO_VLAN		0xffff
 
 /**
- * rnic_v2_tmpl_net() - template network type of a GID's network type
+ * rnic_ib_tmpl_net() - template network type of a GID's network type
  * @type: rdma_gid_attr_network_type() of the source GID
  *
  * Return: enum rnic_rx_class value (ROCE_V1, ROCE_V2_IPV4, ROCE_V2_IPV6),
  * or -EINVAL for a network type a RoCE port cannot send (IB).
  */
-int rnic_v2_tmpl_net(enum rdma_network_type type)
+int rnic_ib_tmpl_net(enum rdma_network_type type)
 {
 	switch (type) {
 	case RDMA_NETWORK_ROCE_V1:
@@ -46,10 +46,10 @@ int rnic_v2_tmpl_net(enum rdma_network_type type)
 		return -EINVAL;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_tmpl_net);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_tmpl_net);
 
 /**
- * rnic_v2_udp_sport() - RoCE v2 UDP source port of a flow
+ * rnic_ib_udp_sport() - RoCE v2 UDP source port of a flow
  * @flow_label: the path's or AH's flow label, 0 if the ULP gave none
  * @lqpn: the local QPN, or 0 for an address handle
  * @rqpn: the remote QPN, or 0 for an address handle
@@ -62,15 +62,15 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_tmpl_net);
  *
  * Return: a port in the RoCE v2 source port range (0xc000 .. 0xffff).
  */
-u16 rnic_v2_udp_sport(u32 flow_label, u32 lqpn, u32 rqpn)
+u16 rnic_ib_udp_sport(u32 flow_label, u32 lqpn, u32 rqpn)
 {
 	return rdma_get_udp_sport(flow_label & RNIC_TMPL_FLOW_LABEL_MAX,
 				  lqpn, rqpn);
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_udp_sport);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_udp_sport);
 
 /**
- * rnic_v2_tmpl_in_from_ah() - template inputs of an address vector
+ * rnic_ib_tmpl_in_from_ah() - template inputs of an address vector
  * @in: filled on success
  * @ah: a RoCE address vector with a GRH and its sgid_attr
  * @smac: the MAC of the source GID's netdev
@@ -92,7 +92,7 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_udp_sport);
  *
  * Return: 0, or -EINVAL for an address vector rnic cannot send on.
  */
-int rnic_v2_tmpl_in_from_ah(struct rnic_v2_tmpl_in *in,
+int rnic_ib_tmpl_in_from_ah(struct rnic_ib_tmpl_in *in,
 			    const struct rdma_ah_attr *ah,
 			    const u8 *smac, u16 vlan_id, s8 pfc_prio,
 			    u16 udp_dport, u32 lqpn, u32 rqpn)
@@ -107,7 +107,7 @@ int rnic_v2_tmpl_in_from_ah(struct rnic_v2_tmpl_in *in,
 	grh = rdma_ah_read_grh(ah);
 	if (!grh->sgid_attr)
 		return -EINVAL;
-	net = rnic_v2_tmpl_net(rdma_gid_attr_network_type(grh->sgid_attr));
+	net = rnic_ib_tmpl_net(rdma_gid_attr_network_type(grh->sgid_attr));
 	if (net < 0)
 		return net;
 	if (vlan_id != RNIC_TMPL_NO_VLAN && vlan_id >= VLAN_N_VID - 1)
@@ -125,7 +125,7 @@ int rnic_v2_tmpl_in_from_ah(struct rnic_v2_tmpl_in *in,
 	in->hop_limit = grh->hop_limit;
 	in->flow_label = grh->flow_label;
 	if (net != RNIC_RX_CLASS_ROCE_V1) {
-		in->udp_sport = rnic_v2_udp_sport(grh->flow_label, lqpn, rqpn);
+		in->udp_sport = rnic_ib_udp_sport(grh->flow_label, lqpn, rqpn);
 		in->udp_dport = udp_dport;
 	}
 	memcpy(in->dmac, ah->roce.dmac, ETH_ALEN);
@@ -134,9 +134,9 @@ int rnic_v2_tmpl_in_from_ah(struct rnic_v2_tmpl_in *in,
 	in->dgid = grh->dgid;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_tmpl_in_from_ah);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_tmpl_in_from_ah);
 
-static int rnic_v2_tmpl_check(const struct rnic_v2_tmpl_in *in)
+static int rnic_ib_tmpl_check(const struct rnic_ib_tmpl_in *in)
 {
 	bool v4 = in->net == RNIC_RX_CLASS_ROCE_V2_IPV4;
 
@@ -165,7 +165,7 @@ static int rnic_v2_tmpl_check(const struct rnic_v2_tmpl_in *in)
  * GRH or IPv6 header (the same layout, IP version 6 in both); the payload
  * length (bytes 4-5) is the device's.
  */
-static u8 *rnic_v2_put_ip6(u8 *p, const struct rnic_v2_tmpl_in *in,
+static u8 *rnic_ib_put_ip6(u8 *p, const struct rnic_ib_tmpl_in *in,
 			   u8 next_hdr)
 {
 	put_unaligned_be32(6U << 28 | (u32)in->traffic_class << 20 |
@@ -183,7 +183,7 @@ static u8 *rnic_v2_put_ip6(u8 *p, const struct rnic_v2_tmpl_in *in,
  * never fragmented, so the field has no meaning (RFC 6864, atomic
  * datagrams), and a constant keeps the template per path, not per packet.
  */
-static u8 *rnic_v2_put_ip4(u8 *p, const struct rnic_v2_tmpl_in *in)
+static u8 *rnic_ib_put_ip4(u8 *p, const struct rnic_ib_tmpl_in *in)
 {
 	p[0] = 0x45;
 	p[1] = in->traffic_class;
@@ -197,7 +197,7 @@ static u8 *rnic_v2_put_ip4(u8 *p, const struct rnic_v2_tmpl_in *in)
 }
 
 /* UDP: length and checksum (0, RoCE v2 sends none) are the device's */
-static u8 *rnic_v2_put_udp(u8 *p, const struct rnic_v2_tmpl_in *in)
+static u8 *rnic_ib_put_udp(u8 *p, const struct rnic_ib_tmpl_in *in)
 {
 	put_unaligned_be16(in->udp_sport, p);
 	put_unaligned_be16(in->udp_dport, p + 2);
@@ -205,7 +205,7 @@ static u8 *rnic_v2_put_udp(u8 *p, const struct rnic_v2_tmpl_in *in)
 }
 
 /**
- * rnic_v2_tmpl_build() - build the header template of a path or an AH
+ * rnic_ib_tmpl_build() - build the header template of a path or an AH
  * @tmpl: the template to fill (a QP path buffer or an AH table entry)
  * @in: what goes into it
  *
@@ -215,14 +215,14 @@ static u8 *rnic_v2_put_udp(u8 *p, const struct rnic_v2_tmpl_in *in)
  *
  * Return: 0, or -EINVAL for inputs the template rules refuse.
  */
-int rnic_v2_tmpl_build(struct rnic_hdr_tmpl *tmpl,
-		       const struct rnic_v2_tmpl_in *in)
+int rnic_ib_tmpl_build(struct rnic_hdr_tmpl *tmpl,
+		       const struct rnic_ib_tmpl_in *in)
 {
 	u32 flags;
 	u8 *p;
 	int err;
 
-	err = rnic_v2_tmpl_check(in);
+	err = rnic_ib_tmpl_check(in);
 	if (err)
 		return err;
 
@@ -250,19 +250,19 @@ int rnic_v2_tmpl_build(struct rnic_hdr_tmpl *tmpl,
 	switch (in->net) {
 	case RNIC_RX_CLASS_ROCE_V1:
 		put_unaligned_be16(RNIC_TMPL_ETH_P_ROCE_V1, p);
-		p = rnic_v2_put_ip6(p + 2, in, RNIC_TMPL_GRH_NEXT_HDR_BTH);
+		p = rnic_ib_put_ip6(p + 2, in, RNIC_TMPL_GRH_NEXT_HDR_BTH);
 		break;
 	case RNIC_RX_CLASS_ROCE_V2_IPV4:
 		put_unaligned_be16(ETH_P_IP, p);
-		p = rnic_v2_put_udp(rnic_v2_put_ip4(p + 2, in), in);
+		p = rnic_ib_put_udp(rnic_ib_put_ip4(p + 2, in), in);
 		break;
 	default:
 		put_unaligned_be16(ETH_P_IPV6, p);
-		p = rnic_v2_put_udp(rnic_v2_put_ip6(p + 2, in, IPPROTO_UDP),
+		p = rnic_ib_put_udp(rnic_ib_put_ip6(p + 2, in, IPPROTO_UDP),
 				    in);
 		break;
 	}
 	WARN_ON_ONCE(p - tmpl->hdr != tmpl->hdr_len);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_tmpl_build);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_tmpl_build);

@@ -15,13 +15,13 @@
 #include <rdma/ib_verbs.h>
 
 #include "rnic_compat.h"
-#include "rnic_v2_qp_attr.h"
+#include "rnic_ib_qp_attr.h"
 
 /* ib_qp_attr_mask bits MODIFY_QP carries, and what each becomes */
 static const struct {
 	u32 ib;
 	u32 hw;
-} rnic_v2_attr_bits[] = {
+} rnic_ib_attr_bits[] = {
 	{ IB_QP_STATE,			RNIC_QP_ATTR_STATE },
 	{ IB_QP_ACCESS_FLAGS,		RNIC_QP_ATTR_ACCESS },
 	{ IB_QP_PKEY_INDEX,		RNIC_QP_ATTR_PKEY_INDEX },
@@ -43,18 +43,18 @@ static const struct {
 /*
  * Attributes the driver takes without passing them on: the port (there
  * is one) and the migration state (no alternate path: always MIGRATED).
- * The current state is the driver's to send (rnic_v2_modify_qp_cmd()).
+ * The current state is the driver's to send (rnic_ib_modify_qp_cmd()).
  */
-#define RNIC_V2_ATTR_CONSUMED	(IB_QP_CUR_STATE | IB_QP_PORT |		\
+#define RNIC_IB_ATTR_CONSUMED	(IB_QP_CUR_STATE | IB_QP_PORT |		\
 				 IB_QP_PATH_MIG_STATE)
 
 /**
- * rnic_v2_qp_type() - device QP type of a verbs QP type
+ * rnic_ib_qp_type() - device QP type of a verbs QP type
  * @type: the verbs QP type
  *
  * Return: enum rnic_qp_type_hw, or -EOPNOTSUPP (UC, XRC, raw, SMI).
  */
-int rnic_v2_qp_type(enum ib_qp_type type)
+int rnic_ib_qp_type(enum ib_qp_type type)
 {
 	switch (type) {
 	case IB_QPT_RC:
@@ -67,16 +67,16 @@ int rnic_v2_qp_type(enum ib_qp_type type)
 		return -EOPNOTSUPP;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_qp_type);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_qp_type);
 
 /**
- * rnic_v2_qp_state() - device QP state of a verbs QP state
+ * rnic_ib_qp_state() - device QP state of a verbs QP state
  * @state: the verbs state
  *
  * Return: enum rnic_qp_state_hw, or -EINVAL for SQE (the device never
  * enters it and refuses transitions to and from it) and unknown values.
  */
-int rnic_v2_qp_state(enum ib_qp_state state)
+int rnic_ib_qp_state(enum ib_qp_state state)
 {
 	switch (state) {
 	case IB_QPS_RESET:
@@ -95,17 +95,17 @@ int rnic_v2_qp_state(enum ib_qp_state state)
 		return -EINVAL;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_qp_state);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_qp_state);
 
 /**
- * rnic_v2_qp_state_to_ib() - verbs QP state of a device QP state
+ * rnic_ib_qp_state_to_ib() - verbs QP state of a device QP state
  * @state: a state the device reported (QUERY_QP, MODIFY_QP's response)
  * @ib_state: gets the verbs state
  *
  * Return: 0, or -EIO for a value the device must never report (SQE
  * included).
  */
-int rnic_v2_qp_state_to_ib(u8 state, enum ib_qp_state *ib_state)
+int rnic_ib_qp_state_to_ib(u8 state, enum ib_qp_state *ib_state)
 {
 	switch (state) {
 	case RNIC_QPS_RESET:
@@ -131,15 +131,15 @@ int rnic_v2_qp_state_to_ib(u8 state, enum ib_qp_state *ib_state)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_qp_state_to_ib);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_qp_state_to_ib);
 
 /**
- * rnic_v2_pmtu() - device path MTU of a verbs MTU
+ * rnic_ib_pmtu() - device path MTU of a verbs MTU
  * @mtu: IB_MTU_256 .. IB_MTU_4096
  *
  * Return: enum rnic_pmtu, or -EINVAL.
  */
-int rnic_v2_pmtu(enum ib_mtu mtu)
+int rnic_ib_pmtu(enum ib_mtu mtu)
 {
 	switch (mtu) {
 	case IB_MTU_256:
@@ -156,16 +156,16 @@ int rnic_v2_pmtu(enum ib_mtu mtu)
 		return -EINVAL;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_pmtu);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_pmtu);
 
 /**
- * rnic_v2_pmtu_to_ib() - verbs MTU of a device path MTU
+ * rnic_ib_pmtu_to_ib() - verbs MTU of a device path MTU
  * @pmtu: enum rnic_pmtu, as the device reported it
  * @mtu: gets the verbs MTU
  *
  * Return: 0, or -EIO for a value that is not a path MTU.
  */
-int rnic_v2_pmtu_to_ib(u8 pmtu, enum ib_mtu *mtu)
+int rnic_ib_pmtu_to_ib(u8 pmtu, enum ib_mtu *mtu)
 {
 	switch (pmtu) {
 	case RNIC_PMTU_256:
@@ -188,10 +188,10 @@ int rnic_v2_pmtu_to_ib(u8 pmtu, enum ib_mtu *mtu)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_pmtu_to_ib);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_pmtu_to_ib);
 
 /**
- * rnic_v2_qp_access() - device access rights of a QP's verbs access flags
+ * rnic_ib_qp_access() - device access rights of a QP's verbs access flags
  * @ib_access: ib_qp_attr.qp_access_flags
  *
  * A QP's rights are what incoming requests may do; IB_ACCESS_LOCAL_WRITE
@@ -200,7 +200,7 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_pmtu_to_ib);
  *
  * Return: RNIC_ACCESS_REMOTE_* bits, or -EINVAL for other flags.
  */
-int rnic_v2_qp_access(int ib_access)
+int rnic_ib_qp_access(int ib_access)
 {
 	int hw = 0;
 
@@ -215,16 +215,16 @@ int rnic_v2_qp_access(int ib_access)
 		hw |= RNIC_ACCESS_REMOTE_ATOMIC;
 	return hw;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_qp_access);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_qp_access);
 
 /**
- * rnic_v2_qp_access_to_ib() - verbs access flags of a QP's device rights
+ * rnic_ib_qp_access_to_ib() - verbs access flags of a QP's device rights
  * @access: RNIC_ACCESS_REMOTE_* as QUERY_QP reported them
  *
  * Return: IB_ACCESS_REMOTE_* flags, or -EIO for a bit that is not a
  * remote right.
  */
-int rnic_v2_qp_access_to_ib(u8 access)
+int rnic_ib_qp_access_to_ib(u8 access)
 {
 	int ib = 0;
 
@@ -239,13 +239,13 @@ int rnic_v2_qp_access_to_ib(u8 access)
 		ib |= IB_ACCESS_REMOTE_ATOMIC;
 	return ib;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_qp_access_to_ib);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_qp_access_to_ib);
 
 /* Values the command's fields or the device's limits cannot take */
-static int rnic_v2_check_values(enum ib_qp_type type,
+static int rnic_ib_check_values(enum ib_qp_type type,
 				const struct ib_qp_attr *attr, int mask,
 				u64 path_addr,
-				const struct rnic_v2_qp_limits *lim)
+				const struct rnic_ib_qp_limits *lim)
 {
 	if ((mask & IB_QP_PORT) && attr->port_num != 1)
 		return -EINVAL;
@@ -255,13 +255,13 @@ static int rnic_v2_check_values(enum ib_qp_type type,
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= lim->pkey_tbl_len)
 		return -EINVAL;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
-	    rnic_v2_qp_access(attr->qp_access_flags) < 0)
+	    rnic_ib_qp_access(attr->qp_access_flags) < 0)
 		return -EINVAL;
 	/* the device refuses a template it cannot read as 8-byte words */
 	if ((mask & IB_QP_AV) && (!path_addr || !IS_ALIGNED(path_addr, 8)))
 		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) &&
-	    (rnic_v2_pmtu(attr->path_mtu) < 0 || attr->path_mtu > lim->port_mtu))
+	    (rnic_ib_pmtu(attr->path_mtu) < 0 || attr->path_mtu > lim->port_mtu))
 		return -EINVAL;
 	/* 5-bit codes of the CM and of the RNR NAK */
 	if ((mask & IB_QP_TIMEOUT) && attr->timeout > RNIC_QP_TIMEOUT_MAX)
@@ -300,7 +300,7 @@ static int rnic_v2_check_values(enum ib_qp_type type,
 }
 
 /**
- * rnic_v2_modify_qp_cmd() - build MODIFY_QP from a verbs modify_qp request
+ * rnic_ib_modify_qp_cmd() - build MODIFY_QP from a verbs modify_qp request
  * @cmd: the admin command to fill (its hdr.cmd_id is the admin queue's)
  * @qpn: the QP
  * @type: its verbs type
@@ -308,7 +308,7 @@ static int rnic_v2_check_values(enum ib_qp_type type,
  * @attr: the verbs attributes
  * @mask: IB_QP_* present in @attr
  * @path_addr: with IB_QP_AV: DMA address of the struct rnic_hdr_tmpl the
- *	caller built from @attr->ah_attr (rnic_v2_tmpl_build()); else 0
+ *	caller built from @attr->ah_attr (rnic_ib_tmpl_build()); else 0
  * @lim: the device's limits and the QP's PD privilege
  *
  * The request is checked as ib_core's rules say (ib_modify_qp_is_ok()),
@@ -328,49 +328,49 @@ static int rnic_v2_check_values(enum ib_qp_type type,
  * attribute rnic does not implement; -EPERM for a controlled Q_Key on a
  * QP whose PD is not privileged. @cmd is not written on error.
  */
-int rnic_v2_modify_qp_cmd(struct rnic_aq_modify_qp *cmd, u32 qpn,
+int rnic_ib_modify_qp_cmd(struct rnic_aq_modify_qp *cmd, u32 qpn,
 			  enum ib_qp_type type, enum ib_qp_state cur,
 			  const struct ib_qp_attr *attr, int mask,
-			  u64 path_addr, const struct rnic_v2_qp_limits *lim)
+			  u64 path_addr, const struct rnic_ib_qp_limits *lim)
 {
-	u32 known = RNIC_V2_ATTR_CONSUMED, hw_mask = 0;
+	u32 known = RNIC_IB_ATTR_CONSUMED, hw_mask = 0;
 	enum ib_qp_state new;
 	int i, err;
 
-	for (i = 0; i < ARRAY_SIZE(rnic_v2_attr_bits); i++)
-		known |= rnic_v2_attr_bits[i].ib;
+	for (i = 0; i < ARRAY_SIZE(rnic_ib_attr_bits); i++)
+		known |= rnic_ib_attr_bits[i].ib;
 	if (mask & ~known)
 		return -EOPNOTSUPP;
-	if (rnic_v2_qp_type(type) < 0)
+	if (rnic_ib_qp_type(type) < 0)
 		return -EOPNOTSUPP;
 	if (qpn & ~RNIC_BTH_QPN)
 		return -EINVAL;
 
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (rnic_v2_qp_state(cur) < 0 || rnic_v2_qp_state(new) < 0)
+	if (rnic_ib_qp_state(cur) < 0 || rnic_ib_qp_state(new) < 0)
 		return -EINVAL;
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
 		return -EINVAL;
 	if (!ib_modify_qp_is_ok(cur, new, type, mask))
 		return -EINVAL;
-	err = rnic_v2_check_values(type, attr, mask, path_addr, lim);
+	err = rnic_ib_check_values(type, attr, mask, path_addr, lim);
 	if (err)
 		return err;
 
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->hdr.opcode = RNIC_AQ_MODIFY_QP;
 	cmd->qpn = cpu_to_le32(qpn);
-	for (i = 0; i < ARRAY_SIZE(rnic_v2_attr_bits); i++)
-		if (mask & rnic_v2_attr_bits[i].ib)
-			hw_mask |= rnic_v2_attr_bits[i].hw;
+	for (i = 0; i < ARRAY_SIZE(rnic_ib_attr_bits); i++)
+		if (mask & rnic_ib_attr_bits[i].ib)
+			hw_mask |= rnic_ib_attr_bits[i].hw;
 	if (new != IB_QPS_RESET && new != IB_QPS_ERR) {
 		hw_mask |= RNIC_QP_ATTR_CUR_STATE;
-		cmd->cur_state = rnic_v2_qp_state(cur);
+		cmd->cur_state = rnic_ib_qp_state(cur);
 	}
 	cmd->attr_mask = cpu_to_le32(hw_mask);
 
 	if (mask & IB_QP_STATE)
-		cmd->state = rnic_v2_qp_state(new);
+		cmd->state = rnic_ib_qp_state(new);
 	if (mask & IB_QP_AV)
 		cmd->path_addr = cpu_to_le64(path_addr);
 	if (mask & IB_QP_SQ_PSN)
@@ -382,9 +382,9 @@ int rnic_v2_modify_qp_cmd(struct rnic_aq_modify_qp *cmd, u32 qpn,
 	if (mask & IB_QP_DEST_QPN)
 		cmd->dest_qpn = cpu_to_le32(attr->dest_qp_num);
 	if (mask & IB_QP_PATH_MTU)
-		cmd->path_mtu = rnic_v2_pmtu(attr->path_mtu);
+		cmd->path_mtu = rnic_ib_pmtu(attr->path_mtu);
 	if (mask & IB_QP_ACCESS_FLAGS)
-		cmd->access = rnic_v2_qp_access(attr->qp_access_flags);
+		cmd->access = rnic_ib_qp_access(attr->qp_access_flags);
 	if (mask & IB_QP_TIMEOUT)
 		cmd->timeout = attr->timeout;
 	if (mask & IB_QP_RETRY_CNT)
@@ -403,10 +403,10 @@ int rnic_v2_modify_qp_cmd(struct rnic_aq_modify_qp *cmd, u32 qpn,
 		cmd->sqd_notify = !!attr->en_sqd_async_notify;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_modify_qp_cmd);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_modify_qp_cmd);
 
 /**
- * rnic_v2_query_qp_attr() - verbs attributes of a QUERY_QP result
+ * rnic_ib_query_qp_attr() - verbs attributes of a QUERY_QP result
  * @q: the result the device wrote
  * @type: the QP's verbs type
  * @attr: gets the state, path MTU (RC), access flags, PSNs, Q_Key,
@@ -420,7 +420,7 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_modify_qp_cmd);
  * rights that are not remote rights, PSNs, QPNs, codes or counts out of
  * range).
  */
-int rnic_v2_query_qp_attr(const struct rnic_qp_query *q, enum ib_qp_type type,
+int rnic_ib_query_qp_attr(const struct rnic_qp_query *q, enum ib_qp_type type,
 			  struct ib_qp_attr *attr)
 {
 	enum ib_qp_state state;
@@ -429,17 +429,17 @@ int rnic_v2_query_qp_attr(const struct rnic_qp_query *q, enum ib_qp_type type,
 	u32 dqpn = le32_to_cpu(q->dest_qpn);
 	int access;
 
-	if (rnic_v2_qp_state_to_ib(q->state, &state))
+	if (rnic_ib_qp_state_to_ib(q->state, &state))
 		return -EIO;
 	/* a UD QP has no path MTU; an RC QP has one from INIT->RTR on */
 	if (type != IB_QPT_RC && q->path_mtu)
 		return -EIO;
-	if (q->path_mtu && rnic_v2_pmtu_to_ib(q->path_mtu, &mtu))
+	if (q->path_mtu && rnic_ib_pmtu_to_ib(q->path_mtu, &mtu))
 		return -EIO;
 	if (type == IB_QPT_RC && !q->path_mtu && state != IB_QPS_RESET &&
 	    state != IB_QPS_INIT && state != IB_QPS_ERR)
 		return -EIO;
-	access = rnic_v2_qp_access_to_ib(q->access);
+	access = rnic_ib_qp_access_to_ib(q->access);
 	if (access < 0)
 		return -EIO;
 	if (((sq_psn | rq_psn | dqpn) & ~RNIC_BTH_PSN) ||
@@ -473,4 +473,4 @@ int rnic_v2_query_qp_attr(const struct rnic_qp_query *q, enum ib_qp_type type,
 	attr->alt_timeout = 0;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_query_qp_attr);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_query_qp_attr);

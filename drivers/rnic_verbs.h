@@ -3,26 +3,26 @@
  * rnic ABI 2.0: the RDMA side when the NIC runs the IB transport.
  *
  * Every verbs object is a device object made by an admin command
- * (rnic_v2_cmd.c); the driver keeps only what it needs to post WQEs and
+ * (rnic_ib_cmd.c); the driver keeps only what it needs to post WQEs and
  * to check what the device returns: rings, producer/consumer indices and
  * the wr_id arrays. Files, one concern each:
  *
- *   rnic_v2_dev.c    device setup (caps, doorbell page, completion EQs,
+ *   rnic_ib_dev.c    device setup (caps, doorbell page, completion EQs,
  *                    AH table), ib_device registration, port/GID/device
  *                    queries, asynchronous events
- *   rnic_v2_cmd.c    typed admin command wrappers
- *   rnic_v2_db.c     doorbell page: slots and the kick ring
- *   rnic_v2_cq.c     CQs, completion EQ interrupts, poll_cq
- *   rnic_v2_qp.c     QPs: create/modify/query/destroy
- *   rnic_v2_post.c   post_send, post_recv, post_srq_recv
- *   rnic_v2_obj.c    PDs, MRs, AHs, SRQs
+ *   rnic_ib_cmd.c    typed admin command wrappers
+ *   rnic_ib_db.c     doorbell page: slots and the kick ring
+ *   rnic_ib_cq.c     CQs, completion EQ interrupts, poll_cq
+ *   rnic_ib_qp.c     QPs: create/modify/query/destroy
+ *   rnic_ib_post.c   post_send, post_recv, post_srq_recv
+ *   rnic_ib_obj.c    PDs, MRs, AHs, SRQs
  *
  * The pure encoders and decoders (templates, WQEs, CQEs, MODIFY_QP) are
- * rnic_v2_tmpl.c, rnic_v2_wqe.c, rnic_v2_cqe.c and rnic_v2_qp_attr.c.
+ * rnic_ib_tmpl.c, rnic_ib_wqe.c, rnic_ib_cqe.c and rnic_ib_qp_attr.c.
  *
  * Lifetime: memory the device was given is freed only after the DESTROY
  * command that releases it completed, or after a reset
- * (rnic_v2_defer_free() keeps it until then when a command failed).
+ * (rnic_ib_defer_free() keeps it until then when a command failed).
  *
  * Locking: the object tables (xarrays) are changed in process context
  * with the _irq lock variants and read with xa_load() under RCU from the
@@ -31,8 +31,8 @@
  * qp->rq.lock or srq->lock (poll_cq nests them in that order; posting
  * takes one queue lock only), then the doorbell page's kick lock.
  */
-#ifndef _RNIC_V2_H_
-#define _RNIC_V2_H_
+#ifndef _RNIC_VERBS_H_
+#define _RNIC_VERBS_H_
 
 #include <linux/completion.h>
 #include <linux/list.h>
@@ -46,21 +46,21 @@
 #include "rnic.h"
 
 /* Completion EQ depth (log2), at most the device's max_eq_log2 */
-#define RNIC_V2_EQ_LOG2		10
+#define RNIC_IB_EQ_LOG2		10
 /* AH table entries the driver gives the device, at most max_ah */
-#define RNIC_V2_MAX_AH		1024
+#define RNIC_IB_MAX_AH		1024
 /* Largest fast-reg page list the driver offers */
-#define RNIC_V2_MAX_FRWR_PAGES	4096
+#define RNIC_IB_MAX_FRWR_PAGES	4096
 /* Deepest CQ, SQ/RQ and SRQ the driver offers (log2), at most the caps */
-#define RNIC_V2_MAX_WQ_LOG2	14
+#define RNIC_IB_MAX_WQ_LOG2	14
 /* MSI-X vectors used by completion EQs start here (0 admin, 1 netdev) */
-#define RNIC_V2_VEC_COMP	2
+#define RNIC_IB_VEC_COMP	2
 
 /**
- * struct rnic_v2_caps - QUERY_RDMA_CAPS in CPU order, checked and capped
+ * struct rnic_ib_caps - QUERY_RDMA_CAPS in CPU order, checked and capped
  *	at what the driver offers
  */
-struct rnic_v2_caps {
+struct rnic_ib_caps {
 	u32 flags;
 	u32 max_qp;
 	u32 max_cq;
@@ -96,7 +96,7 @@ struct rnic_v2_caps {
 };
 
 /**
- * struct rnic_v2_dbp - the kernel's doorbell page
+ * struct rnic_ib_dbp - the kernel's doorbell page
  * @id: page id ALLOC_DB_PAGE returned
  * @kick: value to write to BAR0 DOORBELL after a batch
  * @va: the page in BAR2
@@ -104,7 +104,7 @@ struct rnic_v2_caps {
  * @kick_pi: kick entries written (free-running)
  * @allocated: the device knows the page
  */
-struct rnic_v2_dbp {
+struct rnic_ib_dbp {
 	u32 id;
 	u32 kick;
 	void __iomem *va;
@@ -114,8 +114,8 @@ struct rnic_v2_dbp {
 };
 
 /**
- * struct rnic_v2_eq - a completion event queue, one per MSI-X vector
- * @v2: the device
+ * struct rnic_ib_eq - a completion event queue, one per MSI-X vector
+ * @ibd: the device
  * @va: ring of (1 << @log2_depth) struct rnic_eqe
  * @dma: its DMA address
  * @log2_depth: log2 of its depth
@@ -127,8 +127,8 @@ struct rnic_v2_dbp {
  * @created: the device knows the EQ
  * @name: IRQ name
  */
-struct rnic_v2_eq {
-	struct rnic_v2 *v2;
+struct rnic_ib_eq {
+	struct rnic_ibdev *ibd;
 	struct rnic_eqe *va;
 	dma_addr_t dma;
 	u8 log2_depth;
@@ -142,7 +142,7 @@ struct rnic_v2_eq {
 };
 
 /**
- * struct rnic_v2 - the ABI 2.0 ib_device of one rnic function
+ * struct rnic_ibdev - the ABI 2.0 ib_device of one rnic function
  * @ibdev: ib_core's device; must stay first (ib_alloc_device)
  * @rdev: the PCI function
  * @caps: the device's limits
@@ -161,14 +161,14 @@ struct rnic_v2_eq {
  * @defer_lock: protects @deferred
  * @deferred: DMA memory to free only after the next reset
  * @registered: ib_register_device() succeeded
- * @stats: enum rnic_v2_stat
+ * @stats: enum rnic_ib_stat
  */
-struct rnic_v2 {
+struct rnic_ibdev {
 	struct ib_device ibdev;
 	struct rnic_dev *rdev;
-	struct rnic_v2_caps caps;
-	struct rnic_v2_dbp dbp;
-	struct rnic_v2_eq *eqs;
+	struct rnic_ib_caps caps;
+	struct rnic_ib_dbp dbp;
+	struct rnic_ib_eq *eqs;
 	unsigned int num_eqs;
 
 	void **ah_va;
@@ -185,17 +185,17 @@ struct rnic_v2 {
 	spinlock_t defer_lock;	/* deferred */
 	struct list_head deferred;
 	bool registered;
-	atomic64_t stats[RNIC_V2_NUM_STATS];
+	atomic64_t stats[RNIC_IB_NUM_STATS];
 };
 
-struct rnic_v2_pd {
+struct rnic_ib_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
 	bool privileged;
 };
 
 /**
- * struct rnic_v2_mr - a memory region
+ * struct rnic_ib_mr - a memory region
  * @ibmr: ib_core's MR
  * @type: enum rnic_mr_type_hw
  * @pbl: FAST_REG: the page list map_mr_sg fills (DMA addresses)
@@ -203,7 +203,7 @@ struct rnic_v2_pd {
  * @max_pages: FAST_REG: entries of @pbl
  * @npages: FAST_REG: entries the last map_mr_sg wrote
  */
-struct rnic_v2_mr {
+struct rnic_ib_mr {
 	struct ib_mr ibmr;
 	u8 type;
 	__le64 *pbl;
@@ -213,7 +213,7 @@ struct rnic_v2_mr {
 };
 
 /**
- * struct rnic_v2_cq - an RDMA CQ
+ * struct rnic_ib_cq - an RDMA CQ
  * @ibcq: ib_core's CQ
  * @ring: (1 << @log2_depth) CQEs the device writes
  * @dma: its DMA address
@@ -227,14 +227,14 @@ struct rnic_v2_mr {
  * @ref: references from event lookups (1 while in the table)
  * @gone: completed when the last reference is dropped
  */
-struct rnic_v2_cq {
+struct rnic_ib_cq {
 	struct ib_cq ibcq;
 	struct rnic_rdma_cqe *ring;
 	dma_addr_t dma;
 	u8 log2_depth;
 	u32 cqn;
 	u16 db_off;
-	struct rnic_v2_eq *eq;
+	struct rnic_ib_eq *eq;
 	spinlock_t lock;	/* ci, arm_seq, the ring */
 	u16 ci;
 	u8 arm_seq;
@@ -243,7 +243,7 @@ struct rnic_v2_cq {
 };
 
 /**
- * struct rnic_v2_wq - a send or receive ring of a QP
+ * struct rnic_ib_wq - a send or receive ring of a QP
  * @ring: (1 << @log2_depth) WQEs of (1 << @wqe_log2) bytes
  * @dma: its DMA address
  * @log2_depth: log2 of the depth (0: no ring, the QP has an SRQ)
@@ -255,7 +255,7 @@ struct rnic_v2_cq {
  * @wrid: wr_id of each slot
  * @len: receive rings: bytes the WQE of each slot offers
  */
-struct rnic_v2_wq {
+struct rnic_ib_wq {
 	void *ring;
 	dma_addr_t dma;
 	u8 log2_depth;
@@ -269,7 +269,7 @@ struct rnic_v2_wq {
 };
 
 /**
- * struct rnic_v2_srq - a shared receive queue
+ * struct rnic_ib_srq - a shared receive queue
  * @ibsrq: ib_core's SRQ
  * @wqes: (1 << @log2_depth) receive WQE slots
  * @wqe_dma: their DMA address
@@ -288,7 +288,7 @@ struct rnic_v2_wq {
  * @ref: references from event lookups
  * @gone: completed when the last reference is dropped
  */
-struct rnic_v2_srq {
+struct rnic_ib_srq {
 	struct ib_srq ibsrq;
 	void *wqes;
 	dma_addr_t wqe_dma;
@@ -309,7 +309,7 @@ struct rnic_v2_srq {
 };
 
 /**
- * struct rnic_v2_qp - a queue pair
+ * struct rnic_ib_qp - a queue pair
  * @ibqp: ib_core's QP
  * @sq: send ring
  * @rq: receive ring (unused with an SRQ)
@@ -327,11 +327,11 @@ struct rnic_v2_srq {
  * @gone: completed when the last reference is dropped
  * @err_work: moves the QP to ERR after a bad CQE (poll_cq cannot sleep)
  */
-struct rnic_v2_qp {
+struct rnic_ib_qp {
 	struct ib_qp ibqp;
-	struct rnic_v2_wq sq;
-	struct rnic_v2_wq rq;
-	struct rnic_v2_srq *srq;
+	struct rnic_ib_wq sq;
+	struct rnic_ib_wq rq;
+	struct rnic_ib_srq *srq;
 	struct rnic_hdr_tmpl *path;
 	dma_addr_t path_dma;
 	struct mutex state_lock;	/* modify/query */
@@ -347,136 +347,136 @@ struct rnic_v2_qp {
 };
 
 /**
- * struct rnic_v2_ah - an address handle: one AH table entry
+ * struct rnic_ib_ah - an address handle: one AH table entry
  * @ibah: ib_core's AH
  * @idx: its index in the table
  */
-struct rnic_v2_ah {
+struct rnic_ib_ah {
 	struct ib_ah ibah;
 	u32 idx;
 };
 
-static inline struct rnic_v2 *to_v2(struct ib_device *ibdev)
+static inline struct rnic_ibdev *to_ibdev(struct ib_device *ibdev)
 {
-	return container_of(ibdev, struct rnic_v2, ibdev);
+	return container_of(ibdev, struct rnic_ibdev, ibdev);
 }
 
-static inline struct rnic_v2_pd *to_v2pd(struct ib_pd *ibpd)
+static inline struct rnic_ib_pd *to_rpd(struct ib_pd *ibpd)
 {
-	return container_of(ibpd, struct rnic_v2_pd, ibpd);
+	return container_of(ibpd, struct rnic_ib_pd, ibpd);
 }
 
-static inline struct rnic_v2_mr *to_v2mr(struct ib_mr *ibmr)
+static inline struct rnic_ib_mr *to_rmr(struct ib_mr *ibmr)
 {
-	return container_of(ibmr, struct rnic_v2_mr, ibmr);
+	return container_of(ibmr, struct rnic_ib_mr, ibmr);
 }
 
-static inline struct rnic_v2_cq *to_v2cq(struct ib_cq *ibcq)
+static inline struct rnic_ib_cq *to_rcq(struct ib_cq *ibcq)
 {
-	return container_of(ibcq, struct rnic_v2_cq, ibcq);
+	return container_of(ibcq, struct rnic_ib_cq, ibcq);
 }
 
-static inline struct rnic_v2_qp *to_v2qp(struct ib_qp *ibqp)
+static inline struct rnic_ib_qp *to_rqp(struct ib_qp *ibqp)
 {
-	return container_of(ibqp, struct rnic_v2_qp, ibqp);
+	return container_of(ibqp, struct rnic_ib_qp, ibqp);
 }
 
-static inline struct rnic_v2_srq *to_v2srq(struct ib_srq *ibsrq)
+static inline struct rnic_ib_srq *to_rsrq(struct ib_srq *ibsrq)
 {
-	return container_of(ibsrq, struct rnic_v2_srq, ibsrq);
+	return container_of(ibsrq, struct rnic_ib_srq, ibsrq);
 }
 
-static inline struct rnic_v2_ah *to_v2ah(struct ib_ah *ibah)
+static inline struct rnic_ib_ah *to_rah(struct ib_ah *ibah)
 {
-	return container_of(ibah, struct rnic_v2_ah, ibah);
+	return container_of(ibah, struct rnic_ib_ah, ibah);
 }
 
-static inline void rnic_v2_stat_inc(struct rnic_v2 *v2, enum rnic_v2_stat s)
+static inline void rnic_ib_stat_inc(struct rnic_ibdev *ibd, enum rnic_ib_stat s)
 {
-	atomic64_inc(&v2->stats[s]);
+	atomic64_inc(&ibd->stats[s]);
 }
 
-static inline struct device *rnic_v2_dma(struct rnic_v2 *v2)
+static inline struct device *rnic_ib_dma(struct rnic_ibdev *ibd)
 {
-	return &v2->rdev->pdev->dev;
+	return &ibd->rdev->pdev->dev;
 }
 
-/* rnic_v2_cmd.c */
-int rnic_v2_cmd(struct rnic_v2 *v2, const void *req, size_t len,
+/* rnic_ib_cmd.c */
+int rnic_ib_cmd(struct rnic_ibdev *ibd, const void *req, size_t len,
 		union rnic_aq_resp *resp);
-int rnic_v2_cmd_query(struct rnic_v2 *v2, u8 opcode, u32 handle, u8 scope,
+int rnic_ib_cmd_query(struct rnic_ibdev *ibd, u8 opcode, u32 handle, u8 scope,
 		      void *out, size_t len);
-int rnic_v2_cmd_destroy(struct rnic_v2 *v2, u8 opcode, u32 handle);
-const char *rnic_v2_opcode_str(u8 opcode);
+int rnic_ib_cmd_destroy(struct rnic_ibdev *ibd, u8 opcode, u32 handle);
+const char *rnic_ib_opcode_str(u8 opcode);
 
-/* rnic_v2_db.c */
-void rnic_v2_db_write(struct rnic_v2 *v2, u16 off, u32 val);
-void rnic_v2_db_ring(struct rnic_v2 *v2, u16 off, u32 val);
-bool rnic_v2_db_off_ok(u16 off);
-int rnic_v2_dbp_alloc(struct rnic_v2 *v2);
-void rnic_v2_dbp_free(struct rnic_v2 *v2);
+/* rnic_ib_db.c */
+void rnic_ib_db_write(struct rnic_ibdev *ibd, u16 off, u32 val);
+void rnic_ib_db_ring(struct rnic_ibdev *ibd, u16 off, u32 val);
+bool rnic_ib_db_off_ok(u16 off);
+int rnic_ib_dbp_alloc(struct rnic_ibdev *ibd);
+void rnic_ib_dbp_free(struct rnic_ibdev *ibd);
 
-/* rnic_v2_dev.c */
-void rnic_v2_defer_free(struct rnic_v2 *v2, size_t size, void *va,
+/* rnic_ib_dev.c */
+void rnic_ib_defer_free(struct rnic_ibdev *ibd, size_t size, void *va,
 			dma_addr_t dma);
-void rnic_v2_free_dma(struct rnic_v2 *v2, bool destroyed, size_t size,
+void rnic_ib_free_dma(struct rnic_ibdev *ibd, bool destroyed, size_t size,
 		      void *va, dma_addr_t dma);
 
-/* rnic_v2_cq.c */
-int rnic_v2_eqs_create(struct rnic_v2 *v2);
-void rnic_v2_eqs_destroy(struct rnic_v2 *v2);
-int rnic_v2_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+/* rnic_ib_cq.c */
+int rnic_ib_eqs_create(struct rnic_ibdev *ibd);
+void rnic_ib_eqs_destroy(struct rnic_ibdev *ibd);
+int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct uverbs_attr_bundle *attrs);
-int rnic_v2_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int rnic_v2_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
-int rnic_v2_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int rnic_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
-/* rnic_v2_qp.c */
-int rnic_v2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+/* rnic_ib_qp.c */
+int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata);
-int rnic_v2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+int rnic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_udata *udata);
-int rnic_v2_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+int rnic_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		     struct ib_qp_init_attr *init);
-int rnic_v2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-struct rnic_v2_qp *rnic_v2_qp_get(struct rnic_v2 *v2, u32 qpn);
-void rnic_v2_qp_put(struct rnic_v2_qp *qp);
-void rnic_v2_qp_set_err(struct rnic_v2_qp *qp);
+int rnic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+struct rnic_ib_qp *rnic_ib_qp_get(struct rnic_ibdev *ibd, u32 qpn);
+void rnic_ib_qp_put(struct rnic_ib_qp *qp);
+void rnic_ib_qp_set_err(struct rnic_ib_qp *qp);
 
-/* rnic_v2_post.c */
-int rnic_v2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+/* rnic_ib_post.c */
+int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr);
-int rnic_v2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+int rnic_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
-int rnic_v2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+int rnic_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr);
 
-/* rnic_v2_obj.c */
-int rnic_v2_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-int rnic_v2_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-struct ib_mr *rnic_v2_get_dma_mr(struct ib_pd *ibpd, int access);
-struct ib_mr *rnic_v2_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+/* rnic_ib_obj.c */
+int rnic_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int rnic_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+struct ib_mr *rnic_ib_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *rnic_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			       u32 max_num_sg);
-int rnic_v2_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+int rnic_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 		      int sg_nents, unsigned int *sg_offset);
-int rnic_v2_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-struct ib_mr *rnic_v2_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+int rnic_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *rnic_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 virt_addr, int access,
 				  struct ib_udata *udata);
-int rnic_v2_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+int rnic_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		      struct ib_udata *udata);
-int rnic_v2_destroy_ah(struct ib_ah *ibah, u32 flags);
-int rnic_v2_ah_table_init(struct rnic_v2 *v2);
-void rnic_v2_ah_table_free(struct rnic_v2 *v2);
-int rnic_v2_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+int rnic_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
+int rnic_ib_ah_table_init(struct rnic_ibdev *ibd);
+void rnic_ib_ah_table_free(struct rnic_ibdev *ibd);
+int rnic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		       struct ib_udata *udata);
-int rnic_v2_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+int rnic_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
-int rnic_v2_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
-int rnic_v2_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-struct rnic_v2_srq *rnic_v2_srq_get(struct rnic_v2 *v2, u32 srqn);
-void rnic_v2_srq_put(struct rnic_v2_srq *srq);
-struct rnic_v2_cq *rnic_v2_cq_get(struct rnic_v2 *v2, u32 cqn);
-void rnic_v2_cq_put(struct rnic_v2_cq *cq);
+int rnic_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int rnic_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+struct rnic_ib_srq *rnic_ib_srq_get(struct rnic_ibdev *ibd, u32 srqn);
+void rnic_ib_srq_put(struct rnic_ib_srq *srq);
+struct rnic_ib_cq *rnic_ib_cq_get(struct rnic_ibdev *ibd, u32 cqn);
+void rnic_ib_cq_put(struct rnic_ib_cq *cq);
 
-#endif /* _RNIC_V2_H_ */
+#endif /* _RNIC_VERBS_H_ */

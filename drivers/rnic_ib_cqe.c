@@ -16,10 +16,10 @@
 #include <rdma/ib_verbs.h>
 
 #include "rnic_compat.h"
-#include "rnic_v2_wqe.h"
+#include "rnic_ib_wqe.h"
 
 /* The contract's status table: the IB status of the same name */
-static const u8 rnic_v2_wc_status_map[] = {
+static const u8 rnic_ib_wc_status_map[] = {
 	[RNIC_WC_SUCCESS]		= IB_WC_SUCCESS,
 	[RNIC_WC_LOC_LEN_ERR]		= IB_WC_LOC_LEN_ERR,
 	[RNIC_WC_LOC_QP_OP_ERR]		= IB_WC_LOC_QP_OP_ERR,
@@ -37,23 +37,23 @@ static const u8 rnic_v2_wc_status_map[] = {
 };
 
 /**
- * rnic_v2_wc_status() - IB status of a CQE status
+ * rnic_ib_wc_status() - IB status of a CQE status
  * @status: rnic_rdma_cqe.status, enum rnic_wc_status
  *
  * Return: the IB status of the same name; IB_WC_GENERAL_ERR for a value
  * the contract does not define, so a WR never completes as a success by
  * a device's mistake.
  */
-enum ib_wc_status rnic_v2_wc_status(u8 status)
+enum ib_wc_status rnic_ib_wc_status(u8 status)
 {
-	if (status >= ARRAY_SIZE(rnic_v2_wc_status_map))
+	if (status >= ARRAY_SIZE(rnic_ib_wc_status_map))
 		return IB_WC_GENERAL_ERR;
-	return rnic_v2_wc_status_map[status];
+	return rnic_ib_wc_status_map[status];
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_wc_status);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_wc_status);
 
 /* The contract's opcode table; -EIO for an opcode it does not define */
-static int rnic_v2_wc_opcode(u8 opcode, enum ib_wc_opcode *op)
+static int rnic_ib_wc_opcode(u8 opcode, enum ib_wc_opcode *op)
 {
 	switch (opcode) {
 	case RNIC_SQE_OP_SEND:
@@ -98,7 +98,7 @@ static int rnic_v2_wc_opcode(u8 opcode, enum ib_wc_opcode *op)
  * bytes at the start of the buffer, and so which RoCE version to answer
  * on.
  */
-static int rnic_v2_wc_ud_src(const struct rnic_rdma_cqe *cqe, u8 flags,
+static int rnic_ib_wc_ud_src(const struct rnic_rdma_cqe *cqe, u8 flags,
 			     struct ib_wc *wc)
 {
 	u32 src = le32_to_cpu(cqe->src);
@@ -145,7 +145,7 @@ static int rnic_v2_wc_ud_src(const struct rnic_rdma_cqe *cqe, u8 flags,
  * for UD the sender. @recv_len bounds the bytes placed by what the WQE
  * offered; a WRITE_IMM's bytes went to an MR, not to the WQE.
  */
-static int rnic_v2_wc_recv(const struct rnic_rdma_cqe *cqe, u8 flags, bool ud,
+static int rnic_ib_wc_recv(const struct rnic_rdma_cqe *cqe, u8 flags, bool ud,
 			   u32 recv_len, struct ib_wc *wc)
 {
 	u32 len = le32_to_cpu(cqe->byte_len);
@@ -165,10 +165,10 @@ static int rnic_v2_wc_recv(const struct rnic_rdma_cqe *cqe, u8 flags, bool ud,
 		 * The CQE counts the payload; the verbs count the 40-byte
 		 * header area too (the MAD layer and IPoIB subtract it).
 		 */
-		if (len > U32_MAX - RNIC_V2_UD_GRH_LEN)
+		if (len > U32_MAX - RNIC_IB_UD_GRH_LEN)
 			return -EIO;
-		len += RNIC_V2_UD_GRH_LEN;
-		if (rnic_v2_wc_ud_src(cqe, flags, wc))
+		len += RNIC_IB_UD_GRH_LEN;
+		if (rnic_ib_wc_ud_src(cqe, flags, wc))
 			return -EIO;
 	}
 	if (!write_imm && len > recv_len)
@@ -187,7 +187,7 @@ static int rnic_v2_wc_recv(const struct rnic_rdma_cqe *cqe, u8 flags, bool ud,
 }
 
 /**
- * rnic_v2_cqe_to_wc() - decode a CQE into a work completion
+ * rnic_ib_cqe_to_wc() - decode a CQE into a work completion
  * @cqe: the CQE, its phase already checked and read after a read barrier
  * @ud: the QP the CQE names (by its qpn) is UD or GSI
  * @recv_len: receive CQEs: the bytes the completed receive WQE offered
@@ -207,14 +207,14 @@ static int rnic_v2_wc_recv(const struct rnic_rdma_cqe *cqe, u8 flags, bool ud,
  * flags that do not belong to the opcode or the QP type, a receive longer
  * than its WQE, a UD sender of an unknown network type.
  */
-int rnic_v2_cqe_to_wc(const struct rnic_rdma_cqe *cqe, bool ud, u32 recv_len,
+int rnic_ib_cqe_to_wc(const struct rnic_rdma_cqe *cqe, bool ud, u32 recv_len,
 		      struct ib_wc *wc)
 {
 	u8 flags = cqe->flags;
 	bool recv = cqe->opcode & RNIC_CQE_OP_RECV_BIT;
 	enum ib_wc_opcode op;
 
-	if (rnic_v2_wc_opcode(cqe->opcode, &op))
+	if (rnic_ib_wc_opcode(cqe->opcode, &op))
 		return -EIO;
 	if (le32_to_cpu(cqe->qpn) & ~RNIC_BTH_QPN)
 		return -EIO;
@@ -225,7 +225,7 @@ int rnic_v2_cqe_to_wc(const struct rnic_rdma_cqe *cqe, bool ud, u32 recv_len,
 	if (!recv && (flags & RNIC_RCQE_F_SRQ))
 		return -EIO;
 
-	wc->status = rnic_v2_wc_status(cqe->status);
+	wc->status = rnic_ib_wc_status(cqe->status);
 	wc->opcode = op;
 	wc->vendor_err = cqe->syndrome;
 	wc->byte_len = 0;
@@ -244,17 +244,17 @@ int rnic_v2_cqe_to_wc(const struct rnic_rdma_cqe *cqe, bool ud, u32 recv_len,
 		return 0;
 
 	if (recv)
-		return rnic_v2_wc_recv(cqe, flags, ud, recv_len, wc);
+		return rnic_ib_wc_recv(cqe, flags, ud, recv_len, wc);
 	/* a send CQE reports nothing about a peer */
 	if (flags & ~RNIC_RCQE_F_PHASE)
 		return -EIO;
 	wc->byte_len = le32_to_cpu(cqe->byte_len);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_cqe_to_wc);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_cqe_to_wc);
 
 /**
- * rnic_v2_cqe_sq_retire() - check a send CQE's WQE index
+ * rnic_ib_cqe_sq_retire() - check a send CQE's WQE index
  * @ci: free-running index of the oldest SQ WQE not yet completed
  * @pi: free-running producer index: WQEs posted
  * @wqe_idx: the CQE's wqe_idx
@@ -268,7 +268,7 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_cqe_to_wc);
  * Return: the number of WQEs the CQE completes (1 .. @pi - @ci), the
  * last of which it reports; -EIO for an index not outstanding.
  */
-int rnic_v2_cqe_sq_retire(u16 ci, u16 pi, u16 wqe_idx)
+int rnic_ib_cqe_sq_retire(u16 ci, u16 pi, u16 wqe_idx)
 {
 	u16 n = wqe_idx - ci;
 
@@ -276,10 +276,10 @@ int rnic_v2_cqe_sq_retire(u16 ci, u16 pi, u16 wqe_idx)
 		return -EIO;
 	return n + 1;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_cqe_sq_retire);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_cqe_sq_retire);
 
 /**
- * rnic_v2_cqe_rq_check() - check a receive CQE's RQ WQE index
+ * rnic_ib_cqe_rq_check() - check a receive CQE's RQ WQE index
  * @ci: free-running index of the oldest RQ WQE not yet completed
  * @pi: free-running producer index: WQEs posted
  * @wqe_idx: the CQE's wqe_idx
@@ -288,14 +288,14 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_cqe_sq_retire);
  *
  * Return: 0 if @wqe_idx is the next WQE and one is outstanding, else -EIO.
  */
-int rnic_v2_cqe_rq_check(u16 ci, u16 pi, u16 wqe_idx)
+int rnic_ib_cqe_rq_check(u16 ci, u16 pi, u16 wqe_idx)
 {
 	return ci != pi && wqe_idx == ci ? 0 : -EIO;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_cqe_rq_check);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_cqe_rq_check);
 
 /**
- * rnic_v2_cqe_srq_check() - check a receive CQE's SRQ slot
+ * rnic_ib_cqe_srq_check() - check a receive CQE's SRQ slot
  * @slot: the CQE's wqe_idx (with RNIC_RCQE_F_SRQ)
  * @depth: the SRQ's number of slots
  * @busy: bitmap of @depth bits, set for the slots holding a posted WQE
@@ -306,8 +306,8 @@ EXPORT_SYMBOL_IF_KUNIT(rnic_v2_cqe_rq_check);
  *
  * Return: 0, or -EIO for a slot out of range or not in use.
  */
-int rnic_v2_cqe_srq_check(u16 slot, u32 depth, const unsigned long *busy)
+int rnic_ib_cqe_srq_check(u16 slot, u32 depth, const unsigned long *busy)
 {
 	return slot < depth && test_bit(slot, busy) ? 0 : -EIO;
 }
-EXPORT_SYMBOL_IF_KUNIT(rnic_v2_cqe_srq_check);
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_cqe_srq_check);

@@ -9,10 +9,10 @@
  * that ib_core fills the GID table, which add_gid/del_gid mirror into the
  * device. Teardown undoes it in mirror order; what the device may still
  * read until a reset (the AH table pages, memory whose DESTROY failed) is
- * freed by rnic_v2_free() after rnic_remove_dev() reset the device.
+ * freed by rnic_ib_free() after rnic_remove_dev() reset the device.
  *
  * Asynchronous events arrive on event queue 0, whose work (rnic_eq.c)
- * hands the 2.0 types to rnic_v2_event(): the object is looked up by its
+ * hands the 2.0 types to rnic_ib_event(): the object is looked up by its
  * id with a reference, so a concurrent destroy waits for the handler.
  */
 #include <linux/dma-mapping.h>
@@ -26,10 +26,10 @@
 #include "rnic_compat.h"
 #include "rnic_ib.h"
 #include "rnic_param.h"
-#include "rnic_v2.h"
+#include "rnic_verbs.h"
 
 /* Memory kept for the device until the next reset */
-struct rnic_v2_deferred {
+struct rnic_ib_deferred {
 	struct list_head list;
 	size_t size;
 	void *va;
@@ -37,52 +37,52 @@ struct rnic_v2_deferred {
 };
 
 /**
- * rnic_v2_defer_free() - keep DMA memory until the device is reset
- * @v2: the device
+ * rnic_ib_defer_free() - keep DMA memory until the device is reset
+ * @ibd: the device
  * @size: dma_alloc_coherent() size
  * @va: its CPU address (NULL: nothing to keep)
  * @dma: its DMA address
  *
  * For memory whose DESTROY command did not complete: the device may still
  * write it (hardware-abi2.rst, "Lifetime rules"), so it is freed only after
- * the reset in rnic_v2_free(), or leaked if even that allocation fails.
+ * the reset in rnic_ib_free(), or leaked if even that allocation fails.
  */
-void rnic_v2_defer_free(struct rnic_v2 *v2, size_t size, void *va,
+void rnic_ib_defer_free(struct rnic_ibdev *ibd, size_t size, void *va,
 			dma_addr_t dma)
 {
-	struct rnic_v2_deferred *d;
+	struct rnic_ib_deferred *d;
 
 	if (!va)
 		return;
-	rnic_v2_stat_inc(v2, RNIC_V2_STAT_deferred_frees);
+	rnic_ib_stat_inc(ibd, RNIC_IB_STAT_deferred_frees);
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return;
 	d->size = size;
 	d->va = va;
 	d->dma = dma;
-	spin_lock(&v2->defer_lock);
-	list_add_tail(&d->list, &v2->deferred);
-	spin_unlock(&v2->defer_lock);
+	spin_lock(&ibd->defer_lock);
+	list_add_tail(&d->list, &ibd->deferred);
+	spin_unlock(&ibd->defer_lock);
 }
 
 /**
- * rnic_v2_free_dma() - free DMA memory the device was given
- * @v2: the device
+ * rnic_ib_free_dma() - free DMA memory the device was given
+ * @ibd: the device
  * @destroyed: the command that released it completed
  * @size: its size
  * @va: its CPU address, or NULL
  * @dma: its DMA address
  */
-void rnic_v2_free_dma(struct rnic_v2 *v2, bool destroyed, size_t size,
+void rnic_ib_free_dma(struct rnic_ibdev *ibd, bool destroyed, size_t size,
 		      void *va, dma_addr_t dma)
 {
 	if (!va)
 		return;
 	if (destroyed)
-		dma_free_coherent(rnic_v2_dma(v2), size, va, dma);
+		dma_free_coherent(rnic_ib_dma(ibd), size, va, dma);
 	else
-		rnic_v2_defer_free(v2, size, va, dma);
+		rnic_ib_defer_free(ibd, size, va, dma);
 }
 
 /* ------------------------------------------------------------------------
@@ -90,16 +90,16 @@ void rnic_v2_free_dma(struct rnic_v2 *v2, bool destroyed, size_t size,
  */
 
 /* Every value checked; the driver offers at most what it can address */
-static int rnic_v2_read_caps(struct rnic_v2 *v2)
+static int rnic_ib_read_caps(struct rnic_ibdev *ibd)
 {
-	struct rnic_v2_caps *c = &v2->caps;
+	struct rnic_ib_caps *c = &ibd->caps;
 	struct rnic_rdma_caps raw;
 	int err;
 
-	err = rnic_v2_cmd_query(v2, RNIC_AQ_QUERY_RDMA_CAPS, 0, 0, &raw,
+	err = rnic_ib_cmd_query(ibd, RNIC_AQ_QUERY_RDMA_CAPS, 0, 0, &raw,
 				sizeof(raw));
 	if (err) {
-		ibdev_err(&v2->ibdev, "QUERY_RDMA_CAPS failed: %d\n", err);
+		ibdev_err(&ibd->ibdev, "QUERY_RDMA_CAPS failed: %d\n", err);
 		return err;
 	}
 	c->flags = le32_to_cpu(raw.flags) & RNIC_RDMA_CAP_ALL;
@@ -108,9 +108,9 @@ static int rnic_v2_read_caps(struct rnic_v2 *v2)
 	c->max_srq = le32_to_cpu(raw.max_srq);
 	c->max_mr = le32_to_cpu(raw.max_mr);
 	c->max_pd = le32_to_cpu(raw.max_pd);
-	c->max_ah = min_t(u32, le32_to_cpu(raw.max_ah), RNIC_V2_MAX_AH);
+	c->max_ah = min_t(u32, le32_to_cpu(raw.max_ah), RNIC_IB_MAX_AH);
 	c->max_mr_pages = min_t(u32, le32_to_cpu(raw.max_mr_pages),
-				RNIC_V2_MAX_FRWR_PAGES);
+				RNIC_IB_MAX_FRWR_PAGES);
 	c->max_mr_size = le64_to_cpu(raw.max_mr_size);
 	c->page_size_cap = le64_to_cpu(raw.page_size_cap) &
 			   GENMASK_ULL(RNIC_PAGE_LOG2_MAX, RNIC_PAGE_LOG2_MIN);
@@ -119,9 +119,9 @@ static int rnic_v2_read_caps(struct rnic_v2 *v2)
 	c->num_db_pages = le16_to_cpu(raw.num_db_pages);
 	c->db_base = le32_to_cpu(raw.db_base);
 	c->db_page_log2 = raw.db_page_log2;
-	c->max_wq_log2 = min_t(u8, raw.max_wq_log2, RNIC_V2_MAX_WQ_LOG2);
-	c->max_cq_log2 = min_t(u8, raw.max_cq_log2, RNIC_V2_MAX_WQ_LOG2);
-	c->max_srq_log2 = min_t(u8, raw.max_srq_log2, RNIC_V2_MAX_WQ_LOG2);
+	c->max_wq_log2 = min_t(u8, raw.max_wq_log2, RNIC_IB_MAX_WQ_LOG2);
+	c->max_cq_log2 = min_t(u8, raw.max_cq_log2, RNIC_IB_MAX_WQ_LOG2);
+	c->max_srq_log2 = min_t(u8, raw.max_srq_log2, RNIC_IB_MAX_WQ_LOG2);
 	c->max_eq_log2 = raw.max_eq_log2;
 	c->max_sqe_log2 = min_t(u8, raw.max_sqe_log2, RNIC_SQE_LOG2_MAX);
 	c->max_rqe_log2 = min_t(u8, raw.max_rqe_log2, RNIC_RQE_LOG2_MAX);
@@ -154,7 +154,7 @@ static int rnic_v2_read_caps(struct rnic_v2 *v2)
 	    !c->max_recv_sge || !c->gid_tbl_len || !c->pkey_tbl_len ||
 	    !rnic_pmtu_bytes(c->max_pmtu) ||
 	    !(c->page_size_cap & BIT_ULL(PAGE_SHIFT))) {
-		ibdev_err(&v2->ibdev, "device reports unusable ABI 2.0 limits (flags %#x, %u QPs, %u CQs, %u AHs, %u EQs, %u doorbell pages of 2^%u at %#x, WQ 2^%u, CQ 2^%u, SQE 2^%u, RQE 2^%u, page sizes %#llx, PMTU %u)\n",
+		ibdev_err(&ibd->ibdev, "device reports unusable ABI 2.0 limits (flags %#x, %u QPs, %u CQs, %u AHs, %u EQs, %u doorbell pages of 2^%u at %#x, WQ 2^%u, CQ 2^%u, SQE 2^%u, RQE 2^%u, page sizes %#llx, PMTU %u)\n",
 			  c->flags, c->max_qp, c->max_cq, c->max_ah, c->max_eq,
 			  c->num_db_pages, c->db_page_log2, c->db_base,
 			  c->max_wq_log2, c->max_cq_log2, c->max_sqe_log2,
@@ -167,9 +167,9 @@ static int rnic_v2_read_caps(struct rnic_v2 *v2)
 }
 
 /* The RoCE settings: the UDP port every v2 template carries, and PFC */
-static int rnic_v2_config_port(struct rnic_v2 *v2)
+static int rnic_ib_config_port(struct rnic_ibdev *ibd)
 {
-	struct rnic_dev *rdev = v2->rdev;
+	struct rnic_dev *rdev = ibd->rdev;
 	struct rnic_aq_set_port cmd;
 	struct rnic_port_attr attr;
 	int err;
@@ -183,7 +183,7 @@ static int rnic_v2_config_port(struct rnic_v2 *v2)
 	}
 	rtnl_unlock();
 	if (err)
-		ibdev_err(&v2->ibdev, "cannot program the RoCE port settings: %d\n",
+		ibdev_err(&ibd->ibdev, "cannot program the RoCE port settings: %d\n",
 			  err);
 	return err;
 }
@@ -193,37 +193,37 @@ static int rnic_v2_config_port(struct rnic_v2 *v2)
  */
 
 /* The device's own version string; query_device's fw_ver encodes it. */
-static void rnic_v2_get_dev_fw_str(struct ib_device *ibdev, char *str)
+static void rnic_ib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
 	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s",
-		 to_v2(ibdev)->rdev->model_version);
+		 to_ibdev(ibdev)->rdev->model_version);
 }
 
-static enum rdma_link_layer rnic_v2_get_link_layer(struct ib_device *ibdev,
+static enum rdma_link_layer rnic_ib_get_link_layer(struct ib_device *ibdev,
 						   u32 port)
 {
 	return IB_LINK_LAYER_ETHERNET;
 }
 
-static int rnic_v2_get_port_immutable(struct ib_device *ibdev, u32 port,
+static int rnic_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
 				      struct ib_port_immutable *immutable)
 {
-	struct rnic_v2 *v2 = to_v2(ibdev);
+	struct rnic_ibdev *ibd = to_ibdev(ibdev);
 
 	immutable->core_cap_flags = rnic_ib_core_cap_flags(rnic_params.roce_mode);
-	immutable->gid_tbl_len = v2->caps.gid_tbl_len;
-	immutable->pkey_tbl_len = v2->caps.pkey_tbl_len;
+	immutable->gid_tbl_len = ibd->caps.gid_tbl_len;
+	immutable->pkey_tbl_len = ibd->caps.pkey_tbl_len;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 
-static int rnic_v2_query_device(struct ib_device *ibdev,
+static int rnic_ib_query_device(struct ib_device *ibdev,
 				struct ib_device_attr *attr,
 				struct ib_udata *udata)
 {
-	struct rnic_v2 *v2 = to_v2(ibdev);
-	const struct rnic_v2_caps *c = &v2->caps;
-	struct rnic_dev *rdev = v2->rdev;
+	struct rnic_ibdev *ibd = to_ibdev(ibdev);
+	const struct rnic_ib_caps *c = &ibd->caps;
+	struct rnic_dev *rdev = ibd->rdev;
 
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
@@ -255,7 +255,7 @@ static int rnic_v2_query_device(struct ib_device *ibdev,
 	/* atomic with respect to the device's own atomics */
 	attr->atomic_cap = (c->flags & RNIC_RDMA_CAP_ATOMIC) ?
 			   IB_ATOMIC_HCA : IB_ATOMIC_NONE;
-	attr->max_ah = v2->num_ah - 1;
+	attr->max_ah = ibd->num_ah - 1;
 	attr->max_srq = c->max_srq;
 	attr->max_srq_wr = c->max_srq ? 1U << c->max_srq_log2 : 0;
 	attr->max_srq_sge = c->max_srq_sge;
@@ -266,54 +266,54 @@ static int rnic_v2_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
-static enum ib_mtu rnic_v2_ib_mtu(u8 pmtu)
+static enum ib_mtu rnic_ib_ib_mtu(u8 pmtu)
 {
 	return ib_mtu_int_to_enum(rnic_pmtu_bytes(pmtu));
 }
 
-static int rnic_v2_query_port(struct ib_device *ibdev, u32 port,
+static int rnic_ib_query_port(struct ib_device *ibdev, u32 port,
 			      struct ib_port_attr *attr)
 {
-	struct rnic_v2 *v2 = to_v2(ibdev);
-	struct rnic_dev *rdev = v2->rdev;
+	struct rnic_ibdev *ibd = to_ibdev(ibdev);
+	struct rnic_dev *rdev = ibd->rdev;
 	struct net_device *ndev = rdev->netdev;
 	bool up = netif_running(ndev) && netif_carrier_ok(ndev);
 
 	attr->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
 	attr->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP :
 				IB_PORT_PHYS_STATE_DISABLED;
-	attr->max_mtu = rnic_v2_ib_mtu(v2->caps.max_pmtu);
+	attr->max_mtu = rnic_ib_ib_mtu(ibd->caps.max_pmtu);
 	attr->active_mtu = min(rnic_ib_active_mtu(READ_ONCE(ndev->mtu)),
 			       attr->max_mtu);
 	rnic_ib_speed_width(READ_ONCE(rdev->speed_mbps), &attr->active_speed,
 			    &attr->active_width);
-	attr->gid_tbl_len = v2->caps.gid_tbl_len;
-	attr->pkey_tbl_len = v2->caps.pkey_tbl_len;
+	attr->gid_tbl_len = ibd->caps.gid_tbl_len;
+	attr->pkey_tbl_len = ibd->caps.pkey_tbl_len;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->ip_gids = true;
-	attr->max_msg_sz = v2->caps.max_msg_size;
+	attr->max_msg_sz = ibd->caps.max_msg_size;
 	attr->max_vl_num = 1;
 	return 0;
 }
 
 /* The P_Key table is the device's; only entry 0 is ever set (0xffff) */
-static int rnic_v2_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+static int rnic_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 			      u16 *pkey)
 {
-	if (index >= to_v2(ibdev)->caps.pkey_tbl_len)
+	if (index >= to_ibdev(ibdev)->caps.pkey_tbl_len)
 		return -EINVAL;
 	*pkey = index ? 0 : IB_DEFAULT_PKEY_FULL;
 	return 0;
 }
 
-static int rnic_v2_modify_gid(struct rnic_v2 *v2, const struct ib_gid_attr *attr,
+static int rnic_ib_modify_gid(struct rnic_ibdev *ibd, const struct ib_gid_attr *attr,
 			      bool valid)
 {
 	struct rnic_aq_modify_gid c = {};
 	u16 vlan_id = 0xffff;
 	int err;
 
-	if (attr->index >= v2->caps.gid_tbl_len)
+	if (attr->index >= ibd->caps.gid_tbl_len)
 		return -EINVAL;
 	c.hdr.opcode = RNIC_AQ_MODIFY_GID;
 	c.entry.index = cpu_to_le16(attr->index);
@@ -339,22 +339,22 @@ static int rnic_v2_modify_gid(struct rnic_v2 *v2, const struct ib_gid_attr *attr
 		}
 		memcpy(c.entry.gid, attr->gid.raw, RNIC_GID_LEN);
 	}
-	err = rnic_v2_cmd(v2, &c, sizeof(c), NULL);
+	err = rnic_ib_cmd(ibd, &c, sizeof(c), NULL);
 	if (err)
-		ibdev_err(&v2->ibdev, "%s GID %u (%pI6) in the device failed: %d\n",
+		ibdev_err(&ibd->ibdev, "%s GID %u (%pI6) in the device failed: %d\n",
 			  valid ? "adding" : "deleting", attr->index,
 			  attr->gid.raw, err);
 	return err;
 }
 
-static int rnic_v2_add_gid(const struct ib_gid_attr *attr, void **context)
+static int rnic_ib_add_gid(const struct ib_gid_attr *attr, void **context)
 {
-	return rnic_v2_modify_gid(to_v2(attr->device), attr, true);
+	return rnic_ib_modify_gid(to_ibdev(attr->device), attr, true);
 }
 
-static int rnic_v2_del_gid(const struct ib_gid_attr *attr, void **context)
+static int rnic_ib_del_gid(const struct ib_gid_attr *attr, void **context)
 {
-	return rnic_v2_modify_gid(to_v2(attr->device), attr, false);
+	return rnic_ib_modify_gid(to_ibdev(attr->device), attr, false);
 }
 
 /* ------------------------------------------------------------------------
@@ -366,31 +366,31 @@ static int rnic_v2_del_gid(const struct ib_gid_attr *attr, void **context)
  * holds some 80 counters, not all of them.
  */
 
-#define RNIC_V2_STAT_DESC(s)		{ .name = #s },
-#define RNIC_V2_PORT_STAT_DESC(s)	{ .name = "hw_" #s },
-#define RNIC_V2_PORT_STAT_INDEX(s)	RNIC_PORT_STAT_##s,
+#define RNIC_IB_STAT_DESC(s)		{ .name = #s },
+#define RNIC_IB_PORT_STAT_DESC(s)	{ .name = "hw_" #s },
+#define RNIC_IB_PORT_STAT_INDEX(s)	RNIC_PORT_STAT_##s,
 
-static const struct rdma_stat_desc rnic_v2_stat_descs[] = {
-	RNIC_V2_STATS(RNIC_V2_STAT_DESC)
-	RNIC_RDMA_STATS(RNIC_V2_STAT_DESC)
-	RNIC_V2_PORT_STATS(RNIC_V2_PORT_STAT_DESC)
+static const struct rdma_stat_desc rnic_ib_stat_descs[] = {
+	RNIC_IB_STATS(RNIC_IB_STAT_DESC)
+	RNIC_RDMA_STATS(RNIC_IB_STAT_DESC)
+	RNIC_IB_PORT_STATS(RNIC_IB_PORT_STAT_DESC)
 };
 
 /* where each hw_ counter is in the device's RNIC_PORT_STATS */
-static const u8 rnic_v2_port_stat_index[] = {
-	RNIC_V2_PORT_STATS(RNIC_V2_PORT_STAT_INDEX)
+static const u8 rnic_ib_port_stat_index[] = {
+	RNIC_IB_PORT_STATS(RNIC_IB_PORT_STAT_INDEX)
 };
 
-#define RNIC_V2_RDMA_STATS_AT	RNIC_V2_NUM_STATS
-#define RNIC_V2_PORT_STATS_AT	(RNIC_V2_RDMA_STATS_AT + RNIC_NUM_RDMA_STATS)
-static_assert(ARRAY_SIZE(rnic_v2_stat_descs) ==
-	      RNIC_V2_PORT_STATS_AT + ARRAY_SIZE(rnic_v2_port_stat_index));
+#define RNIC_IB_RDMA_STATS_AT	RNIC_IB_NUM_STATS
+#define RNIC_IB_PORT_STATS_AT	(RNIC_IB_RDMA_STATS_AT + RNIC_NUM_RDMA_STATS)
+static_assert(ARRAY_SIZE(rnic_ib_stat_descs) ==
+	      RNIC_IB_PORT_STATS_AT + ARRAY_SIZE(rnic_ib_port_stat_index));
 
-static struct rdma_hw_stats *rnic_v2_alloc_hw_port_stats(struct ib_device *ibdev,
+static struct rdma_hw_stats *rnic_ib_alloc_hw_port_stats(struct ib_device *ibdev,
 							 u32 port)
 {
-	return rdma_alloc_hw_stats_struct(rnic_v2_stat_descs,
-					  ARRAY_SIZE(rnic_v2_stat_descs),
+	return rdma_alloc_hw_stats_struct(rnic_ib_stat_descs,
+					  ARRAY_SIZE(rnic_ib_stat_descs),
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
@@ -399,36 +399,36 @@ static struct rdma_hw_stats *rnic_v2_alloc_hw_port_stats(struct ib_device *ibdev
  * and counts cmd_failures; a device with fewer transport counters than
  * this driver knows (an older 2.x) leaves the rest at 0.
  */
-static int rnic_v2_get_hw_stats(struct ib_device *ibdev,
+static int rnic_ib_get_hw_stats(struct ib_device *ibdev,
 				struct rdma_hw_stats *stats, u32 port,
 				int index)
 {
-	struct rnic_v2 *v2 = to_v2(ibdev);
-	unsigned int n = min_t(unsigned int, v2->caps.num_rdma_stats,
+	struct rnic_ibdev *ibd = to_ibdev(ibdev);
+	unsigned int n = min_t(unsigned int, ibd->caps.num_rdma_stats,
 			       RNIC_NUM_RDMA_STATS);
 	u64 *port_vals;
 	__le64 *raw;
 	unsigned int i;
 
-	for (i = 0; i < RNIC_V2_NUM_STATS; i++)
-		stats->value[i] = atomic64_read(&v2->stats[i]);
+	for (i = 0; i < RNIC_IB_NUM_STATS; i++)
+		stats->value[i] = atomic64_read(&ibd->stats[i]);
 	raw = kcalloc(RNIC_NUM_RDMA_STATS, sizeof(*raw), GFP_KERNEL);
-	if (raw && n && !rnic_v2_cmd_query(v2, RNIC_AQ_QUERY_RDMA_STATS, 0,
+	if (raw && n && !rnic_ib_cmd_query(ibd, RNIC_AQ_QUERY_RDMA_STATS, 0,
 					   RNIC_RDMA_STATS_SCOPE_PORT, raw,
 					   n * sizeof(*raw)))
 		for (i = 0; i < n; i++)
-			stats->value[RNIC_V2_RDMA_STATS_AT + i] =
+			stats->value[RNIC_IB_RDMA_STATS_AT + i] =
 				le64_to_cpu(raw[i]);
 	kfree(raw);
 	port_vals = kcalloc(RNIC_NUM_PORT_STATS, sizeof(*port_vals), GFP_KERNEL);
 	if (port_vals) {
-		if (rnic_cmd_query_stats(v2->rdev, RNIC_STATS_SCOPE_PORT, 0,
+		if (rnic_cmd_query_stats(ibd->rdev, RNIC_STATS_SCOPE_PORT, 0,
 					 port_vals, RNIC_NUM_PORT_STATS))
-			rnic_v2_stat_inc(v2, RNIC_V2_STAT_cmd_failures);
+			rnic_ib_stat_inc(ibd, RNIC_IB_STAT_cmd_failures);
 		else
-			for (i = 0; i < ARRAY_SIZE(rnic_v2_port_stat_index); i++)
-				stats->value[RNIC_V2_PORT_STATS_AT + i] =
-					port_vals[rnic_v2_port_stat_index[i]];
+			for (i = 0; i < ARRAY_SIZE(rnic_ib_port_stat_index); i++)
+				stats->value[RNIC_IB_PORT_STATS_AT + i] =
+					port_vals[rnic_ib_port_stat_index[i]];
 		kfree(port_vals);
 	}
 	return stats->num_counters;
@@ -436,71 +436,71 @@ static int rnic_v2_get_hw_stats(struct ib_device *ibdev,
 
 #ifndef RNIC_HAVE_CREATE_CQ_ATTRS
 /* Before 6.11 create_cq gets the caller's udata: non-NULL is userspace */
-static int rnic_v2_create_cq_udata(struct ib_cq *ibcq,
+static int rnic_ib_create_cq_udata(struct ib_cq *ibcq,
 				   const struct ib_cq_init_attr *attr,
 				   struct ib_udata *udata)
 {
 	if (udata)
 		return -EOPNOTSUPP;
-	return rnic_v2_create_cq(ibcq, attr, NULL);
+	return rnic_ib_create_cq(ibcq, attr, NULL);
 }
 #endif
 
-static const struct ib_device_ops rnic_v2_ops = {
+static const struct ib_device_ops rnic_ib_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 
-	.add_gid = rnic_v2_add_gid,
-	.alloc_hw_port_stats = rnic_v2_alloc_hw_port_stats,
-	.alloc_mr = rnic_v2_alloc_mr,
-	.alloc_pd = rnic_v2_alloc_pd,
-	.create_ah = rnic_v2_create_ah,
+	.add_gid = rnic_ib_add_gid,
+	.alloc_hw_port_stats = rnic_ib_alloc_hw_port_stats,
+	.alloc_mr = rnic_ib_alloc_mr,
+	.alloc_pd = rnic_ib_alloc_pd,
+	.create_ah = rnic_ib_create_ah,
 #ifdef RNIC_HAVE_CREATE_CQ_ATTRS
-	.create_cq = rnic_v2_create_cq,
+	.create_cq = rnic_ib_create_cq,
 #else
-	.create_cq = rnic_v2_create_cq_udata,
+	.create_cq = rnic_ib_create_cq_udata,
 #endif
-	.create_qp = rnic_v2_create_qp,
-	.create_srq = rnic_v2_create_srq,
-	.dealloc_pd = rnic_v2_dealloc_pd,
-	.del_gid = rnic_v2_del_gid,
-	.dereg_mr = rnic_v2_dereg_mr,
-	.destroy_ah = rnic_v2_destroy_ah,
-	.destroy_cq = rnic_v2_destroy_cq,
-	.destroy_qp = rnic_v2_destroy_qp,
-	.destroy_srq = rnic_v2_destroy_srq,
-	.get_dev_fw_str = rnic_v2_get_dev_fw_str,
-	.get_dma_mr = rnic_v2_get_dma_mr,
-	.get_hw_stats = rnic_v2_get_hw_stats,
-	.get_link_layer = rnic_v2_get_link_layer,
-	.get_port_immutable = rnic_v2_get_port_immutable,
-	.map_mr_sg = rnic_v2_map_mr_sg,
-	.modify_qp = rnic_v2_modify_qp,
-	.modify_srq = rnic_v2_modify_srq,
-	.poll_cq = rnic_v2_poll_cq,
-	.post_recv = rnic_v2_post_recv,
-	.post_send = rnic_v2_post_send,
-	.post_srq_recv = rnic_v2_post_srq_recv,
-	.query_device = rnic_v2_query_device,
-	.query_pkey = rnic_v2_query_pkey,
-	.query_port = rnic_v2_query_port,
-	.query_qp = rnic_v2_query_qp,
-	.query_srq = rnic_v2_query_srq,
-	.reg_user_mr = rnic_v2_reg_user_mr,
-	.req_notify_cq = rnic_v2_req_notify_cq,
+	.create_qp = rnic_ib_create_qp,
+	.create_srq = rnic_ib_create_srq,
+	.dealloc_pd = rnic_ib_dealloc_pd,
+	.del_gid = rnic_ib_del_gid,
+	.dereg_mr = rnic_ib_dereg_mr,
+	.destroy_ah = rnic_ib_destroy_ah,
+	.destroy_cq = rnic_ib_destroy_cq,
+	.destroy_qp = rnic_ib_destroy_qp,
+	.destroy_srq = rnic_ib_destroy_srq,
+	.get_dev_fw_str = rnic_ib_get_dev_fw_str,
+	.get_dma_mr = rnic_ib_get_dma_mr,
+	.get_hw_stats = rnic_ib_get_hw_stats,
+	.get_link_layer = rnic_ib_get_link_layer,
+	.get_port_immutable = rnic_ib_get_port_immutable,
+	.map_mr_sg = rnic_ib_map_mr_sg,
+	.modify_qp = rnic_ib_modify_qp,
+	.modify_srq = rnic_ib_modify_srq,
+	.poll_cq = rnic_ib_poll_cq,
+	.post_recv = rnic_ib_post_recv,
+	.post_send = rnic_ib_post_send,
+	.post_srq_recv = rnic_ib_post_srq_recv,
+	.query_device = rnic_ib_query_device,
+	.query_pkey = rnic_ib_query_pkey,
+	.query_port = rnic_ib_query_port,
+	.query_qp = rnic_ib_query_qp,
+	.query_srq = rnic_ib_query_srq,
+	.reg_user_mr = rnic_ib_reg_user_mr,
+	.req_notify_cq = rnic_ib_req_notify_cq,
 
-	INIT_RDMA_OBJ_SIZE(ib_ah, rnic_v2_ah, ibah),
-	INIT_RDMA_OBJ_SIZE(ib_cq, rnic_v2_cq, ibcq),
-	INIT_RDMA_OBJ_SIZE(ib_pd, rnic_v2_pd, ibpd),
-	INIT_RDMA_OBJ_SIZE(ib_qp, rnic_v2_qp, ibqp),
-	INIT_RDMA_OBJ_SIZE(ib_srq, rnic_v2_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_ah, rnic_ib_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, rnic_ib_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, rnic_ib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, rnic_ib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, rnic_ib_srq, ibsrq),
 };
 
 /* ------------------------------------------------------------------------
  * Asynchronous events
  */
 
-static const enum ib_event_type rnic_v2_qp_events[] = {
+static const enum ib_event_type rnic_ib_qp_events[] = {
 	[RNIC_EQE_QP_FATAL] = IB_EVENT_QP_FATAL,
 	[RNIC_EQE_QP_REQ_ERR] = IB_EVENT_QP_REQ_ERR,
 	[RNIC_EQE_QP_ACCESS_ERR] = IB_EVENT_QP_ACCESS_ERR,
@@ -509,88 +509,88 @@ static const enum ib_event_type rnic_v2_qp_events[] = {
 	[RNIC_EQE_LAST_WQE_REACHED] = IB_EVENT_QP_LAST_WQE_REACHED,
 };
 
-static void rnic_v2_qp_event(struct rnic_v2 *v2, const struct rnic_eqe *eqe)
+static void rnic_ib_qp_event(struct rnic_ibdev *ibd, const struct rnic_eqe *eqe)
 {
-	struct ib_event ev = { .device = &v2->ibdev };
-	struct rnic_v2_qp *qp;
+	struct ib_event ev = { .device = &ibd->ibdev };
+	struct rnic_ib_qp *qp;
 
-	qp = rnic_v2_qp_get(v2, le32_to_cpu(eqe->data));
+	qp = rnic_ib_qp_get(ibd, le32_to_cpu(eqe->data));
 	if (!qp) {
-		rnic_v2_stat_inc(v2, RNIC_V2_STAT_async_unknown_obj);
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_async_unknown_obj);
 		return;
 	}
-	ev.event = rnic_v2_qp_events[eqe->type];
+	ev.event = rnic_ib_qp_events[eqe->type];
 	ev.element.qp = &qp->ibqp;
 	if (eqe->type <= RNIC_EQE_QP_ACCESS_ERR) {
 		/* the device moved it to ERR */
-		ibdev_warn_ratelimited(&v2->ibdev, "QP %u: %s (reason %u, info %#llx)\n",
+		ibdev_warn_ratelimited(&ibd->ibdev, "QP %u: %s (reason %u, info %#llx)\n",
 				       qp->ibqp.qp_num, ib_event_msg(ev.event),
 				       eqe->reason, le64_to_cpu(eqe->info));
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
 	}
 	if (qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-	rnic_v2_qp_put(qp);
+	rnic_ib_qp_put(qp);
 }
 
-static void rnic_v2_srq_event(struct rnic_v2 *v2, const struct rnic_eqe *eqe)
+static void rnic_ib_srq_event(struct rnic_ibdev *ibd, const struct rnic_eqe *eqe)
 {
-	struct ib_event ev = { .device = &v2->ibdev };
-	struct rnic_v2_srq *srq;
+	struct ib_event ev = { .device = &ibd->ibdev };
+	struct rnic_ib_srq *srq;
 
-	srq = rnic_v2_srq_get(v2, le32_to_cpu(eqe->data));
+	srq = rnic_ib_srq_get(ibd, le32_to_cpu(eqe->data));
 	if (!srq) {
-		rnic_v2_stat_inc(v2, RNIC_V2_STAT_async_unknown_obj);
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_async_unknown_obj);
 		return;
 	}
 	ev.event = eqe->type == RNIC_EQE_SRQ_LIMIT ? IB_EVENT_SRQ_LIMIT_REACHED :
 						     IB_EVENT_SRQ_ERR;
 	ev.element.srq = &srq->ibsrq;
 	if (ev.event == IB_EVENT_SRQ_ERR)
-		ibdev_warn_ratelimited(&v2->ibdev, "SRQ %u in error (reason %u, info %#llx)\n",
+		ibdev_warn_ratelimited(&ibd->ibdev, "SRQ %u in error (reason %u, info %#llx)\n",
 				       srq->srqn, eqe->reason,
 				       le64_to_cpu(eqe->info));
 	if (srq->ibsrq.event_handler)
 		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
-	rnic_v2_srq_put(srq);
+	rnic_ib_srq_put(srq);
 }
 
-static void rnic_v2_cq_err_event(struct rnic_v2 *v2,
+static void rnic_ib_cq_err_event(struct rnic_ibdev *ibd,
 				 const struct rnic_eqe *eqe)
 {
-	struct ib_event ev = { .device = &v2->ibdev, .event = IB_EVENT_CQ_ERR };
-	struct rnic_v2_cq *cq;
+	struct ib_event ev = { .device = &ibd->ibdev, .event = IB_EVENT_CQ_ERR };
+	struct rnic_ib_cq *cq;
 
-	cq = rnic_v2_cq_get(v2, le32_to_cpu(eqe->data));
+	cq = rnic_ib_cq_get(ibd, le32_to_cpu(eqe->data));
 	if (!cq) {
-		rnic_v2_stat_inc(v2, RNIC_V2_STAT_async_unknown_obj);
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_async_unknown_obj);
 		return;
 	}
-	ibdev_err_ratelimited(&v2->ibdev, "CQ %u in error (reason %u, info %#llx); it is stopped\n",
+	ibdev_err_ratelimited(&ibd->ibdev, "CQ %u in error (reason %u, info %#llx); it is stopped\n",
 			      cq->cqn, eqe->reason, le64_to_cpu(eqe->info));
 	ev.element.cq = &cq->ibcq;
 	if (cq->ibcq.event_handler)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-	rnic_v2_cq_put(cq);
+	rnic_ib_cq_put(cq);
 }
 
 /**
- * rnic_v2_event() - handle a 2.0 event from event queue 0
+ * rnic_ib_event() - handle a 2.0 event from event queue 0
  * @rdev: the device
  * @eqe: the event, its phase checked
  *
  * Context: the event work (process context).
  * Return: true if the event was a 2.0 one (handled), false otherwise.
  */
-bool rnic_v2_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
+bool rnic_ib_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 {
-	struct rnic_v2 *v2 = rdev->v2;
+	struct rnic_ibdev *ibd = rdev->ibd;
 	struct ib_event ev;
 
-	if (!v2 || eqe->type < RNIC_EQE_QP_FATAL ||
+	if (!ibd || eqe->type < RNIC_EQE_QP_FATAL ||
 	    eqe->type > RNIC_EQE_DEVICE_FATAL)
 		return false;
-	rnic_v2_stat_inc(v2, RNIC_V2_STAT_async_events);
+	rnic_ib_stat_inc(ibd, RNIC_IB_STAT_async_events);
 	/* before registration and during removal: no consumer to tell */
 	if (!READ_ONCE(rdev->ib_ready))
 		return true;
@@ -601,20 +601,20 @@ bool rnic_v2_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 	case RNIC_EQE_COMM_EST:
 	case RNIC_EQE_SQ_DRAINED:
 	case RNIC_EQE_LAST_WQE_REACHED:
-		rnic_v2_qp_event(v2, eqe);
+		rnic_ib_qp_event(ibd, eqe);
 		return true;
 	case RNIC_EQE_SRQ_LIMIT:
 	case RNIC_EQE_SRQ_ERR:
-		rnic_v2_srq_event(v2, eqe);
+		rnic_ib_srq_event(ibd, eqe);
 		return true;
 	case RNIC_EQE_CQ_ERROR:
-		rnic_v2_cq_err_event(v2, eqe);
+		rnic_ib_cq_err_event(ibd, eqe);
 		return true;
 	case RNIC_EQE_DEVICE_FATAL:
-		ibdev_err(&v2->ibdev, "device fatal error (reason %llu); unload and reload rnic to reset it\n",
+		ibdev_err(&ibd->ibdev, "device fatal error (reason %llu); unload and reload rnic to reset it\n",
 			  le64_to_cpu(eqe->info));
 		rdev->fatal = true;
-		ev.device = &v2->ibdev;
+		ev.device = &ibd->ibdev;
 		ev.event = IB_EVENT_DEVICE_FATAL;
 		ev.element.port_num = RNIC_IB_PORT;
 		ib_dispatch_event(&ev);
@@ -625,23 +625,23 @@ bool rnic_v2_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 }
 
 /**
- * rnic_v2_port_event() - tell ib_core the link changed
+ * rnic_ib_port_event() - tell ib_core the link changed
  * @rdev: the device
  * @up: the new link state
  *
  * Context: the event work, after the netdev's carrier follows @up.
  */
-void rnic_v2_port_event(struct rnic_dev *rdev, bool up)
+void rnic_ib_port_event(struct rnic_dev *rdev, bool up)
 {
-	struct rnic_v2 *v2 = rdev->v2;
+	struct rnic_ibdev *ibd = rdev->ibd;
 	struct ib_event ev = {
 		.event = up ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR,
 		.element.port_num = RNIC_IB_PORT,
 	};
 
-	if (!v2 || !v2->registered)
+	if (!ibd || !ibd->registered)
 		return;
-	ev.device = &v2->ibdev;
+	ev.device = &ibd->ibdev;
 	ib_dispatch_event(&ev);
 }
 
@@ -650,54 +650,54 @@ void rnic_v2_port_event(struct rnic_dev *rdev, bool up)
  */
 
 /**
- * rnic_v2_register() - set the device up for 2.0 and register its ib_device
+ * rnic_ib_register() - set the device up for 2.0 and register its ib_device
  * @rdev: the device, enabled with ABI 2.0, its netdev registered
  *
  * Return: 0 or a negative errno; on error what the device was given is
- * released or left for rnic_v2_free() after the reset.
+ * released or left for rnic_ib_free() after the reset.
  */
-int rnic_v2_register(struct rnic_dev *rdev)
+int rnic_ib_register(struct rnic_dev *rdev)
 {
 	struct ib_device *ibdev;
-	struct rnic_v2 *v2;
+	struct rnic_ibdev *ibd;
 	int err;
 
-	v2 = ib_alloc_device(rnic_v2, ibdev);
-	if (!v2)
+	ibd = ib_alloc_device(rnic_ibdev, ibdev);
+	if (!ibd)
 		return -ENOMEM;
-	v2->rdev = rdev;
-	spin_lock_init(&v2->ah_lock);
-	spin_lock_init(&v2->defer_lock);
-	INIT_LIST_HEAD(&v2->deferred);
-	xa_init_flags(&v2->qp_xa, XA_FLAGS_LOCK_IRQ);
-	xa_init_flags(&v2->cq_xa, XA_FLAGS_LOCK_IRQ);
-	xa_init_flags(&v2->srq_xa, XA_FLAGS_LOCK_IRQ);
-	ibdev = &v2->ibdev;
+	ibd->rdev = rdev;
+	spin_lock_init(&ibd->ah_lock);
+	spin_lock_init(&ibd->defer_lock);
+	INIT_LIST_HEAD(&ibd->deferred);
+	xa_init_flags(&ibd->qp_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&ibd->cq_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&ibd->srq_xa, XA_FLAGS_LOCK_IRQ);
+	ibdev = &ibd->ibdev;
 	ibdev->dev.parent = &rdev->pdev->dev;
-	rdev->v2 = v2;
+	rdev->ibd = ibd;
 
-	err = rnic_v2_read_caps(v2);
+	err = rnic_ib_read_caps(ibd);
 	if (err)
 		goto err_unwind;
-	err = rnic_v2_config_port(v2);
+	err = rnic_ib_config_port(ibd);
 	if (err)
 		goto err_unwind;
-	err = rnic_v2_dbp_alloc(v2);
+	err = rnic_ib_dbp_alloc(ibd);
 	if (err)
 		goto err_unwind;
-	err = rnic_v2_eqs_create(v2);
+	err = rnic_ib_eqs_create(ibd);
 	if (err)
 		goto err_free_dbp;
-	err = rnic_v2_ah_table_init(v2);
+	err = rnic_ib_ah_table_init(ibd);
 	if (err)
 		goto err_destroy_eqs;
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
-	ibdev->num_comp_vectors = v2->num_eqs;
+	ibdev->num_comp_vectors = ibd->num_eqs;
 	ibdev->node_guid = rnic_ib_guid_from_mac(rdev->mac);
 	strscpy(ibdev->node_desc, RNIC_IB_NODE_DESC, sizeof(ibdev->node_desc));
-	ib_set_device_ops(ibdev, &rnic_v2_ops);
+	ib_set_device_ops(ibdev, &rnic_ib_ops);
 
 	err = ib_device_set_netdev(ibdev, rdev->netdev, RNIC_IB_PORT);
 	if (err)
@@ -705,64 +705,64 @@ int rnic_v2_register(struct rnic_dev *rdev)
 	err = ib_register_device(ibdev, "rnic%d", &rdev->pdev->dev);
 	if (err)
 		goto err_put_netdev;
-	v2->registered = true;
+	ibd->registered = true;
 	ibdev_info(ibdev, "ABI 2.0: the NIC runs the transport; %u QPs, %u CQs, %u completion vectors, %u AH entries\n",
-		   v2->caps.max_qp, v2->caps.max_cq, v2->num_eqs, v2->num_ah);
+		   ibd->caps.max_qp, ibd->caps.max_cq, ibd->num_eqs, ibd->num_ah);
 	return 0;
 
 err_put_netdev:
-	/* the netdev is unregistered before rnic_v2_free() deallocates */
+	/* the netdev is unregistered before rnic_ib_free() deallocates */
 	ib_device_set_netdev(ibdev, NULL, RNIC_IB_PORT);
 err_destroy_eqs:
-	rnic_v2_eqs_destroy(v2);
+	rnic_ib_eqs_destroy(ibd);
 err_free_dbp:
-	rnic_v2_dbp_free(v2);
+	rnic_ib_dbp_free(ibd);
 err_unwind:
-	/* the ib_device and the AH pages go in rnic_v2_free(), after reset */
+	/* the ib_device and the AH pages go in rnic_ib_free(), after reset */
 	return err;
 }
 
 /**
- * rnic_v2_unregister() - unregister the ib_device and release the
+ * rnic_ib_unregister() - unregister the ib_device and release the
  *	device objects it used
  * @rdev: the device; still enabled, so the DESTROY commands of the ULPs'
  *	objects ib_core tears down here still run
  */
-void rnic_v2_unregister(struct rnic_dev *rdev)
+void rnic_ib_unregister(struct rnic_dev *rdev)
 {
-	struct rnic_v2 *v2 = rdev->v2;
+	struct rnic_ibdev *ibd = rdev->ibd;
 
-	if (!v2 || !v2->registered)
+	if (!ibd || !ibd->registered)
 		return;
-	ib_unregister_device(&v2->ibdev);
-	v2->registered = false;
-	rnic_v2_eqs_destroy(v2);
-	rnic_v2_dbp_free(v2);
+	ib_unregister_device(&ibd->ibdev);
+	ibd->registered = false;
+	rnic_ib_eqs_destroy(ibd);
+	rnic_ib_dbp_free(ibd);
 }
 
 /**
- * rnic_v2_free() - free what the device may have used until its reset
+ * rnic_ib_free() - free what the device may have used until its reset
  * @rdev: the device, reset (or never enabled)
  */
-void rnic_v2_free(struct rnic_dev *rdev)
+void rnic_ib_free(struct rnic_dev *rdev)
 {
-	struct rnic_v2 *v2 = rdev->v2;
-	struct rnic_v2_deferred *d, *tmp;
+	struct rnic_ibdev *ibd = rdev->ibd;
+	struct rnic_ib_deferred *d, *tmp;
 
-	if (!v2)
+	if (!ibd)
 		return;
-	list_for_each_entry_safe(d, tmp, &v2->deferred, list) {
-		dma_free_coherent(rnic_v2_dma(v2), d->size, d->va, d->dma);
+	list_for_each_entry_safe(d, tmp, &ibd->deferred, list) {
+		dma_free_coherent(rnic_ib_dma(ibd), d->size, d->va, d->dma);
 		list_del(&d->list);
 		kfree(d);
 	}
-	rnic_v2_ah_table_free(v2);
-	WARN_ON(!xa_empty(&v2->qp_xa));
-	WARN_ON(!xa_empty(&v2->cq_xa));
-	WARN_ON(!xa_empty(&v2->srq_xa));
-	xa_destroy(&v2->qp_xa);
-	xa_destroy(&v2->cq_xa);
-	xa_destroy(&v2->srq_xa);
-	rdev->v2 = NULL;
-	ib_dealloc_device(&v2->ibdev);
+	rnic_ib_ah_table_free(ibd);
+	WARN_ON(!xa_empty(&ibd->qp_xa));
+	WARN_ON(!xa_empty(&ibd->cq_xa));
+	WARN_ON(!xa_empty(&ibd->srq_xa));
+	xa_destroy(&ibd->qp_xa);
+	xa_destroy(&ibd->cq_xa);
+	xa_destroy(&ibd->srq_xa);
+	rdev->ibd = NULL;
+	ib_dealloc_device(&ibd->ibdev);
 }

@@ -3,40 +3,40 @@
  * rnic ABI 2.0: posting work requests.
  *
  * Each WR is encoded straight into its ring slot by the pure encoders
- * (rnic_v2_wqe.c), which refuse what the device would, before a byte is
+ * (rnic_ib_wqe.c), which refuse what the device would, before a byte is
  * written; its wr_id goes to the driver's own array at the same index.
  * One doorbell per call, after the last WQE, with the exact bad_wr of
  * the first WR refused. The driver never reads or maps the ULP's
  * buffers: SGEs carry the ULP's DMA addresses under its keys, and only
  * inline sends copy bytes (kernel virtual addresses by the verbs' rule).
  */
-#include "rnic_v2.h"
-#include "rnic_v2_wqe.h"
+#include "rnic_verbs.h"
+#include "rnic_ib_wqe.h"
 
-static void rnic_v2_sq_attr(struct rnic_v2 *v2, struct rnic_v2_qp *qp,
-			    struct rnic_v2_sq_attr *sq)
+static void rnic_ib_sq_attr(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
+			    struct rnic_ib_sq_attr *sq)
 {
 	sq->qp_type = qp->ibqp.qp_type;
 	sq->sqe_log2 = qp->sq.wqe_log2;
-	sq->max_send_sge = v2->caps.max_send_sge;
-	sq->max_inline = v2->caps.max_inline;
-	sq->pkey_tbl_len = v2->caps.pkey_tbl_len;
+	sq->max_send_sge = ibd->caps.max_send_sge;
+	sq->max_inline = ibd->caps.max_inline;
+	sq->pkey_tbl_len = ibd->caps.pkey_tbl_len;
 	sq->privileged = qp->privileged;
 	sq->sig_all = qp->sig_all;
-	sq->caps = v2->caps.flags;
-	sq->max_msg_size = v2->caps.max_msg_size;
-	sq->page_size_cap = v2->caps.page_size_cap;
+	sq->caps = ibd->caps.flags;
+	sq->max_msg_size = ibd->caps.max_msg_size;
+	sq->page_size_cap = ibd->caps.page_size_cap;
 }
 
 /* What a WR's objects resolve to: the AH index, the MR page list */
-static void rnic_v2_wr_res(const struct ib_send_wr *wr, bool ud,
-			   struct rnic_v2_wr_res *res)
+static void rnic_ib_wr_res(const struct ib_send_wr *wr, bool ud,
+			   struct rnic_ib_wr_res *res)
 {
 	memset(res, 0, sizeof(*res));
 	if (ud && ud_wr(wr)->ah) {
-		res->ah_idx = to_v2ah(ud_wr(wr)->ah)->idx;
+		res->ah_idx = to_rah(ud_wr(wr)->ah)->idx;
 	} else if (wr->opcode == IB_WR_REG_MR && reg_wr(wr)->mr) {
-		struct rnic_v2_mr *mr = to_v2mr(reg_wr(wr)->mr);
+		struct rnic_ib_mr *mr = to_rmr(reg_wr(wr)->mr);
 
 		res->pbl_addr = mr->pbl_dma;
 		res->npages = mr->npages;
@@ -44,16 +44,16 @@ static void rnic_v2_wr_res(const struct ib_send_wr *wr, bool ud,
 	}
 }
 
-int rnic_v2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr)
 {
-	struct rnic_v2 *v2 = to_v2(ibqp->device);
-	struct rnic_v2_qp *qp = to_v2qp(ibqp);
-	struct rnic_v2_wq *sq = &qp->sq;
+	struct rnic_ibdev *ibd = to_ibdev(ibqp->device);
+	struct rnic_ib_qp *qp = to_rqp(ibqp);
+	struct rnic_ib_wq *sq = &qp->sq;
 	bool ud = ibqp->qp_type != IB_QPT_RC;
 	u32 mask = BIT(sq->log2_depth) - 1;
-	struct rnic_v2_sq_attr attr;
-	struct rnic_v2_wr_res res;
+	struct rnic_ib_sq_attr attr;
+	struct rnic_ib_wr_res res;
 	enum ib_qp_state state;
 	unsigned long flags;
 	u16 pi0;
@@ -65,7 +65,7 @@ int rnic_v2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	rnic_v2_sq_attr(v2, qp, &attr);
+	rnic_ib_sq_attr(ibd, qp, &attr);
 
 	spin_lock_irqsave(&sq->lock, flags);
 	pi0 = sq->pi;
@@ -74,8 +74,8 @@ int rnic_v2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		rnic_v2_wr_res(wr, ud, &res);
-		err = rnic_v2_sqe_build(sq->ring + ((sq->pi & mask) << sq->wqe_log2),
+		rnic_ib_wr_res(wr, ud, &res);
+		err = rnic_ib_sqe_build(sq->ring + ((sq->pi & mask) << sq->wqe_log2),
 					&attr, wr, &res);
 		if (err)
 			break;
@@ -83,7 +83,7 @@ int rnic_v2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sq->pi++;
 	}
 	if (sq->pi != pi0)
-		rnic_v2_db_ring(v2, sq->db_off,
+		rnic_ib_db_ring(ibd, sq->db_off,
 				FIELD_PREP(RNIC_DB_RING_PI, sq->pi));
 	spin_unlock_irqrestore(&sq->lock, flags);
 	if (err)
@@ -92,7 +92,7 @@ int rnic_v2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 }
 
 /* Bytes a receive WR offers, for the CQE's byte_len check */
-static u32 rnic_v2_recv_len(const struct ib_recv_wr *wr)
+static u32 rnic_ib_recv_len(const struct ib_recv_wr *wr)
 {
 	u64 len = 0;
 	int i;
@@ -102,12 +102,12 @@ static u32 rnic_v2_recv_len(const struct ib_recv_wr *wr)
 	return min_t(u64, len, U32_MAX);
 }
 
-int rnic_v2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+int rnic_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr)
 {
-	struct rnic_v2 *v2 = to_v2(ibqp->device);
-	struct rnic_v2_qp *qp = to_v2qp(ibqp);
-	struct rnic_v2_wq *rq = &qp->rq;
+	struct rnic_ibdev *ibd = to_ibdev(ibqp->device);
+	struct rnic_ib_qp *qp = to_rqp(ibqp);
+	struct rnic_ib_wq *rq = &qp->rq;
 	u32 mask = BIT(rq->log2_depth) - 1;
 	unsigned long flags;
 	u16 pi0;
@@ -124,17 +124,17 @@ int rnic_v2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		err = rnic_v2_rqe_build(rq->ring + ((rq->pi & mask) << rq->wqe_log2),
-					rq->wqe_log2, v2->caps.max_recv_sge,
+		err = rnic_ib_rqe_build(rq->ring + ((rq->pi & mask) << rq->wqe_log2),
+					rq->wqe_log2, ibd->caps.max_recv_sge,
 					wr);
 		if (err)
 			break;
 		rq->wrid[rq->pi & mask] = wr->wr_id;
-		rq->len[rq->pi & mask] = rnic_v2_recv_len(wr);
+		rq->len[rq->pi & mask] = rnic_ib_recv_len(wr);
 		rq->pi++;
 	}
 	if (rq->pi != pi0)
-		rnic_v2_db_ring(v2, rq->db_off,
+		rnic_ib_db_ring(ibd, rq->db_off,
 				FIELD_PREP(RNIC_DB_RING_PI, rq->pi));
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (err)
@@ -142,11 +142,11 @@ int rnic_v2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
-int rnic_v2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+int rnic_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr)
 {
-	struct rnic_v2 *v2 = to_v2(ibsrq->device);
-	struct rnic_v2_srq *srq = to_v2srq(ibsrq);
+	struct rnic_ibdev *ibd = to_ibdev(ibsrq->device);
+	struct rnic_ib_srq *srq = to_rsrq(ibsrq);
 	u32 depth = BIT(srq->log2_depth);
 	unsigned long flags, slot;
 	u16 pi0;
@@ -160,12 +160,12 @@ int rnic_v2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		err = rnic_v2_rqe_build(srq->wqes + (slot << srq->rqe_log2),
+		err = rnic_ib_rqe_build(srq->wqes + (slot << srq->rqe_log2),
 					srq->rqe_log2, srq->max_sge, wr);
 		if (err)
 			break;
 		srq->wrid[slot] = wr->wr_id;
-		srq->len[slot] = rnic_v2_recv_len(wr);
+		srq->len[slot] = rnic_ib_recv_len(wr);
 		set_bit(slot, srq->busy);
 		/* the slot's WQE before its index: both reach the device by DMA */
 		dma_wmb();
@@ -173,7 +173,7 @@ int rnic_v2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		srq->pi++;
 	}
 	if (srq->pi != pi0)
-		rnic_v2_db_ring(v2, srq->db_off,
+		rnic_ib_db_ring(ibd, srq->db_off,
 				FIELD_PREP(RNIC_DB_RING_PI, srq->pi));
 	spin_unlock_irqrestore(&srq->lock, flags);
 	if (err)

@@ -19,38 +19,38 @@
 #include <linux/interrupt.h>
 #include <linux/log2.h>
 
-#include "rnic_v2.h"
-#include "rnic_v2_wqe.h"
+#include "rnic_verbs.h"
+#include "rnic_ib_wqe.h"
 
 /* ------------------------------------------------------------------------
  * Completion EQs
  */
 
-static void rnic_v2_eq_arm(struct rnic_v2 *v2, struct rnic_v2_eq *eq)
+static void rnic_ib_eq_arm(struct rnic_ibdev *ibd, struct rnic_ib_eq *eq)
 {
 	eq->arm_seq++;
-	rnic_doorbell(v2->rdev, RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(eq->eqn)),
+	rnic_doorbell(ibd->rdev, RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(eq->eqn)),
 		      rnic_db_cq(eq->ci, true, eq->arm_seq), RNIC_DB_VEC_EVENT);
 }
 
 /* The CQ an EQ entry names; RCU keeps it alive, destroy_cq syncs the IRQ */
-static void rnic_v2_cq_event(struct rnic_v2 *v2, u32 cqn)
+static void rnic_ib_cq_event(struct rnic_ibdev *ibd, u32 cqn)
 {
-	struct rnic_v2_cq *cq;
+	struct rnic_ib_cq *cq;
 
 	rcu_read_lock();
-	cq = xa_load(&v2->cq_xa, cqn);
+	cq = xa_load(&ibd->cq_xa, cqn);
 	if (cq && cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	else if (!cq)
-		rnic_v2_stat_inc(v2, RNIC_V2_STAT_eq_unknown_cq);
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_eq_unknown_cq);
 	rcu_read_unlock();
 }
 
-static irqreturn_t rnic_v2_eq_irq(int irq, void *data)
+static irqreturn_t rnic_ib_eq_irq(int irq, void *data)
 {
-	struct rnic_v2_eq *eq = data;
-	struct rnic_v2 *v2 = eq->v2;
+	struct rnic_ib_eq *eq = data;
+	struct rnic_ibdev *ibd = eq->ibd;
 	u32 mask = BIT(eq->log2_depth) - 1;
 	struct rnic_eqe *eqe;
 	u8 type;
@@ -68,19 +68,19 @@ static irqreturn_t rnic_v2_eq_irq(int irq, void *data)
 		eq->ci++;
 		/* consumed before the CQ can be re-armed by its handler */
 		writel(rnic_db_cq(eq->ci, false, eq->arm_seq),
-		       v2->rdev->shm + RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(eq->eqn)));
+		       ibd->rdev->shm + RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(eq->eqn)));
 		if (type != RNIC_EQE_COMPLETION) {
-			rnic_v2_stat_inc(v2, RNIC_V2_STAT_bad_eqes);
+			rnic_ib_stat_inc(ibd, RNIC_IB_STAT_bad_eqes);
 			continue;
 		}
-		rnic_v2_cq_event(v2, cqn);
+		rnic_ib_cq_event(ibd, cqn);
 	}
-	if (!v2->rdev->fatal)
-		rnic_v2_eq_arm(v2, eq);
+	if (!ibd->rdev->fatal)
+		rnic_ib_eq_arm(ibd, eq);
 	return IRQ_HANDLED;
 }
 
-static void rnic_v2_eq_destroy(struct rnic_v2 *v2, struct rnic_v2_eq *eq)
+static void rnic_ib_eq_destroy(struct rnic_ibdev *ibd, struct rnic_ib_eq *eq)
 {
 	size_t size = BIT(eq->log2_depth) * RNIC_EQE_SIZE;
 	bool destroyed = true;
@@ -89,14 +89,14 @@ static void rnic_v2_eq_destroy(struct rnic_v2 *v2, struct rnic_v2_eq *eq)
 		free_irq(eq->irq, eq);
 	eq->irq = 0;
 	if (eq->created)
-		destroyed = !rnic_v2_cmd_destroy(v2, RNIC_AQ_DESTROY_EQ,
+		destroyed = !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_EQ,
 						 eq->eqn);
 	eq->created = false;
-	rnic_v2_free_dma(v2, destroyed, size, eq->va, eq->dma);
+	rnic_ib_free_dma(ibd, destroyed, size, eq->va, eq->dma);
 	eq->va = NULL;
 }
 
-static int rnic_v2_eq_create(struct rnic_v2 *v2, struct rnic_v2_eq *eq,
+static int rnic_ib_eq_create(struct rnic_ibdev *ibd, struct rnic_ib_eq *eq,
 			     u16 vector)
 {
 	struct rnic_aq_create_eq c = {};
@@ -104,11 +104,11 @@ static int rnic_v2_eq_create(struct rnic_v2 *v2, struct rnic_v2_eq *eq,
 	size_t size;
 	int err;
 
-	eq->v2 = v2;
+	eq->ibd = ibd;
 	eq->vector = vector;
-	eq->log2_depth = min_t(u8, RNIC_V2_EQ_LOG2, v2->caps.max_eq_log2);
+	eq->log2_depth = min_t(u8, RNIC_IB_EQ_LOG2, ibd->caps.max_eq_log2);
 	size = BIT(eq->log2_depth) * RNIC_EQE_SIZE;
-	eq->va = dma_alloc_coherent(rnic_v2_dma(v2), size, &eq->dma,
+	eq->va = dma_alloc_coherent(rnic_ib_dma(ibd), size, &eq->dma,
 				    GFP_KERNEL);
 	if (!eq->va)
 		return -ENOMEM;
@@ -117,36 +117,36 @@ static int rnic_v2_eq_create(struct rnic_v2 *v2, struct rnic_v2_eq *eq,
 	c.ring_addr = cpu_to_le64(eq->dma);
 	c.log2_depth = eq->log2_depth;
 	c.msix_vector = cpu_to_le16(vector);
-	err = rnic_v2_cmd(v2, &c, sizeof(c), &r);
+	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
 	if (err) {
-		ibdev_err(&v2->ibdev, "CREATE_EQ on vector %u failed: %d\n",
+		ibdev_err(&ibd->ibdev, "CREATE_EQ on vector %u failed: %d\n",
 			  vector, err);
 		return err;
 	}
 	eq->eqn = le32_to_cpu(r.id.id);
 	eq->created = true;
-	if (!eq->eqn || eq->eqn > min_t(u32, v2->caps.max_eq, RNIC_MAX_EQS)) {
-		ibdev_err(&v2->ibdev, "device returned EQN %u, outside 1..%u\n",
-			  eq->eqn, v2->caps.max_eq);
+	if (!eq->eqn || eq->eqn > min_t(u32, ibd->caps.max_eq, RNIC_MAX_EQS)) {
+		ibdev_err(&ibd->ibdev, "device returned EQN %u, outside 1..%u\n",
+			  eq->eqn, ibd->caps.max_eq);
 		return -EPROTO;
 	}
 	snprintf(eq->name, sizeof(eq->name), "rnic-comp%u@%s", eq->eqn,
-		 pci_name(v2->rdev->pdev));
-	err = request_irq(rnic_irq_vector(v2->rdev, vector), rnic_v2_eq_irq,
+		 pci_name(ibd->rdev->pdev));
+	err = request_irq(rnic_irq_vector(ibd->rdev, vector), rnic_ib_eq_irq,
 			  0, eq->name, eq);
 	if (err) {
-		ibdev_err(&v2->ibdev, "cannot request completion interrupt %u: %d\n",
+		ibdev_err(&ibd->ibdev, "cannot request completion interrupt %u: %d\n",
 			  vector, err);
 		return err;
 	}
-	eq->irq = rnic_irq_vector(v2->rdev, vector);
-	rnic_v2_eq_arm(v2, eq);
+	eq->irq = rnic_irq_vector(ibd->rdev, vector);
+	rnic_ib_eq_arm(ibd, eq);
 	return 0;
 }
 
 /**
- * rnic_v2_eqs_create() - one completion EQ per spare MSI-X vector
- * @v2: the device
+ * rnic_ib_eqs_create() - one completion EQ per spare MSI-X vector
+ * @ibd: the device
  *
  * Vector 0 is the admin queue's and event queue 0's, vector 1 the
  * netdev's; every other vector the driver got carries one completion EQ,
@@ -154,60 +154,60 @@ static int rnic_v2_eq_create(struct rnic_v2 *v2, struct rnic_v2_eq *eq,
  *
  * Return: 0 or a negative errno (nothing left created).
  */
-int rnic_v2_eqs_create(struct rnic_v2 *v2)
+int rnic_ib_eqs_create(struct rnic_ibdev *ibd)
 {
-	int n = v2->rdev->num_irqs - RNIC_V2_VEC_COMP;
+	int n = ibd->rdev->num_irqs - RNIC_IB_VEC_COMP;
 	int i, err;
 
-	n = min_t(int, n, v2->caps.max_eq);
+	n = min_t(int, n, ibd->caps.max_eq);
 	if (n < 1) {
-		ibdev_err(&v2->ibdev, "ABI 2.0 needs at least %u MSI-X vectors (got %d, the device has %u EQs)\n",
-			  RNIC_V2_VEC_COMP + 1, v2->rdev->num_irqs,
-			  v2->caps.max_eq);
+		ibdev_err(&ibd->ibdev, "ABI 2.0 needs at least %u MSI-X vectors (got %d, the device has %u EQs)\n",
+			  RNIC_IB_VEC_COMP + 1, ibd->rdev->num_irqs,
+			  ibd->caps.max_eq);
 		return -EINVAL;
 	}
-	v2->eqs = kcalloc(n, sizeof(*v2->eqs), GFP_KERNEL);
-	if (!v2->eqs)
+	ibd->eqs = kcalloc(n, sizeof(*ibd->eqs), GFP_KERNEL);
+	if (!ibd->eqs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		v2->num_eqs = i + 1;
-		err = rnic_v2_eq_create(v2, &v2->eqs[i], RNIC_V2_VEC_COMP + i);
+		ibd->num_eqs = i + 1;
+		err = rnic_ib_eq_create(ibd, &ibd->eqs[i], RNIC_IB_VEC_COMP + i);
 		if (err) {
-			rnic_v2_eqs_destroy(v2);
+			rnic_ib_eqs_destroy(ibd);
 			return err;
 		}
 	}
 	return 0;
 }
 
-void rnic_v2_eqs_destroy(struct rnic_v2 *v2)
+void rnic_ib_eqs_destroy(struct rnic_ibdev *ibd)
 {
 	unsigned int i;
 
-	for (i = 0; i < v2->num_eqs; i++)
-		rnic_v2_eq_destroy(v2, &v2->eqs[i]);
-	kfree(v2->eqs);
-	v2->eqs = NULL;
-	v2->num_eqs = 0;
+	for (i = 0; i < ibd->num_eqs; i++)
+		rnic_ib_eq_destroy(ibd, &ibd->eqs[i]);
+	kfree(ibd->eqs);
+	ibd->eqs = NULL;
+	ibd->num_eqs = 0;
 }
 
 /* ------------------------------------------------------------------------
  * CQ lookup for events
  */
 
-struct rnic_v2_cq *rnic_v2_cq_get(struct rnic_v2 *v2, u32 cqn)
+struct rnic_ib_cq *rnic_ib_cq_get(struct rnic_ibdev *ibd, u32 cqn)
 {
-	struct rnic_v2_cq *cq;
+	struct rnic_ib_cq *cq;
 
-	xa_lock_irq(&v2->cq_xa);
-	cq = xa_load(&v2->cq_xa, cqn);
+	xa_lock_irq(&ibd->cq_xa);
+	cq = xa_load(&ibd->cq_xa, cqn);
 	if (cq && !refcount_inc_not_zero(&cq->ref))
 		cq = NULL;
-	xa_unlock_irq(&v2->cq_xa);
+	xa_unlock_irq(&ibd->cq_xa);
 	return cq;
 }
 
-void rnic_v2_cq_put(struct rnic_v2_cq *cq)
+void rnic_ib_cq_put(struct rnic_ib_cq *cq)
 {
 	if (refcount_dec_and_test(&cq->ref))
 		complete(&cq->gone);
@@ -217,11 +217,11 @@ void rnic_v2_cq_put(struct rnic_v2_cq *cq)
  * Verbs
  */
 
-int rnic_v2_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct uverbs_attr_bundle *attrs)
 {
-	struct rnic_v2 *v2 = to_v2(ibcq->device);
-	struct rnic_v2_cq *cq = to_v2cq(ibcq);
+	struct rnic_ibdev *ibd = to_ibdev(ibcq->device);
+	struct rnic_ib_cq *cq = to_rcq(ibcq);
 	struct rnic_aq_create_rdma_cq c = {};
 	union rnic_aq_resp r;
 	size_t size;
@@ -230,16 +230,16 @@ int rnic_v2_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (attrs || attr->flags)
 		return -EOPNOTSUPP;
-	if (attr->cqe < 1 || attr->cqe >= BIT(v2->caps.max_cq_log2))
+	if (attr->cqe < 1 || attr->cqe >= BIT(ibd->caps.max_cq_log2))
 		return -EINVAL;
 	depth = roundup_pow_of_two(max_t(u32, attr->cqe, 4));
 	cq->log2_depth = ilog2(depth);
-	cq->eq = &v2->eqs[attr->comp_vector % v2->num_eqs];
+	cq->eq = &ibd->eqs[attr->comp_vector % ibd->num_eqs];
 	spin_lock_init(&cq->lock);
 	refcount_set(&cq->ref, 1);
 	init_completion(&cq->gone);
 	size = depth * RNIC_RDMA_CQE_SIZE;
-	cq->ring = dma_alloc_coherent(rnic_v2_dma(v2), size, &cq->dma,
+	cq->ring = dma_alloc_coherent(rnic_ib_dma(ibd), size, &cq->dma,
 				      GFP_KERNEL);
 	if (!cq->ring)
 		return -ENOMEM;
@@ -247,23 +247,23 @@ int rnic_v2_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	c.hdr.opcode = RNIC_AQ_CREATE_RDMA_CQ;
 	c.ring_addr = cpu_to_le64(cq->dma);
 	c.eqn = cpu_to_le32(cq->eq->eqn);
-	c.db_page = cpu_to_le32(v2->dbp.id);
+	c.db_page = cpu_to_le32(ibd->dbp.id);
 	c.log2_depth = cq->log2_depth;
-	err = rnic_v2_cmd(v2, &c, sizeof(c), &r);
+	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
 	if (err)
 		goto err_free;
 	cq->cqn = le32_to_cpu(r.create_cq.cqn);
 	cq->db_off = le16_to_cpu(r.create_cq.db_off);
-	if (!rnic_v2_db_off_ok(cq->db_off)) {
-		ibdev_err(&v2->ibdev, "CQ %u: device placed its doorbell at %#x, outside the slots\n",
+	if (!rnic_ib_db_off_ok(cq->db_off)) {
+		ibdev_err(&ibd->ibdev, "CQ %u: device placed its doorbell at %#x, outside the slots\n",
 			  cq->cqn, cq->db_off);
 		err = -EPROTO;
 		goto err_destroy;
 	}
-	err = xa_insert_irq(&v2->cq_xa, cq->cqn, cq, GFP_KERNEL);
+	err = xa_insert_irq(&ibd->cq_xa, cq->cqn, cq, GFP_KERNEL);
 	if (err) {
 		/* a CQN in use: the device broke the cyclic id rule */
-		ibdev_err(&v2->ibdev, "device returned CQN %u, already in use\n",
+		ibdev_err(&ibd->ibdev, "device returned CQN %u, already in use\n",
 			  cq->cqn);
 		err = -EPROTO;
 		goto err_destroy;
@@ -272,57 +272,57 @@ int rnic_v2_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_destroy:
-	if (rnic_v2_cmd_destroy(v2, RNIC_AQ_DESTROY_RDMA_CQ, cq->cqn)) {
-		rnic_v2_defer_free(v2, size, cq->ring, cq->dma);
+	if (rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_RDMA_CQ, cq->cqn)) {
+		rnic_ib_defer_free(ibd, size, cq->ring, cq->dma);
 		return err;
 	}
 err_free:
-	dma_free_coherent(rnic_v2_dma(v2), size, cq->ring, cq->dma);
+	dma_free_coherent(rnic_ib_dma(ibd), size, cq->ring, cq->dma);
 	return err;
 }
 
-int rnic_v2_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
-	struct rnic_v2 *v2 = to_v2(ibcq->device);
-	struct rnic_v2_cq *cq = to_v2cq(ibcq);
+	struct rnic_ibdev *ibd = to_ibdev(ibcq->device);
+	struct rnic_ib_cq *cq = to_rcq(ibcq);
 	bool destroyed;
 
-	destroyed = !rnic_v2_cmd_destroy(v2, RNIC_AQ_DESTROY_RDMA_CQ, cq->cqn);
-	xa_erase_irq(&v2->cq_xa, cq->cqn);
+	destroyed = !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_RDMA_CQ, cq->cqn);
+	xa_erase_irq(&ibd->cq_xa, cq->cqn);
 	/* an interrupt handler that found the CQ before the erase is done */
 	synchronize_irq(cq->eq->irq);
 	if (!refcount_dec_and_test(&cq->ref))
 		wait_for_completion(&cq->gone);
-	rnic_v2_free_dma(v2, destroyed, BIT(cq->log2_depth) * RNIC_RDMA_CQE_SIZE,
+	rnic_ib_free_dma(ibd, destroyed, BIT(cq->log2_depth) * RNIC_RDMA_CQE_SIZE,
 			 cq->ring, cq->dma);
 	return 0;
 }
 
 /* A CQE the checks refused: drop it, count it, fail its QP */
-static void rnic_v2_bad_cqe(struct rnic_v2 *v2, struct rnic_v2_cq *cq,
+static void rnic_ib_bad_cqe(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
 			    const struct rnic_rdma_cqe *cqe,
-			    struct rnic_v2_qp *qp, const char *why)
+			    struct rnic_ib_qp *qp, const char *why)
 {
-	rnic_v2_stat_inc(v2, RNIC_V2_STAT_bad_cqes);
-	ibdev_err_ratelimited(&v2->ibdev, "CQ %u: dropped a bad CQE (%s): QPN %u opcode %#x status %u wqe_idx %u; the QP is moved to ERR\n",
+	rnic_ib_stat_inc(ibd, RNIC_IB_STAT_bad_cqes);
+	ibdev_err_ratelimited(&ibd->ibdev, "CQ %u: dropped a bad CQE (%s): QPN %u opcode %#x status %u wqe_idx %u; the QP is moved to ERR\n",
 			      cq->cqn, why, le32_to_cpu(cqe->qpn), cqe->opcode,
 			      cqe->status, le16_to_cpu(cqe->wqe_idx));
 	if (qp)
-		rnic_v2_qp_set_err(qp);
+		rnic_ib_qp_set_err(qp);
 }
 
 /* Send CQE: retires the WQEs up to wqe_idx, reports the last */
-static int rnic_v2_poll_sq(struct rnic_v2_qp *qp,
+static int rnic_ib_poll_sq(struct rnic_ib_qp *qp,
 			   const struct rnic_rdma_cqe *cqe, struct ib_wc *wc)
 {
-	struct rnic_v2_wq *sq = &qp->sq;
+	struct rnic_ib_wq *sq = &qp->sq;
 	u16 idx = le16_to_cpu(cqe->wqe_idx);
 	bool ud = qp->ibqp.qp_type != IB_QPT_RC;
 	int n;
 
 	spin_lock(&sq->lock);
-	n = rnic_v2_cqe_sq_retire(sq->ci, sq->pi, idx);
-	if (n > 0 && !rnic_v2_cqe_to_wc(cqe, ud, 0, wc)) {
+	n = rnic_ib_cqe_sq_retire(sq->ci, sq->pi, idx);
+	if (n > 0 && !rnic_ib_cqe_to_wc(cqe, ud, 0, wc)) {
 		wc->wr_id = sq->wrid[idx & (BIT(sq->log2_depth) - 1)];
 		sq->ci += n;
 		n = 0;
@@ -334,18 +334,18 @@ static int rnic_v2_poll_sq(struct rnic_v2_qp *qp,
 }
 
 /* Receive CQE of an RQ: exactly the next WQE */
-static int rnic_v2_poll_rq(struct rnic_v2_qp *qp,
+static int rnic_ib_poll_rq(struct rnic_ib_qp *qp,
 			   const struct rnic_rdma_cqe *cqe, struct ib_wc *wc)
 {
-	struct rnic_v2_wq *rq = &qp->rq;
+	struct rnic_ib_wq *rq = &qp->rq;
 	u16 idx = le16_to_cpu(cqe->wqe_idx);
 	u32 slot = idx & (BIT(rq->log2_depth) - 1);
 	int err;
 
 	spin_lock(&rq->lock);
-	err = rnic_v2_cqe_rq_check(rq->ci, rq->pi, idx);
+	err = rnic_ib_cqe_rq_check(rq->ci, rq->pi, idx);
 	if (!err)
-		err = rnic_v2_cqe_to_wc(cqe, qp->ibqp.qp_type != IB_QPT_RC,
+		err = rnic_ib_cqe_to_wc(cqe, qp->ibqp.qp_type != IB_QPT_RC,
 					rq->len[slot], wc);
 	if (!err) {
 		wc->wr_id = rq->wrid[slot];
@@ -356,17 +356,17 @@ static int rnic_v2_poll_rq(struct rnic_v2_qp *qp,
 }
 
 /* Receive CQE of an SRQ: a slot the driver gave and has not had back */
-static int rnic_v2_poll_srq(struct rnic_v2_qp *qp,
+static int rnic_ib_poll_srq(struct rnic_ib_qp *qp,
 			    const struct rnic_rdma_cqe *cqe, struct ib_wc *wc)
 {
-	struct rnic_v2_srq *srq = qp->srq;
+	struct rnic_ib_srq *srq = qp->srq;
 	u16 slot = le16_to_cpu(cqe->wqe_idx);
 	int err;
 
 	spin_lock(&srq->lock);
-	err = rnic_v2_cqe_srq_check(slot, BIT(srq->log2_depth), srq->busy);
+	err = rnic_ib_cqe_srq_check(slot, BIT(srq->log2_depth), srq->busy);
 	if (!err)
-		err = rnic_v2_cqe_to_wc(cqe, qp->ibqp.qp_type != IB_QPT_RC,
+		err = rnic_ib_cqe_to_wc(cqe, qp->ibqp.qp_type != IB_QPT_RC,
 					srq->len[slot], wc);
 	if (!err) {
 		wc->wr_id = srq->wrid[slot];
@@ -377,44 +377,44 @@ static int rnic_v2_poll_srq(struct rnic_v2_qp *qp,
 }
 
 /* One CQE, phase checked: 0 and @wc filled, or -EIO (dropped) */
-static int rnic_v2_poll_one(struct rnic_v2 *v2, struct rnic_v2_cq *cq,
+static int rnic_ib_poll_one(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
 			    const struct rnic_rdma_cqe *cqe, struct ib_wc *wc)
 {
 	u32 qpn = le32_to_cpu(cqe->qpn) & RNIC_BTH_QPN;
 	bool recv = cqe->opcode & RNIC_CQE_OP_RECV_BIT;
-	struct rnic_v2_qp *qp;
+	struct rnic_ib_qp *qp;
 	int err;
 
-	qp = xa_load(&v2->qp_xa, qpn);
+	qp = xa_load(&ibd->qp_xa, qpn);
 	if (!qp) {
 		/* a late CQE of a destroyed QP: ids are not reused soon */
-		rnic_v2_stat_inc(v2, RNIC_V2_STAT_cqe_unknown_qp);
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_cqe_unknown_qp);
 		return -ENOENT;
 	}
 	if ((recv ? qp->ibqp.recv_cq : qp->ibqp.send_cq) != &cq->ibcq) {
-		rnic_v2_bad_cqe(v2, cq, cqe, qp, "QP of another CQ");
+		rnic_ib_bad_cqe(ibd, cq, cqe, qp, "QP of another CQ");
 		return -EIO;
 	}
 	if (!recv)
-		err = rnic_v2_poll_sq(qp, cqe, wc);
+		err = rnic_ib_poll_sq(qp, cqe, wc);
 	else if (!!qp->srq != !!(cqe->flags & RNIC_RCQE_F_SRQ))
 		err = -EIO;
 	else if (qp->srq)
-		err = rnic_v2_poll_srq(qp, cqe, wc);
+		err = rnic_ib_poll_srq(qp, cqe, wc);
 	else
-		err = rnic_v2_poll_rq(qp, cqe, wc);
+		err = rnic_ib_poll_rq(qp, cqe, wc);
 	if (err) {
-		rnic_v2_bad_cqe(v2, cq, cqe, qp, "not an outstanding WQE, or inconsistent");
+		rnic_ib_bad_cqe(ibd, cq, cqe, qp, "not an outstanding WQE, or inconsistent");
 		return err;
 	}
 	wc->qp = &qp->ibqp;
 	return 0;
 }
 
-int rnic_v2_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+int rnic_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
-	struct rnic_v2 *v2 = to_v2(ibcq->device);
-	struct rnic_v2_cq *cq = to_v2cq(ibcq);
+	struct rnic_ibdev *ibd = to_ibdev(ibcq->device);
+	struct rnic_ib_cq *cq = to_rcq(ibcq);
 	u32 mask = BIT(cq->log2_depth) - 1;
 	struct rnic_rdma_cqe *cqe;
 	unsigned long flags;
@@ -432,23 +432,23 @@ int rnic_v2_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		/* the rest of the entry only after its phase */
 		dma_rmb();
 		cq->ci++;
-		if (!rnic_v2_poll_one(v2, cq, cqe, &wc[n]))
+		if (!rnic_ib_poll_one(ibd, cq, cqe, &wc[n]))
 			n++;
 	}
 	rcu_read_unlock();
 	/* room for the device: a CI-only write needs no kick */
 	if (cq->ci != ci0)
-		rnic_v2_db_write(v2, cq->db_off,
+		rnic_ib_db_write(ibd, cq->db_off,
 				 rnic_db_rdma_cq(cq->ci, false, false,
 						 cq->arm_seq));
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
 
-int rnic_v2_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
-	struct rnic_v2 *v2 = to_v2(ibcq->device);
-	struct rnic_v2_cq *cq = to_v2cq(ibcq);
+	struct rnic_ibdev *ibd = to_ibdev(ibcq->device);
+	struct rnic_ib_cq *cq = to_rcq(ibcq);
 	bool solicited = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED;
 	struct rnic_rdma_cqe *cqe;
 	unsigned long irqflags;
@@ -456,7 +456,7 @@ int rnic_v2_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 
 	spin_lock_irqsave(&cq->lock, irqflags);
 	cq->arm_seq++;
-	rnic_v2_db_ring(v2, cq->db_off,
+	rnic_ib_db_ring(ibd, cq->db_off,
 			rnic_db_rdma_cq(cq->ci, true, solicited, cq->arm_seq));
 	if (flags & IB_CQ_REPORT_MISSED_EVENTS) {
 		cqe = &cq->ring[cq->ci & (BIT(cq->log2_depth) - 1)];
