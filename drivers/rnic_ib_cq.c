@@ -66,8 +66,12 @@ static irqreturn_t rnic_ib_eq_irq(int irq, void *data)
 		type = eqe->type;
 		cqn = le32_to_cpu(eqe->data);
 		eq->ci++;
-		/* consumed before the CQ can be re-armed by its handler */
-		writel(rnic_db_cq(eq->ci, false, eq->arm_seq),
+		/*
+		 * Consumed before the CQ can be re-armed by its handler. The
+		 * EQ was armed at creation and after every interrupt: the
+		 * write repeats that arm (rnic_ib_cq_db() says why).
+		 */
+		writel(rnic_db_cq(eq->ci, true, eq->arm_seq),
 		       ibd->rdev->shm + RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(eq->eqn)));
 		if (type != RNIC_EQE_COMPLETION) {
 			rnic_ib_stat_inc(ibd, RNIC_IB_STAT_bad_eqes);
@@ -411,6 +415,20 @@ static int rnic_ib_poll_one(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
 	return 0;
 }
 
+/*
+ * The CQ's slot value: the consumer index and the last arm. The device
+ * reads the slot when it gets to a kick, not when the kick was written,
+ * and takes an arm once per ARM_SEQ: a consumer index update that left
+ * the arm out would withdraw an arm the device had not read yet (poll_cq
+ * right after req_notify_cq, as RDS does), and then no event would ever
+ * come. Repeating the last arm is harmless: its sequence is taken once.
+ */
+static u32 rnic_ib_cq_db(const struct rnic_ib_cq *cq)
+{
+	return rnic_db_rdma_cq(cq->ci, cq->armed, cq->arm_solicited,
+			       cq->arm_seq);
+}
+
 int rnic_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct rnic_ibdev *ibd = to_ibdev(ibcq->device);
@@ -436,11 +454,9 @@ int rnic_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 			n++;
 	}
 	rcu_read_unlock();
-	/* room for the device: a CI-only write needs no kick */
+	/* room for the device: a CI update needs no kick */
 	if (cq->ci != ci0)
-		rnic_ib_db_write(ibd, cq->db_off,
-				 rnic_db_rdma_cq(cq->ci, false, false,
-						 cq->arm_seq));
+		rnic_ib_db_write(ibd, cq->db_off, rnic_ib_cq_db(cq));
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -456,8 +472,9 @@ int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 
 	spin_lock_irqsave(&cq->lock, irqflags);
 	cq->arm_seq++;
-	rnic_ib_db_ring(ibd, cq->db_off,
-			rnic_db_rdma_cq(cq->ci, true, solicited, cq->arm_seq));
+	cq->armed = true;
+	cq->arm_solicited = solicited;
+	rnic_ib_db_ring(ibd, cq->db_off, rnic_ib_cq_db(cq));
 	if (flags & IB_CQ_REPORT_MISSED_EVENTS) {
 		cqe = &cq->ring[cq->ci & (BIT(cq->log2_depth) - 1)];
 		if (rnic_rdma_cqe_phase(cqe) ==

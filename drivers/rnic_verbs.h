@@ -224,6 +224,8 @@ struct rnic_ib_mr {
  * @lock: poll and arm
  * @ci: free-running consumer index
  * @arm_seq: sequence of the last arm
+ * @armed: req_notify_cq() ran at least once: the slot carries an arm
+ * @arm_solicited: the last arm was for solicited (and error) CQEs only
  * @ref: references from event lookups (1 while in the table)
  * @gone: completed when the last reference is dropped
  */
@@ -235,9 +237,11 @@ struct rnic_ib_cq {
 	u32 cqn;
 	u16 db_off;
 	struct rnic_ib_eq *eq;
-	spinlock_t lock;	/* ci, arm_seq, the ring */
+	spinlock_t lock;	/* ci, arm_seq, armed, arm_solicited, the ring */
 	u16 ci;
 	u8 arm_seq;
+	bool armed;
+	bool arm_solicited;
 	refcount_t ref;
 	struct completion gone;
 };
