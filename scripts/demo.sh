@@ -48,6 +48,23 @@ run() {
 	lab_exec "$n" --timeout 120 "$@"
 }
 
+# figures N REGEX CMD: run, and stop the demo (exit 1) unless the output
+# has a line matching REGEX: a step that shows a figure must show it.
+figures() {
+	local n="$1" re="$2" out
+	shift 2
+	out="$(run "$n" "$@")" || {
+		printf '%s\n' "$out"
+		echo "demo: vm$n: the command failed" >&2
+		exit 1
+	}
+	printf '%s\n' "$out"
+	if ! grep -qE "$re" <<<"$out"; then
+		echo "demo: vm$n: no figure matching '$re' in that output" >&2
+		exit 1
+	fi
+}
+
 say "vm1: the NIC on the PCI bus (an ivshmem-doorbell function served by rnicsim)"
 run 1 "lspci -nn -d 1af4:1110 -vv | grep -E 'Shared memory|Region|MSI-X'"
 
@@ -67,7 +84,7 @@ run 1 "ping -c 3 -i 0.2 $(lab_addr 2 rnic 4)"
 run 1 "ping -6 -c 3 -i 0.2 $(lab_addr 2 rnic 6)"
 run 3 "ip addr add 10.20.0.103/24 dev \$LAB_VIRTIO_IF"
 run 1 "ping -c 3 -i 0.2 10.20.0.103"
-run 1 "ethtool -S \$(ls /sys/class/infiniband/rnic0/device/net) | grep -E 'frames|bytes' | grep -v ': 0$'"
+figures 1 'frames: [1-9]' "ethtool -S \$(ls /sys/class/infiniband/rnic0/device/net) | grep -E 'frames|bytes' | grep -v ': 0$'"
 
 say "RDMA: rnic_perf (in-kernel verbs exerciser over rdma_cm) between the two rnic VMs, every byte verified"
 P=/sys/kernel/debug/rnic_perf
@@ -77,9 +94,11 @@ for op in "op=write size=65536 depth=8 count=100 sge=2" \
 	  "op=read size=65536 depth=8 count=100" \
 	  "op=send size=4096 depth=8 count=200" \
 	  "op=fetch_add size=8 depth=4 count=200"; do
-	run 1 "echo 'client addr=$(lab_addr 2 rnic 4) port=18515 $op verify=1' > $P/control && tail -1 $P/results | tr ' ' '\n' | grep -E '^(op|size|status|errors|MBps|msg_rate|lat_p50_us)=' | paste -sd' '"
+	figures 1 'status=ok .*errors=0 .*MBps=[0-9]' "echo 'client addr=$(lab_addr 2 rnic 4) port=18515 $op verify=1' > $P/control && tail -1 $P/results | tr ' ' '\n' | grep -E '^(op|size|status|errors|MBps|msg_rate|lat_p50_us)=' | paste -sd' '"
 done
-run 1 "rdma statistic show link rnic0/1 | tr ' ' '\n' | paste - - | grep -E '^(tx|rx)_roce_v2_(packets|bytes)|retrans|nak|drop' | awk '\$2 != 0' | paste -sd' '"
+# The NIC's counters (hw_*, RNIC_PORT_STATS and the transport's): RoCE v2
+# frames and bytes both ways, RC packets, and any retransmit, NAK or drop.
+figures 1 'hw_tx_roce_v2_frames[[:space:]]+[1-9].*hw_rx_roce_v2_frames[[:space:]]+[1-9]' "rdma statistic show link rnic0/1 | tr ' ' '\n' | paste - - | grep -E '^hw_(tx|rx)_roce_v2_(frames|bytes)|rc_(req|resp)_packets|retrans|nak|drop' | awk '\$2 != 0' | paste -sd' '"
 
 say "rdma_cm: switch the port's default RoCE mode in configfs"
 run 1 "modprobe rdma_cm && (mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config) && mkdir -p /sys/kernel/config/rdma_cm/rnic0"
