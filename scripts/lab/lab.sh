@@ -606,11 +606,13 @@ lab__vm_kernel() {
 	fi
 }
 
-# lab_vm N [--virtio] [--rnic] [--mem SIZE] [--kver RELEASE]: boot VM N in
-# the background.
+# lab_vm N [--virtio] [--rnic] [--mem SIZE] [--smp VCPUS] [--kver RELEASE]:
+# boot VM N in the background. --smp 2 runs the guest on two vCPUs (MTTCG:
+# one host thread each), so that its completion handlers, posts and
+# teardown run on two CPUs at once; the default is one.
 lab_vm() {
 	lab__need_started lab_vm || return 1
-	local n="$1" d virtio=0 rnic=0 mem=512M bytes simargs=() qargs=()
+	local n="$1" d virtio=0 rnic=0 mem=512M smp=1 bytes simargs=() qargs=()
 	# RNIC_LAB_RNICSIM_ARGS: for every rnicsim, before --rnicsim-arg's.
 	# shellcheck disable=SC2206 # a list of words
 	simargs=(${RNIC_LAB_RNICSIM_ARGS:-})
@@ -635,6 +637,10 @@ lab_vm() {
 			mem="$2"
 			shift
 			;;
+		--smp)
+			smp="$2"
+			shift
+			;;
 		--kver)
 			# Its own kernel (modules from /lib/modules/RELEASE),
 			# e.g. rnic on 6.1 talking to rnic on 6.12.
@@ -652,6 +658,13 @@ lab_vm() {
 		lab__err "vm$n: already started in this lab"
 		return 1
 	fi
+	case "$smp" in
+	[1-4]) ;;
+	*)
+		lab__err "vm$n: bad --smp '$smp' (1 to 4 vCPUs)"
+		return 1
+		;;
+	esac
 	if ! bytes="$(lab__bytes "$mem")" || [ "$bytes" -lt $((128 << 20)) ]; then
 		lab__err "vm$n: bad --mem '$mem' (e.g. 512M, 1G)"
 		return 1
@@ -677,7 +690,7 @@ lab_vm() {
 		;;
 	esac
 	local qemu=(
-		"$LAB_QEMU" -accel tcg -smp 1 -nodefaults -no-user-config
+		"$LAB_QEMU" -accel tcg -smp "$smp" -nodefaults -no-user-config
 		-display none -no-reboot -name "rnic-lab-$LAB_RUN-vm$n"
 		-kernel "$kernel" -initrd "$initrd"
 		-serial "file:$d/console.log" -monitor none
