@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2317 # functions are called through check
+# lab-kernels: debug
+#
+# RDS over RDMA (rds_rdma) between two rnic VMs on two vCPUs each, on
+# RoCE v2 and then on RoCE v1 (rdma_cm's configfs on both VMs; rds_rdma
+# reloaded in between, so each version gets its own RDS connection):
+#  - 4 AF_RDS sockets on each side, 100 messages each (1 B to 60 KiB,
+#    interleaved), every message verified by the receiver: content, size
+#    and order per socket (tests/lab/rds_msgs.py);
+#  - rdma statistic: the NIC's TX and RX frames of that RoCE version went
+#    up on both VMs, the other version's did not;
+#  - rmmod rds_rdma with its connection up returns (RDS drains its QPs).
+# RDS is the in-tree ULP with habits the CQ pool does not have: it arms
+# its receive CQ for solicited events only, sends the last fragment of a
+# message solicited, receives into two SGEs (header and data page) and
+# polls again right after arming. Its traffic stalled when a poll right
+# after an arm withdrew the arm (issue 18).
+set -euo pipefail
+# shellcheck source=scripts/lab/lab.sh
+. "$(dirname "$0")/../../scripts/lab/lab.sh"
+# shellcheck source=tests/lab/lib_perf.sh
+. "$(dirname "$0")/lib_perf.sh"
+
+SUITE="rnic rds"
+T0="$(lab__now_us)"
+lab_start rnic_rds || {
+	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_rds"
+	exit 1
+}
+# boots 2, devices 2, per RoCE version 6 (x2), unload 1
+lab_plan 17 2
+perf_checks_init
+perf_preflight
+
+RDS_PY="$LAB_REPO/tests/lab/rds_msgs.py"
+SOCKETS=4
+COUNT=100
+
+lab_vm 1 --rnic --smp 2
+lab_vm 2 --rnic --smp 2
+boot_vms 1 2
+for n in 1 2; do
+	check "vm$n: rnic0 ACTIVE (2 vCPUs)" rnic_up "$n" || exit 1
+done
+A1="$(lab_addr 1 rnic 4)"
+A2="$(lab_addr 2 rnic 4)"
+
+both_mode() {
+	roce_mode 1 rnic0 "$1" && roce_mode 2 rnic0 "$1"
+}
+rds_load() {
+	local n
+	for n in 1 2; do
+		lab_exec "$n" --timeout 60 "modprobe rds_rdma && grep -w '^rds_rdma' /proc/modules" ||
+			return 1
+	done
+}
+rds_unload() {
+	local n
+	for n in 1 2; do
+		lab_exec "$n" --timeout 60 "rmmod rds_rdma rds && ! grep -qw '^rds' /proc/modules" ||
+			return 1
+	done
+}
+
+# exchange PORT SEED: vm1's sockets send, vm2's receive and verify.
+exchange() {
+	local port="$1" seed="$2" job i rc=0
+	job="$(lab_bg 2 python3 "$RDS_PY" recv "$A2" "$A1" "$port" "$SOCKETS" "$COUNT" "$seed" 150)" ||
+		return 1
+	for i in $(seq 100); do
+		lab_job_output 2 "$job" | grep -q '^ready' && break
+		sleep 0.1
+	done
+	lab_exec 1 --timeout 170 python3 "$RDS_PY" send "$A1" "$A2" "$port" "$SOCKETS" "$COUNT" "$seed" ||
+		rc=1
+	lab_wait 2 "$job" --timeout 170 || rc=1
+	return "$rc"
+}
+
+# run_version V MODE PORT: one RoCE version's checks (6).
+run_version() {
+	local v="$1" mode="$2" port="$3" n
+	check "RoCE v$v: rdma_cm default_roce_mode '$mode' on both VMs" both_mode "$mode" || true
+	check "RoCE v$v: modprobe rds_rdma on both VMs" rds_load || return 0
+	for n in 1 2; do
+		hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-v$v-vm$n-before" 2>&1 || true
+	done
+	check "RoCE v$v: $SOCKETS RDS sockets x $COUNT messages (1 B - 60 KiB), vm1 -> vm2, each verified in order" \
+		exchange "$port" "$v" || true
+	for n in 1 2; do
+		hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-v$v-vm$n-after" 2>&1 || true
+		check "RoCE v$v: vm$n rdma statistic: RoCE v$v frames up both ways, the other version's not" \
+			roce_version_counted "$LAB_DIR/stats-v$v-vm$n-before" "$LAB_DIR/stats-v$v-vm$n-after" "$v" ||
+			true
+	done
+	check "RoCE v$v: rmmod rds_rdma rds with the connection up, on both VMs" rds_unload || true
+}
+
+run_version 2 "RoCE v2" 4000
+run_version 1 "IB/RoCE v1" 4100
+
+unload_both() {
+	local n
+	for n in 1 2; do
+		lab_exec "$n" --timeout 60 "echo stop > $PERF_DBG/control && rmmod rnic_perf && rmmod rnic &&
+			! grep -w '^rnic' /proc/modules" || return 1
+	done
+}
+check "rmmod rnic_perf rnic on both VMs" unload_both || true
+
+lab_stop
+echo "# test_rnic_rds: $(lab_elapsed "$T0") s"
+exit "$fail"
