@@ -182,6 +182,11 @@ stage_lab() {
 	done
 	mapfile -t queue < <(printf '%s\n' "${queue[@]}" | sort -rn)
 	: >"$RNIC_TEST_DIR/lab/times"
+	# How long the stage ran with how many VM slots in use (t_used[N],
+	# microseconds): both cores busy, one, or none.
+	local -a t_used=(0 0 0)
+	local t_mark t_now
+	touch "$RNIC_TEST_DIR/lab/started"
 	# First fit, longest first: start every job that fits beside the
 	# running ones, then wait for one to end and print its lines whole.
 	while [ "${#queue[@]}" -gt 0 ] || [ "${#run_w[@]}" -gt 0 ]; do
@@ -202,7 +207,10 @@ stage_lab() {
 			fi
 		done
 		queue=("${queue[@]}")
+		t_mark="${EPOCHREALTIME/./}"
 		wait -n
+		t_now="${EPOCHREALTIME/./}"
+		t_used[used > 2 ? 2 : used]=$((t_used[used > 2 ? 2 : used] + t_now - t_mark))
 		for job in "${!run_w[@]}"; do
 			kill -0 "$job" 2>/dev/null && continue
 			wait "$job"
@@ -221,6 +229,46 @@ stage_lab() {
 		cat "$LAB_TIMES" 2>/dev/null || true
 	} | awk '!seen[$1]++' >"$LAB_TIMES.new" && mv "$LAB_TIMES.new" "$LAB_TIMES"
 	sort -k2 -rn "$RNIC_TEST_DIR/lab/times" | sed 's/^/# lab time: /' >&2
+	lab_breakdown "${t_used[@]}" >"$RNIC_TEST_DIR/lab/breakdown"
+}
+
+# lab_breakdown US0 US1 US2: the lab stage's time table: per test (longest
+# first) its wall time and, from its "# lab: time:" line (lab.sh's
+# lab__time_line), the time booting VMs, in checks, stopping (sweeps,
+# kmemleak) and the rest; the sums; how long the stage kept both cores
+# busy, one, or none (US0..US2: microseconds with 0, 1, 2 VM slots in
+# use); and the guest commands that took longest (vm*/commands.log).
+lab_breakdown() {
+	local f name
+	printf '%-34s %7s %7s %7s %7s %7s\n' "lab test" wall boot checks stop other
+	for f in "$RNIC_TEST_DIR"/lab/*.info; do
+		[ -e "$f" ] || continue
+		name="$(basename "$f" .info)"
+		awk -v name="$name" -v wall="$(awk -v n="$name" '$1 == n { print $2 }' "$RNIC_TEST_DIR/lab/times")" '
+			/^# lab: time: / {
+				for (i = 4; i <= NF; i++) {
+					split($i, kv, "=")
+					t[kv[1]] += kv[2]
+				}
+			}
+			END {
+				printf "%-34s %7d %7.0f %7.0f %7.0f %7.0f\n", name, wall,
+					t["boot"], t["check"], t["stop"], t["other"]
+			}' "$f"
+	done | sort -k2 -rn | awk '
+		{ print; for (i = 2; i <= 7; i++) sum[i] += $i }
+		END {
+			printf "%-34s %7d %7d %7d %7d %7d\n", "sum", sum[2], sum[3],
+				sum[4], sum[5], sum[6]
+		}'
+	printf 'lab stage: both cores busy %d s, one %d s, none %d s\n' \
+		$(($3 / 1000000)) $(($2 / 1000000)) $(($1 / 1000000))
+	echo "longest guest commands (s, test, command):"
+	find "${RNIC_LAB_DIR:-/tmp/rnic-lab}" -name commands.log \
+		-newer "$RNIC_TEST_DIR/lab/started" 2>/dev/null |
+		while read -r f; do
+			sed -nE "s|^=== [^ ]+ \(([0-9.]+) s, status [^)]*\): (.{0,90}).*|\1 ${f#"${RNIC_LAB_DIR:-/tmp/rnic-lab}"/} \2|p" "$f"
+		done | sort -rn | head -15 | sed 's|/commands.log||'
 }
 
 if [ "${1:-}" = --stage ]; then
@@ -247,5 +295,10 @@ echo
 echo "stage times:"
 printf '  %s\n' "${TIMES[@]}"
 echo "  total              $((SECONDS - T0)) s"
+if [ -s "$RNIC_TEST_DIR/lab/breakdown" ]; then
+	echo
+	echo "lab breakdown (s):"
+	sed 's/^/  /' "$RNIC_TEST_DIR/lab/breakdown"
+fi
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -87,6 +87,14 @@ lab_elapsed() {
 	printf '%d.%d' $((d / 1000000)) $((d % 1000000 / 100000))
 }
 
+# lab__acct KIND START_US: add the time since START_US to KIND (boot,
+# check, stop) in this lab's time accounting, which lab_stop sums up in
+# its "time:" line and scripts/test.sh tabulates per test.
+lab__acct() {
+	[ -n "$LAB_DIR" ] && [ -d "$LAB_DIR" ] || return 0
+	echo "$1 $(($(lab__now_us) - $2))" >>"$LAB_DIR/acct"
+}
+
 lab_ok() { echo "ok - lab: $*"; }
 # lab_not_ok WHAT LOG
 lab_not_ok() { echo "not ok - lab: $1 (see $2)"; }
@@ -395,6 +403,22 @@ lab__cleanup_dir() {
 	return 0
 }
 
+# lab__time_line: where this lab's wall time went, as one line that
+# scripts/test.sh reads: booting VMs (lab_vm, lab_wait_ready), in checks
+# (lib_check.sh's check, boots excluded), stopping (console and kmemleak
+# sweeps, cleanup), and the rest (set-up between checks: modprobe, servers,
+# counters, captures).
+lab__time_line() {
+	awk -v wall="$(($(lab__now_us) - LAB_T0))" '
+		{ t[$1] += $2 }
+		END {
+			other = wall - t["boot"] - t["check"] - t["stop"]
+			printf "time: wall=%.1f boot=%.1f check=%.1f stop=%.1f other=%.1f\n",
+				wall / 1e6, t["boot"] / 1e6, t["check"] / 1e6,
+				t["stop"] / 1e6, (other < 0 ? 0 : other) / 1e6
+		}' "$LAB_DIR/acct" 2>/dev/null | sed 's/^/# lab: /' >&2
+}
+
 # lab_stop [--signal]: sweep every VM (unless interrupted by a signal:
 # then only the consoles), stop everything, and print the cleanup line.
 lab_stop() {
@@ -402,7 +426,8 @@ lab_stop() {
 	local -
 	set +e
 	[ -n "$LAB_DIR" ] && [ -f "$LAB_DIR/lab.env" ] || return 0
-	local n=0 d
+	local n=0 d t0
+	t0="$(lab__now_us)"
 	# The kmemleak scans (~10 s each under TCG) run in every VM at once.
 	if [ "${1:-}" != --signal ]; then
 		for d in "$LAB_DIR"/vm*; do
@@ -416,6 +441,8 @@ lab_stop() {
 	[ -f "$LAB_DIR/pids" ] && n="$(wc -l <"$LAB_DIR/pids")"
 	lab__cleanup_dir "$LAB_DIR"
 	lab__info "stopped $LAB_NS ($n processes, namespace, shm files removed) after $(lab_elapsed "$LAB_T0") s"
+	lab__acct stop "$t0"
+	lab__time_line
 	trap - EXIT INT TERM HUP
 	[ "${1:-}" = --signal ] || lab_check_clean "${SUITE:-$LAB_NAME}"
 	return 0
@@ -609,8 +636,17 @@ lab__vm_kernel() {
 # lab_vm N [--virtio] [--rnic] [--mem SIZE] [--smp VCPUS] [--kver RELEASE]:
 # boot VM N in the background. --smp 2 runs the guest on two vCPUs (MTTCG:
 # one host thread each), so that its completion handlers, posts and
-# teardown run on two CPUs at once; the default is one.
+# teardown run on two CPUs at once; the default is one. Its time counts
+# as boot time.
 lab_vm() {
+	local t0 rc=0
+	t0="$(lab__now_us)"
+	lab__vm "$@" || rc=$?
+	lab__acct boot "$t0"
+	return "$rc"
+}
+
+lab__vm() {
 	lab__need_started lab_vm || return 1
 	local n="$1" d virtio=0 rnic=0 mem=512M smp=1 bytes simargs=() qargs=()
 	# RNIC_LAB_RNICSIM_ARGS: for every rnicsim, before --rnicsim-arg's.
@@ -809,8 +845,16 @@ lab__boot_stage() {
 	echo "stage $stage${fail:+: ${fail#*rnic-lab: }}${panic:+ [${panic#*] }]}"
 }
 
-# lab_wait_ready N [--timeout S]: wait until VM N's agent runs.
+# lab_wait_ready N [--timeout S]: wait until VM N's agent runs (boot time).
 lab_wait_ready() {
+	local t0 rc=0
+	t0="$(lab__now_us)"
+	lab__wait_ready "$@" || rc=$?
+	lab__acct boot "$t0"
+	return "$rc"
+}
+
+lab__wait_ready() {
 	lab__need_started lab_wait_ready || return 1
 	local n="$1" d timeout="$LAB_BOOT_TIMEOUT" start now
 	d="$(lab__vmdir "$n")" || return 1

@@ -38,12 +38,16 @@ check_init() {
 perf_checks_init() { check_init "$@"; }
 
 check() {
-	local what="$1" f
+	local what="$1" f t0 rc=0
 	shift
 	nchk=$((nchk + 1))
 	f="$OUT/$nchk.log"
+	t0="$(lab__now_us)"
 	# Not in a subshell: a command may set variables for later checks.
-	if "$@" >"$f" 2>&1; then
+	"$@" >"$f" 2>&1 || rc=$?
+	# A boot check's time is boot time (lab_wait_ready counts it).
+	[ "$1" = lab_wait_ready ] || lab__acct check "$t0"
+	if [ "$rc" = 0 ]; then
 		lab_ok "$SUITE: $what"
 	else
 		lab_not_ok "$SUITE: $what" "$f"
