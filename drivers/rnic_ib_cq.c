@@ -293,8 +293,12 @@ int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	destroyed = !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_RDMA_CQ, cq->cqn);
 	xa_erase_irq(&ibd->cq_xa, cq->cqn);
-	/* an interrupt handler that found the CQ before the erase is done */
-	synchronize_irq(cq->eq->irq);
+	/*
+	 * An interrupt handler that found the CQ before the erase is done:
+	 * they look CQs up under RCU, and an EQ entry naming this CQN may
+	 * come on any completion EQ, not only the CQ's own.
+	 */
+	synchronize_rcu();
 	if (!refcount_dec_and_test(&cq->ref))
 		wait_for_completion(&cq->gone);
 	rnic_ib_free_dma(ibd, destroyed, BIT(cq->log2_depth) * RNIC_RDMA_CQE_SIZE,

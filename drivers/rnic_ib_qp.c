@@ -52,14 +52,27 @@ static void rnic_ib_qp_limits(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 	lim->privileged = qp->privileged;
 }
 
+static int rnic_ib_modify_qp_locked(struct rnic_ib_qp *qp,
+				    struct ib_qp_attr *attr, int mask);
+
 static void rnic_ib_err_work(struct work_struct *work)
 {
 	struct rnic_ib_qp *qp = container_of(work, struct rnic_ib_qp,
 					     err_work);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
-	rnic_ib_stat_inc(to_ibdev(qp->ibqp.device), RNIC_IB_STAT_qp_err_by_driver);
-	rnic_ib_modify_qp(&qp->ibqp, &attr, IB_QP_STATE, NULL);
+	/*
+	 * Checked and sent under one hold of the lock destroy_qp sets
+	 * @destroying under: a MODIFY_QP after DESTROY_QP could move
+	 * another QP that got the QPN.
+	 */
+	mutex_lock(&qp->state_lock);
+	if (!qp->destroying) {
+		rnic_ib_stat_inc(to_ibdev(qp->ibqp.device),
+				 RNIC_IB_STAT_qp_err_by_driver);
+		rnic_ib_modify_qp_locked(qp, &attr, IB_QP_STATE);
+	}
+	mutex_unlock(&qp->state_lock);
 }
 
 /**
@@ -296,11 +309,12 @@ static int rnic_ib_build_path(struct rnic_ib_qp *qp,
 	return err;
 }
 
-int rnic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		      struct ib_udata *udata)
+/* modify_qp with @qp->state_lock held */
+static int rnic_ib_modify_qp_locked(struct rnic_ib_qp *qp,
+				    struct ib_qp_attr *attr, int mask)
 {
+	struct ib_qp *ibqp = &qp->ibqp;
 	struct rnic_ibdev *ibd = to_ibdev(ibqp->device);
-	struct rnic_ib_qp *qp = to_rqp(ibqp);
 	struct rnic_ib_qp_limits lim;
 	struct rnic_aq_modify_qp cmd;
 	enum ib_qp_state now;
@@ -308,9 +322,7 @@ int rnic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	u64 path = 0;
 	int err;
 
-	if (udata && (udata->inlen || udata->outlen))
-		return -EINVAL;
-	mutex_lock(&qp->state_lock);
+	lockdep_assert_held(&qp->state_lock);
 	if (mask & IB_QP_AV) {
 		err = rnic_ib_build_path(qp, attr, mask);
 		if (err)
@@ -361,6 +373,19 @@ int rnic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	WRITE_ONCE(qp->state, now);
 out:
+	return err;
+}
+
+int rnic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata)
+{
+	struct rnic_ib_qp *qp = to_rqp(ibqp);
+	int err;
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+	mutex_lock(&qp->state_lock);
+	err = rnic_ib_modify_qp_locked(qp, attr, mask);
 	mutex_unlock(&qp->state_lock);
 	return err;
 }
@@ -402,20 +427,23 @@ int rnic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct rnic_ibdev *ibd = to_ibdev(ibqp->device);
 	struct rnic_ib_qp *qp = to_rqp(ibqp);
-	struct rnic_ib_cq *scq = to_rcq(ibqp->send_cq);
-	struct rnic_ib_cq *rcq = to_rcq(ibqp->recv_cq);
 	bool destroyed;
 
+	mutex_lock(&qp->state_lock);
+	qp->destroying = true;
+	mutex_unlock(&qp->state_lock);
 	destroyed = !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_QP, ibqp->qp_num);
 	xa_erase_irq(&ibd->qp_xa, ibqp->qp_num);
 	/* event handlers that found the QP are done with it */
 	if (!refcount_dec_and_test(&qp->ref))
 		wait_for_completion(&qp->gone);
-	/* so are pollers: they look QPs up under their CQ's lock */
-	spin_lock_irq(&scq->lock);
-	spin_unlock_irq(&scq->lock);
-	spin_lock_irq(&rcq->lock);
-	spin_unlock_irq(&rcq->lock);
+	/*
+	 * So are pollers: they look QPs up under RCU, and not only their
+	 * own CQ's pollers: a bad CQE on any CQ may name this QPN, and its
+	 * poller reads the QP to find it belongs elsewhere.
+	 */
+	synchronize_rcu();
+	/* nothing can find the QP to schedule it again */
 	cancel_work_sync(&qp->err_work);
 	rnic_ib_qp_free_mem(ibd, qp, destroyed);
 	mutex_destroy(&qp->state_lock);

@@ -26,8 +26,10 @@
  *
  * Locking: the object tables (xarrays) are changed in process context
  * with the _irq lock variants and read with xa_load() under RCU from the
- * completion interrupt and poll_cq, or under xa_lock_irq() with a
- * reference from the event work. Per queue: cq->lock, then qp->sq.lock,
+ * completion interrupt and poll_cq (destroy_qp and destroy_cq wait a
+ * grace period after the erase: a bad CQE or EQ entry may name an object
+ * of another CQ or EQ), or under xa_lock_irq() with a reference from the
+ * event work. Per queue: cq->lock, then qp->sq.lock,
  * qp->rq.lock or srq->lock (poll_cq nests them in that order; posting
  * takes one queue lock only), then the doorbell page's kick lock.
  */
@@ -330,6 +332,8 @@ struct rnic_ib_srq {
  * @ref: references from event lookups
  * @gone: completed when the last reference is dropped
  * @err_work: moves the QP to ERR after a bad CQE (poll_cq cannot sleep)
+ * @destroying: destroy_qp has begun (under @state_lock): @err_work must not
+ *	send a MODIFY_QP that could reach the QPN once the device reuses it
  */
 struct rnic_ib_qp {
 	struct ib_qp ibqp;
@@ -348,6 +352,7 @@ struct rnic_ib_qp {
 	refcount_t ref;
 	struct completion gone;
 	struct work_struct err_work;
+	bool destroying;
 };
 
 /**
