@@ -88,7 +88,7 @@ static void do_reset(struct rdev *d, u32 status)
 	rdev_pfc_release(d);
 
 	/* Every 2.0 object goes, until the next enable. */
-	v2_reset(d);
+	rdma_reset(d);
 	memset(d->bar2 + RNIC_DBP_BASE_DEFAULT, 0,
 	       d->bar2_len - RNIC_DBP_BASE_DEFAULT);
 	d->enabled = false;
@@ -164,7 +164,7 @@ struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
 
 void rdev_destroy(struct rdev *d)
 {
-	v2_reset(d);
+	rdma_reset(d);
 	free(d);
 }
 
@@ -273,7 +273,7 @@ static void enable(struct rdev *d, u32 ctrl)
 		set_fatal(d, RNIC_FATAL_BAD_ABI);
 		return;
 	}
-	if (v2_enable(d)) {
+	if (rdma_enable(d)) {
 		set_fatal(d, RNIC_FATAL_INTERNAL);
 		return;
 	}
@@ -330,7 +330,7 @@ static void data_doorbell(struct rdev *d)
 		if (d->queues[i].used && !d->queues[i].error)
 			rdev_ring_pi(d, i, &pi);
 	/* The QPs that moved, then every sender takes turns. */
-	v2_kick(d);
+	rdma_kick(d);
 	rdev_tx_all(d);
 	rdev_pfc_check_now(d);
 }
@@ -392,8 +392,8 @@ int rdev_rx_hold(struct rdev *d, bool hold)
 	if (d->rx_hold == hold)
 		return 0;
 	d->rx_hold = hold;
-	if (!hold && d->v2)
-		v2_pump(d);	/* what waited runs now; XON follows */
+	if (!hold && d->rdma)
+		rdma_pump(d);	/* what waited runs now; XON follows */
 	return 0;
 }
 
@@ -410,8 +410,8 @@ uint64_t rdev_tick(struct rdev *d, uint64_t now_ns)
 	next = rdev_pfc_tick(d, now_ns);
 	if (!next || next > d->next_heartbeat)
 		next = d->next_heartbeat;
-	if (d->v2) {
-		u64 t = v2_tick(d, now_ns);
+	if (d->rdma) {
+		u64 t = rdma_tick(d, now_ns);
 
 		if (t && t < next)
 			next = t;
@@ -454,5 +454,5 @@ void rdev_dump_counters(struct rdev *d,
 		snprintf(line, sizeof(line), "rx_hold %d", d->rx_hold);
 		out(ctx, line);
 	}
-	v2_dump_counters(d, out, ctx);
+	rdma_dump_counters(d, out, ctx);
 }

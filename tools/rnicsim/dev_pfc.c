@@ -87,8 +87,8 @@ void rdev_pfc_rx(struct rdev *d, const u8 *frame, size_t len)
 	}
 	if (resumed) {
 		rdev_tx_all(d);
-		if (d->v2)
-			v2_pfc_resume(d);
+		if (d->rdma)
+			rdma_pfc_resume(d);
 	}
 }
 
@@ -135,10 +135,10 @@ static void watermarks(struct rdev *d, unsigned int depth, unsigned int *low,
  */
 static bool rx_room(struct rdev *d, unsigned int *free, unsigned int *depth)
 {
-	if (!d->v2)
+	if (!d->rdma)
 		return false;
-	*depth = V2_RX_FIFO;
-	*free = V2_RX_FIFO - d->v2->fifo_count;
+	*depth = RDMA_RX_FIFO;
+	*free = RDMA_RX_FIFO - d->rdma->fifo_count;
 	return true;
 }
 
@@ -187,8 +187,8 @@ u64 rdev_pfc_tick(struct rdev *d, u64 now)
 	}
 	if (resumed) {
 		rdev_tx_all(d);
-		if (d->v2)
-			v2_pfc_resume(d);
+		if (d->rdma)
+			rdma_pfc_resume(d);
 	}
 	rdev_pfc_check(d, now);
 	if (d->pfc.xoff) {

@@ -90,7 +90,7 @@ struct rdev_pfc {
 	u64 xoff_sent_ns;
 };
 
-struct v2_dev;
+struct rdma_dev;
 
 struct rdev {
 	struct plat *p;
@@ -100,7 +100,7 @@ struct rdev {
 	u32 caps;		/* as advertised */
 	/* false: no ABI served (--signature-abi, CAP_TRANSPORT hidden) */
 	bool serves_abi2;
-	struct v2_dev *v2;	/* 2.0 state: exactly while enabled */
+	struct rdma_dev *rdma;	/* the RDMA engine: exactly while enabled */
 
 	bool enabled;
 	bool fatal;

@@ -229,8 +229,8 @@ void rdev_event_doorbell(struct rdev *d)
 		}
 	}
 
-	if (d->v2)
-		v2_eq_doorbell(d);
+	if (d->rdma)
+		rdma_eq_doorbell(d);
 	for (i = 0; i < RDEV_MAX_CQS; i++) {
 		struct rdev_cq *cq = &d->cqs[i];
 

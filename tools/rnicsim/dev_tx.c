@@ -289,6 +289,6 @@ void rdev_tx_all(struct rdev *d)
 {
 	if (!d->enabled)
 		return;
-	d->v2->eth_pending = true;
-	v2_pump(d);
+	d->rdma->eth_pending = true;
+	rdma_pump(d);
 }

@@ -30,75 +30,75 @@
 #include "pkt.h"
 
 /* Model limits (QUERY_RDMA_CAPS): suggestions of hardware-abi2.rst */
-#define V2_QP_LOG2		12	/* QP table slots: max_qp */
-#define V2_CQ_LOG2		12
-#define V2_SRQ_LOG2		10
-#define V2_MR_LOG2		16
-#define V2_PD_LOG2		12
-#define V2_MAX_AH		4096
-#define V2_MAX_MR_PAGES		262144
-#define V2_MAX_MR_SIZE		(1ULL << 40)
-#define V2_PAGE_SIZE_CAP	GENMASK_ULL(RNIC_PAGE_LOG2_MAX, RNIC_PAGE_LOG2_MIN)
-#define V2_MAX_MSG		(1U << 31)
-#define V2_MAX_WQ_LOG2		15
-#define V2_MAX_CQ_LOG2		15
-#define V2_MAX_SRQ_LOG2		15
-#define V2_MAX_EQ_LOG2		12
-#define V2_MAX_SEND_SGE		29
-#define V2_MAX_RECV_SGE		31
-#define V2_MAX_INLINE		464
-#define V2_MAX_RD_ATOM		16
-#define V2_LOCAL_ACK_DELAY	15
-#define V2_GID_TBL_LEN		128
-#define V2_PKEY_TBL_LEN		1
-#define V2_TIMER_TICK_US	1000
-#define V2_PSN_WINDOW		128
-#define V2_RX_FIFO		256
-#define V2_MAX_DB_PAGES		1024
-#define V2_ID_SPACE		(1U << 24)	/* QPN, CQN, SRQN, key index */
+#define RDMA_QP_LOG2		12	/* QP table slots: max_qp */
+#define RDMA_CQ_LOG2		12
+#define RDMA_SRQ_LOG2		10
+#define RDMA_MR_LOG2		16
+#define RDMA_PD_LOG2		12
+#define RDMA_MAX_AH		4096
+#define RDMA_MAX_MR_PAGES		262144
+#define RDMA_MAX_MR_SIZE		(1ULL << 40)
+#define RDMA_PAGE_SIZE_CAP	GENMASK_ULL(RNIC_PAGE_LOG2_MAX, RNIC_PAGE_LOG2_MIN)
+#define RDMA_MAX_MSG		(1U << 31)
+#define RDMA_MAX_WQ_LOG2		15
+#define RDMA_MAX_CQ_LOG2		15
+#define RDMA_MAX_SRQ_LOG2		15
+#define RDMA_MAX_EQ_LOG2		12
+#define RDMA_MAX_SEND_SGE		29
+#define RDMA_MAX_RECV_SGE		31
+#define RDMA_MAX_INLINE		464
+#define RDMA_MAX_RD_ATOM		16
+#define RDMA_LOCAL_ACK_DELAY	15
+#define RDMA_GID_TBL_LEN		128
+#define RDMA_PKEY_TBL_LEN		1
+#define RDMA_TIMER_TICK_US	1000
+#define RDMA_PSN_WINDOW		128
+#define RDMA_RX_FIFO		256
+#define RDMA_MAX_DB_PAGES		1024
+#define RDMA_ID_SPACE		(1U << 24)	/* QPN, CQN, SRQN, key index */
 
 /* Bytes of network header a UD receive buffer starts with */
-#define V2_UD_GRH_LEN		40
+#define RDMA_UD_GRH_LEN		40
 
 /* IB header sizes */
-#define V2_BTH_LEN		12
-#define V2_DETH_LEN		8
-#define V2_RETH_LEN		16
-#define V2_IMM_LEN		4
-#define V2_IETH_LEN		4
-#define V2_AETH_LEN		4
-#define V2_ATOMICETH_LEN	28
-#define V2_ATOMICACK_LEN	8
+#define RDMA_BTH_LEN		12
+#define RDMA_DETH_LEN		8
+#define RDMA_RETH_LEN		16
+#define RDMA_IMM_LEN		4
+#define RDMA_IETH_LEN		4
+#define RDMA_AETH_LEN		4
+#define RDMA_ATOMICETH_LEN	28
+#define RDMA_ATOMICACK_LEN	8
 
 /* BTH opcodes (IB 9.2) the device knows */
-#define V2_OP_RC_SEND_FIRST		0x00
-#define V2_OP_RC_SEND_MIDDLE		0x01
-#define V2_OP_RC_SEND_LAST		0x02
-#define V2_OP_RC_SEND_LAST_IMM		0x03
-#define V2_OP_RC_SEND_ONLY		0x04
-#define V2_OP_RC_SEND_ONLY_IMM		0x05
-#define V2_OP_RC_WRITE_FIRST		0x06
-#define V2_OP_RC_WRITE_MIDDLE		0x07
-#define V2_OP_RC_WRITE_LAST		0x08
-#define V2_OP_RC_WRITE_LAST_IMM		0x09
-#define V2_OP_RC_WRITE_ONLY		0x0a
-#define V2_OP_RC_WRITE_ONLY_IMM		0x0b
-#define V2_OP_RC_READ_REQ		0x0c
-#define V2_OP_RC_READ_RESP_FIRST	0x0d
-#define V2_OP_RC_READ_RESP_MIDDLE	0x0e
-#define V2_OP_RC_READ_RESP_LAST		0x0f
-#define V2_OP_RC_READ_RESP_ONLY		0x10
-#define V2_OP_RC_ACK			0x11
-#define V2_OP_RC_ATOMIC_ACK		0x12
-#define V2_OP_RC_CMP_SWAP		0x13
-#define V2_OP_RC_FETCH_ADD		0x14
-#define V2_OP_RC_SEND_LAST_INV		0x16
-#define V2_OP_RC_SEND_ONLY_INV		0x17
-#define V2_OP_UD_SEND_ONLY		0x64
-#define V2_OP_UD_SEND_ONLY_IMM		0x65
+#define RDMA_OP_RC_SEND_FIRST		0x00
+#define RDMA_OP_RC_SEND_MIDDLE		0x01
+#define RDMA_OP_RC_SEND_LAST		0x02
+#define RDMA_OP_RC_SEND_LAST_IMM		0x03
+#define RDMA_OP_RC_SEND_ONLY		0x04
+#define RDMA_OP_RC_SEND_ONLY_IMM		0x05
+#define RDMA_OP_RC_WRITE_FIRST		0x06
+#define RDMA_OP_RC_WRITE_MIDDLE		0x07
+#define RDMA_OP_RC_WRITE_LAST		0x08
+#define RDMA_OP_RC_WRITE_LAST_IMM		0x09
+#define RDMA_OP_RC_WRITE_ONLY		0x0a
+#define RDMA_OP_RC_WRITE_ONLY_IMM		0x0b
+#define RDMA_OP_RC_READ_REQ		0x0c
+#define RDMA_OP_RC_READ_RESP_FIRST	0x0d
+#define RDMA_OP_RC_READ_RESP_MIDDLE	0x0e
+#define RDMA_OP_RC_READ_RESP_LAST		0x0f
+#define RDMA_OP_RC_READ_RESP_ONLY		0x10
+#define RDMA_OP_RC_ACK			0x11
+#define RDMA_OP_RC_ATOMIC_ACK		0x12
+#define RDMA_OP_RC_CMP_SWAP		0x13
+#define RDMA_OP_RC_FETCH_ADD		0x14
+#define RDMA_OP_RC_SEND_LAST_INV		0x16
+#define RDMA_OP_RC_SEND_ONLY_INV		0x17
+#define RDMA_OP_UD_SEND_ONLY		0x64
+#define RDMA_OP_UD_SEND_ONLY_IMM		0x65
 
 /* A ring in host memory: contiguous, or a copied page list */
-struct v2_ring {
+struct rdma_ring {
 	u64 base;		/* contiguous ring */
 	u64 *pages;		/* or page list (malloc'd copy) */
 	u32 npages;
@@ -108,27 +108,27 @@ struct v2_ring {
 };
 
 /* Slot owners in a doorbell page */
-enum v2_slot_kind {
-	V2_SLOT_FREE = 0,
-	V2_SLOT_SQ,
-	V2_SLOT_RQ,
-	V2_SLOT_SRQ,
-	V2_SLOT_CQ,
+enum rdma_slot_kind {
+	RDMA_SLOT_FREE = 0,
+	RDMA_SLOT_SQ,
+	RDMA_SLOT_RQ,
+	RDMA_SLOT_SRQ,
+	RDMA_SLOT_CQ,
 };
 
-struct v2_slot {
-	u8 kind;		/* enum v2_slot_kind */
-	void *obj;		/* struct v2_qp, v2_srq or v2_cq */
+struct rdma_slot {
+	u8 kind;		/* enum rdma_slot_kind */
+	void *obj;		/* struct rdma_qp, rdma_srq or rdma_cq */
 };
 
-struct v2_dbp {
+struct rdma_dbp {
 	bool used;
 	bool user;		/* RNIC_DBP_F_USER */
-	u32 live_idx;		/* its place in v2_dev.live_dbp */
+	u32 live_idx;		/* its place in rdma_dev.live_dbp */
 	u16 kick_ci;		/* device's consumer index of the kick ring */
 	unsigned int nslots;	/* slots assigned */
 	unsigned int next;	/* where the next slot search starts */
-	struct v2_slot slot[RNIC_DBP_SLOTS];
+	struct rdma_slot slot[RNIC_DBP_SLOTS];
 };
 
 /*
@@ -136,7 +136,7 @@ struct v2_dbp {
  * the rest makes ids cycle through their whole space (hardware-abi2.rst,
  * "Cyclic 24-bit ids").
  */
-struct v2_idtab {
+struct rdma_idtab {
 	void **obj;
 	u32 *id;
 	u32 mask;		/* table slots - 1 */
@@ -146,20 +146,20 @@ struct v2_idtab {
 	u32 reserved_slots;	/* bit n: slot n is never allocated */
 };
 
-struct v2_pd {
+struct rdma_pd {
 	u32 pdn;
 	bool priv;		/* RNIC_PD_F_PRIVILEGED */
 	u32 refs;		/* MRs, SRQs and QPs */
 };
 
-struct v2_mr {
+struct rdma_mr {
 	u32 index;		/* RNIC_KEY_INDEX part */
 	u8 variant;
 	u8 type;		/* enum rnic_mr_type_hw */
 	u8 state;		/* enum rnic_mr_state_hw */
 	u8 access;		/* RNIC_ACCESS_* */
 	u8 page_log2;
-	struct v2_pd *pd;
+	struct rdma_pd *pd;
 	u64 iova;
 	u64 length;
 	u32 npages;		/* entries in pages[] */
@@ -167,7 +167,7 @@ struct v2_mr {
 	u64 *pages;
 };
 
-struct v2_eq {
+struct rdma_eq {
 	bool used;
 	u64 base;
 	u8 log2;
@@ -178,12 +178,12 @@ struct v2_eq {
 	unsigned int ncqs;
 };
 
-struct v2_cq {
+struct rdma_cq {
 	u32 cqn;
-	struct v2_ring ring;
-	struct v2_eq *eq;
+	struct rdma_ring ring;
+	struct rdma_eq *eq;
 	unsigned int eqn;
-	struct v2_dbp *page;
+	struct rdma_dbp *page;
 	u16 slot;
 	u16 produced;		/* CQEs written, free-running */
 	bool error;
@@ -198,18 +198,18 @@ struct v2_cq {
 	u16 mod_period_us;
 	u16 mod_pending;	/* CQEs since the event was due */
 	u64 mod_deadline;	/* 0: no event held */
-	/* on v2_dev.mod_cqs (mod_deadline was set; dropped by the tick) */
+	/* on rdma_dev.mod_cqs (mod_deadline was set; dropped by the tick) */
 	bool mod_listed;
-	struct v2_cq *mod_next, *mod_prev;
+	struct rdma_cq *mod_next, *mod_prev;
 };
 
-struct v2_srq {
+struct rdma_srq {
 	u32 srqn;
-	struct v2_pd *pd;
-	struct v2_dbp *page;
+	struct rdma_pd *pd;
+	struct rdma_dbp *page;
 	u16 slot;
-	struct v2_ring wqe;	/* slots */
-	struct v2_ring idx;	/* index ring of le16 slot numbers */
+	struct rdma_ring wqe;	/* slots */
+	struct rdma_ring idx;	/* index ring of le16 slot numbers */
 	u8 rqe_log2;
 	u16 pi;			/* producer index last read from the slot */
 	u16 ci;			/* index ring entries taken */
@@ -220,16 +220,16 @@ struct v2_srq {
 };
 
 /* An RQ or SRQ WQE taken for a message */
-struct v2_rwqe {
+struct rdma_rwqe {
 	bool srq;
 	u16 idx;		/* RQ index or SRQ slot */
 	u8 num_sge;
-	struct rnic_data_sge sge[V2_MAX_RECV_SGE];
+	struct rnic_data_sge sge[RDMA_MAX_RECV_SGE];
 	u64 total;		/* sum of SGE lengths */
 };
 
 /* A send WQE after its checks: everything the engines need */
-struct v2_swqe {
+struct rdma_swqe {
 	u16 idx;
 	u8 opcode;		/* enum rnic_sqe_opcode */
 	u8 flags;		/* RNIC_SQE_F_* */
@@ -240,31 +240,31 @@ struct v2_swqe {
 	union rnic_sqe_seg seg;
 	/* SGEs, or inline payload */
 	union {
-		struct rnic_data_sge sge[V2_MAX_SEND_SGE];
-		u8 inl[V2_MAX_INLINE];
+		struct rnic_data_sge sge[RDMA_MAX_SEND_SGE];
+		u8 inl[RDMA_MAX_INLINE];
 	};
 };
 
-struct v2_qp;
+struct rdma_qp;
 
 /* Queue of QPs with send work, in turn (hardware-transport.rst "Packets") */
-struct v2_runq {
-	struct v2_qp *head, *tail;
+struct rdma_runq {
+	struct rdma_qp *head, *tail;
 };
 
 struct rc_qp;
 
-struct v2_qp {
+struct rdma_qp {
 	struct rdev *d;
 	u32 qpn;
 	u8 type;		/* enum rnic_qp_type_hw */
 	u8 state;		/* enum rnic_qp_state_hw */
-	struct v2_pd *pd;
-	struct v2_cq *scq, *rcq;
-	struct v2_srq *srq;
-	struct v2_dbp *page;
+	struct rdma_pd *pd;
+	struct rdma_cq *scq, *rcq;
+	struct rdma_srq *srq;
+	struct rdma_dbp *page;
 	u16 sq_slot, rq_slot;	/* RNIC_DB_NONE: none */
-	struct v2_ring sq, rq;
+	struct rdma_ring sq, rq;
 
 	/* free-running indices */
 	u16 sq_pi;		/* producer index last read */
@@ -298,7 +298,7 @@ struct v2_qp {
 	/* scheduling */
 	bool queued;
 	bool pfc_wait;		/* paused by PFC, parked until resumed */
-	struct v2_qp *runq_next;	/* runq link */
+	struct rdma_qp *runq_next;	/* runq link */
 
 	u64 pfc_since;		/* when it was parked on a pause */
 
@@ -307,9 +307,9 @@ struct v2_qp {
 	/* RC: the engine's state (rc.h) and what the device keeps for it */
 	struct rc_qp *rc;
 	u64 rc_deadline;	/* ops->timer_set; 0: none */
-	/* on v2_dev.rc_timed (rc_deadline was set; dropped by the tick) */
+	/* on rdma_dev.rc_timed (rc_deadline was set; dropped by the tick) */
 	bool rc_listed;
-	struct v2_qp *rc_next, *rc_prev;
+	struct rdma_qp *rc_next, *rc_prev;
 	unsigned int rc_busy;	/* inside an rc_*() call for this QP */
 	bool rc_fatal_pending;	/* a device error found while rc_busy */
 	u8 rc_fatal_reason;
@@ -317,7 +317,7 @@ struct v2_qp {
 };
 
 /* A received RoCE frame after RX validation */
-struct v2_pkt {
+struct rdma_pkt {
 	const u8 *frame;
 	size_t len;
 	u8 net;			/* enum rnic_rx_class */
@@ -353,49 +353,49 @@ struct v2_pkt {
 };
 
 /* The transport counters of the port */
-#define V2_INC(d, name)		((d)->v2->ctr[RNIC_RDMA_STAT_##name]++)
-#define V2_ADD(d, name, n)	((d)->v2->ctr[RNIC_RDMA_STAT_##name] += (n))
-#define V2_QP_INC(qp, name)	((qp)->stats[RNIC_QP_STAT_##name]++)
-#define V2_QP_ADD(qp, name, n)	((qp)->stats[RNIC_QP_STAT_##name] += (n))
+#define RDMA_INC(d, name)		((d)->rdma->ctr[RNIC_RDMA_STAT_##name]++)
+#define RDMA_ADD(d, name, n)	((d)->rdma->ctr[RNIC_RDMA_STAT_##name] += (n))
+#define RDMA_QP_INC(qp, name)	((qp)->stats[RNIC_QP_STAT_##name]++)
+#define RDMA_QP_ADD(qp, name, n)	((qp)->stats[RNIC_QP_STAT_##name] += (n))
 
-struct v2_fifo_ent {
+struct rdma_fifo_ent {
 	u16 len;
 	u8 data[RDEV_MAX_FRAME];
 };
 
-struct v2_dev {
+struct rdma_dev {
 	u32 num_db_pages;
 	u32 max_eq;
-	struct v2_dbp *dbp;		/* num_db_pages */
+	struct rdma_dbp *dbp;		/* num_db_pages */
 	/* The allocated pages, in no order: what a kick reads */
 	u16 *live_dbp;
 	u32 nlive_dbp;
-	struct v2_eq eqs[RNIC_MAX_EQS + 1];	/* 1 .. max_eq */
+	struct rdma_eq eqs[RNIC_MAX_EQS + 1];	/* 1 .. max_eq */
 
-	struct v2_idtab pds, mrs, cqs, srqs, qps;
+	struct rdma_idtab pds, mrs, cqs, srqs, qps;
 	bool gsi_exists;
 
-	struct rnic_gid_entry gid[V2_GID_TBL_LEN];
-	u16 pkey[V2_PKEY_TBL_LEN];
+	struct rnic_gid_entry gid[RDMA_GID_TBL_LEN];
+	u16 pkey[RDMA_PKEY_TBL_LEN];
 
 	u64 *ah_pages;		/* SET_AH_TABLE page list copy */
 	u32 ah_entries;
 
 	/* RoCE receive buffer: frames waiting for the transport */
-	struct v2_fifo_ent *fifo;
+	struct rdma_fifo_ent *fifo;
 	unsigned int fifo_head, fifo_count;
 
-	struct v2_runq runq;
+	struct rdma_runq runq;
 	/*
 	 * The objects whose timers may be armed, so that a tick costs what
 	 * is armed and not a walk of the 4096-slot tables (a tick follows
 	 * every batch of events). Only the tick and object destruction
 	 * take entries off; arming adds at the head.
 	 */
-	struct v2_qp *rc_timed;
-	struct v2_cq *mod_cqs;
+	struct rdma_qp *rc_timed;
+	struct rdma_cq *mod_cqs;
 	bool eth_pending;	/* the Ethernet TX rings may have frames */
-	bool busy;		/* inside v2_pump() */
+	bool busy;		/* inside rdma_pump() */
 	unsigned int npaths;	/* QPs with a path template (UDP port lock) */
 
 	u64 ctr[RNIC_NUM_RDMA_STATS];
@@ -403,124 +403,124 @@ struct v2_dev {
 };
 
 /* ---- dev_v2_core.c ---- */
-int v2_enable(struct rdev *d);		/* 0 or -ENOMEM */
-void v2_reset(struct rdev *d);		/* frees all 2.0 state, no DMA */
-void v2_pump(struct rdev *d);		/* run queued RX frames and send work */
-void v2_runq_add(struct rdev *d, struct v2_qp *qp);
-void v2_runq_remove(struct rdev *d, struct v2_qp *qp);
-void v2_pfc_resume(struct rdev *d);
-u64 v2_tick(struct rdev *d, u64 now);
-void v2_dump_counters(struct rdev *d,
+int rdma_enable(struct rdev *d);		/* 0 or -ENOMEM */
+void rdma_reset(struct rdev *d);		/* frees all 2.0 state, no DMA */
+void rdma_pump(struct rdev *d);		/* run queued RX frames and send work */
+void rdma_runq_add(struct rdev *d, struct rdma_qp *qp);
+void rdma_runq_remove(struct rdev *d, struct rdma_qp *qp);
+void rdma_pfc_resume(struct rdev *d);
+u64 rdma_tick(struct rdev *d, u64 now);
+void rdma_dump_counters(struct rdev *d,
 		      void (*out)(void *ctx, const char *line), void *ctx);
-int idtab_init(struct v2_idtab *t, unsigned int log2, u32 space,
+int idtab_init(struct rdma_idtab *t, unsigned int log2, u32 space,
 	       u32 reserved_slots);
-void idtab_fini(struct v2_idtab *t);
-int idtab_alloc(struct v2_idtab *t, void *obj, u32 *id);
-int idtab_set(struct v2_idtab *t, void *obj, u32 id);
-void *idtab_get(struct v2_idtab *t, u32 id);
-void idtab_free(struct v2_idtab *t, u32 id);
-bool v2_all_zero(const void *p, size_t n);
+void idtab_fini(struct rdma_idtab *t);
+int idtab_alloc(struct rdma_idtab *t, void *obj, u32 *id);
+int idtab_set(struct rdma_idtab *t, void *obj, u32 id);
+void *idtab_get(struct rdma_idtab *t, u32 id);
+void idtab_free(struct rdma_idtab *t, u32 id);
+bool rdma_all_zero(const void *p, size_t n);
 
 /* ---- dev_v2_admin.c ---- */
 /* Execute a 2.0 command (opcode >= 0x20); returns enum rnic_aq_status. */
-u8 v2_admin(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_admin(struct rdev *d, const union rnic_aq_entry *e,
 	    union rnic_aq_resp *resp);
-u8 v2_put_result(struct rdev *d, u64 addr, u32 buf_len, const void *res,
+u8 rdma_put_result(struct rdev *d, u64 addr, u32 buf_len, const void *res,
 		 size_t len);
-struct v2_pd *v2_pd_get(struct rdev *d, u32 pdn);
-bool v2_pkey_match(u16 a, u16 b);
+struct rdma_pd *rdma_pd_get(struct rdev *d, u32 pdn);
+bool rdma_pkey_match(u16 a, u16 b);
 /* Whether @gid (16 bytes) is ours for @net and the frame's VLAN */
-bool v2_gid_is_ours(struct rdev *d, u8 net, const u8 *gid, bool vlan,
+bool rdma_gid_is_ours(struct rdev *d, u8 net, const u8 *gid, bool vlan,
 		    u16 vid);
 
 /* ---- dev_v2_db.c ---- */
-int v2_slot_assign(struct rdev *d, struct v2_dbp *page, u8 kind, void *obj,
+int rdma_slot_assign(struct rdev *d, struct rdma_dbp *page, u8 kind, void *obj,
 		   u16 *slot);
-void v2_slot_release(struct rdev *d, struct v2_dbp *page, u16 slot);
-u32 v2_slot_read(struct rdev *d, struct v2_dbp *page, u16 slot);
-void v2_slot_write(struct rdev *d, struct v2_dbp *page, u16 slot, u32 v);
-struct v2_dbp *v2_dbp_get(struct rdev *d, u32 id);
-void v2_kick(struct rdev *d);		/* doorbell vector 3, 2.0 part */
-u8 v2_cmd_alloc_db_page(struct rdev *d, const union rnic_aq_entry *e,
+void rdma_slot_release(struct rdev *d, struct rdma_dbp *page, u16 slot);
+u32 rdma_slot_read(struct rdev *d, struct rdma_dbp *page, u16 slot);
+void rdma_slot_write(struct rdev *d, struct rdma_dbp *page, u16 slot, u32 v);
+struct rdma_dbp *rdma_dbp_get(struct rdev *d, u32 id);
+void rdma_kick(struct rdev *d);		/* doorbell vector 3, 2.0 part */
+u8 rdma_cmd_alloc_db_page(struct rdev *d, const union rnic_aq_entry *e,
 			union rnic_aq_resp *resp);
-u8 v2_cmd_free_db_page(struct rdev *d, const union rnic_aq_entry *e);
+u8 rdma_cmd_free_db_page(struct rdev *d, const union rnic_aq_entry *e);
 
 /* ---- dev_v2_mr.c ---- */
-u8 v2_cmd_create_mr(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_create_mr(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp);
-u8 v2_cmd_query_mr(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_query_mr(struct rdev *d, const union rnic_aq_entry *e,
 		   union rnic_aq_resp *resp);
-u8 v2_cmd_destroy_mr(struct rdev *d, const union rnic_aq_entry *e);
-void v2_mr_free(struct v2_mr *mr);
+u8 rdma_cmd_destroy_mr(struct rdev *d, const union rnic_aq_entry *e);
+void rdma_mr_free(struct rdma_mr *mr);
 /*
  * Check a key for an access of [addr, addr + len) by @pd with @need
  * (RNIC_ACCESS_* rights, 0 for a local read); 0 or an rnic_err_reason.
  * A zero length is not checked.
  */
-u8 v2_key_check(struct rdev *d, u32 key, struct v2_pd *pd, u8 need, u64 addr,
-		u64 len, struct v2_mr **out);
+u8 rdma_key_check(struct rdev *d, u32 key, struct rdma_pd *pd, u8 need, u64 addr,
+		u64 len, struct rdma_mr **out);
 /* Copy through a checked MR; 0 or -EFAULT (page outside guest RAM). */
-int v2_mr_read(struct rdev *d, struct v2_mr *mr, u64 addr, void *buf,
+int rdma_mr_read(struct rdev *d, struct rdma_mr *mr, u64 addr, void *buf,
 	       size_t len);
-int v2_mr_write(struct rdev *d, struct v2_mr *mr, u64 addr, const void *buf,
+int rdma_mr_write(struct rdev *d, struct rdma_mr *mr, u64 addr, const void *buf,
 		size_t len);
 /*
  * Read or write @len bytes at offset @off of a scatter list, checking
  * each touched SGE's key for @pd and @need. 0, an rnic_err_reason, or
  * RNIC_ERR_DMA_OOB.
  */
-u8 v2_sgl_read(struct rdev *d, const struct rnic_data_sge *sge,
-	       unsigned int n, struct v2_pd *pd, u64 off, void *buf,
+u8 rdma_sgl_read(struct rdev *d, const struct rnic_data_sge *sge,
+	       unsigned int n, struct rdma_pd *pd, u64 off, void *buf,
 	       size_t len);
-u8 v2_sgl_write(struct rdev *d, const struct rnic_data_sge *sge,
-		unsigned int n, struct v2_pd *pd, u64 off, const void *buf,
+u8 rdma_sgl_write(struct rdev *d, const struct rnic_data_sge *sge,
+		unsigned int n, struct rdma_pd *pd, u64 off, const void *buf,
 		size_t len);
 /* LOCAL_INV / REG_MR of a send WQE: 0 or an rnic_err_reason. */
-u8 v2_local_inv(struct rdev *d, struct v2_qp *qp, u32 key);
-u8 v2_reg_mr(struct rdev *d, struct v2_qp *qp, const struct v2_swqe *w);
+u8 rdma_local_inv(struct rdev *d, struct rdma_qp *qp, u32 key);
+u8 rdma_reg_mr(struct rdev *d, struct rdma_qp *qp, const struct rdma_swqe *w);
 /* Either local operation of a send WQE: 0 or an rnic_err_reason. */
-u8 v2_local_op(struct rdev *d, struct v2_qp *qp, const struct v2_swqe *w);
+u8 rdma_local_op(struct rdev *d, struct rdma_qp *qp, const struct rdma_swqe *w);
 /* Remote invalidation (SEND_INV at the responder): 0 or INV_KEY. */
-u8 v2_remote_inv(struct rdev *d, struct v2_qp *qp, u32 key);
+u8 rdma_remote_inv(struct rdev *d, struct rdma_qp *qp, u32 key);
 
 /* ---- dev_v2_cq.c ---- */
-u8 v2_cmd_create_eq(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_create_eq(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp);
-u8 v2_cmd_destroy_eq(struct rdev *d, const union rnic_aq_entry *e);
-u8 v2_cmd_create_cq(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_destroy_eq(struct rdev *d, const union rnic_aq_entry *e);
+u8 rdma_cmd_create_cq(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp);
-u8 v2_cmd_modify_cq(struct rdev *d, const union rnic_aq_entry *e);
-u8 v2_cmd_destroy_cq(struct rdev *d, const union rnic_aq_entry *e);
-void v2_cq_free(struct rdev *d, struct v2_cq *cq);
+u8 rdma_cmd_modify_cq(struct rdev *d, const union rnic_aq_entry *e);
+u8 rdma_cmd_destroy_cq(struct rdev *d, const union rnic_aq_entry *e);
+void rdma_cq_free(struct rdev *d, struct rdma_cq *cq);
 /*
  * Write a CQE (phase set here). 0; -EIO if the CQ is in error or enters
  * it now (overrun, bad slot, DMA); the caller then fails the QP.
  */
-int v2_cq_post(struct rdev *d, struct v2_cq *cq, struct rnic_rdma_cqe *cqe,
+int rdma_cq_post(struct rdev *d, struct rdma_cq *cq, struct rnic_rdma_cqe *cqe,
 	       bool solicited);
-void v2_cq_slot(struct rdev *d, struct v2_cq *cq);	/* kicked */
-void v2_cq_error(struct rdev *d, struct v2_cq *cq, u8 reason, u64 info);
-void v2_eq_doorbell(struct rdev *d);		/* vector 2, completion EQs */
-u64 v2_cq_tick(struct rdev *d, u64 now);
+void rdma_cq_slot(struct rdev *d, struct rdma_cq *cq);	/* kicked */
+void rdma_cq_error(struct rdev *d, struct rdma_cq *cq, u8 reason, u64 info);
+void rdma_eq_doorbell(struct rdev *d);		/* vector 2, completion EQs */
+u64 rdma_cq_tick(struct rdev *d, u64 now);
 /* An async event on event queue 0 naming an object */
-void v2_event(struct rdev *d, u8 type, u8 reason, u8 obj, u32 id, u64 info);
+void rdma_event(struct rdev *d, u8 type, u8 reason, u8 obj, u32 id, u64 info);
 
 /* ---- dev_v2_wq.c ---- */
-bool v2_page_log2_ok(unsigned int log2);
-u8 v2_ring_setup(struct rdev *d, struct v2_ring *r, bool pbl, u64 addr,
+bool rdma_page_log2_ok(unsigned int log2);
+u8 rdma_ring_setup(struct rdev *d, struct rdma_ring *r, bool pbl, u64 addr,
 		 u8 log2_depth, u8 esize_log2, u8 page_log2);
-void v2_ring_free(struct v2_ring *r);
-u64 v2_ring_addr(const struct v2_ring *r, u16 idx);
-int v2_ring_read(struct rdev *d, const struct v2_ring *r, u16 idx,
+void rdma_ring_free(struct rdma_ring *r);
+u64 rdma_ring_addr(const struct rdma_ring *r, u16 idx);
+int rdma_ring_read(struct rdev *d, const struct rdma_ring *r, u16 idx,
 		 void *buf, size_t len);
 /*
  * Fetch and check send WQE @idx. 0, RNIC_ERR_DMA_OOB (ring), or the
  * syndrome of a malformed WQE (BAD_WQE; the caller counts wqe_errors).
  */
-u8 v2_sq_fetch(struct rdev *d, struct v2_qp *qp, u16 idx,
-	       struct v2_swqe *w);
+u8 rdma_sq_fetch(struct rdev *d, struct rdma_qp *qp, u16 idx,
+	       struct rdma_swqe *w);
 /* Just the opcode of send WQE @idx, for flush CQEs (0 if unreadable). */
-u8 v2_sq_opcode(struct rdev *d, struct v2_qp *qp, u16 idx);
+u8 rdma_sq_opcode(struct rdev *d, struct rdma_qp *qp, u16 idx);
 /*
  * Look at the next receive WQE of an RQ or SRQ without taking it.
  * 0 (*w filled), -ENOENT none posted, -EIO the ring or SRQ failed
@@ -528,59 +528,59 @@ u8 v2_sq_opcode(struct rdev *d, struct v2_qp *qp, u16 idx);
  * or a positive syndrome: the WQE is malformed (the caller completes it
  * in error after taking it, and counts wqe_errors).
  */
-int v2_rwqe_peek(struct rdev *d, struct v2_qp *qp, struct v2_rwqe *w,
+int rdma_rwqe_peek(struct rdev *d, struct rdma_qp *qp, struct rdma_rwqe *w,
 		 u8 *syn, u64 *info);
-void v2_rwqe_take(struct rdev *d, struct v2_qp *qp, const struct v2_rwqe *w);
+void rdma_rwqe_take(struct rdev *d, struct rdma_qp *qp, const struct rdma_rwqe *w);
 /* Producer index slots, read on kicks */
-void v2_sq_slot(struct rdev *d, struct v2_qp *qp);
-void v2_rq_slot(struct rdev *d, struct v2_qp *qp);
-void v2_srq_slot(struct rdev *d, struct v2_srq *srq);
-void v2_srq_error(struct rdev *d, struct v2_srq *srq, u8 reason, u64 info);
+void rdma_sq_slot(struct rdev *d, struct rdma_qp *qp);
+void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp);
+void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq);
+void rdma_srq_error(struct rdev *d, struct rdma_srq *srq, u8 reason, u64 info);
 
 /* ---- dev_v2_qp.c ---- */
-u8 v2_cmd_create_srq(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_create_srq(struct rdev *d, const union rnic_aq_entry *e,
 		     union rnic_aq_resp *resp);
-u8 v2_cmd_modify_srq(struct rdev *d, const union rnic_aq_entry *e);
-u8 v2_cmd_query_srq(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_modify_srq(struct rdev *d, const union rnic_aq_entry *e);
+u8 rdma_cmd_query_srq(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp);
-u8 v2_cmd_destroy_srq(struct rdev *d, const union rnic_aq_entry *e);
-void v2_srq_free(struct rdev *d, struct v2_srq *srq);
-u8 v2_cmd_create_qp(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_destroy_srq(struct rdev *d, const union rnic_aq_entry *e);
+void rdma_srq_free(struct rdev *d, struct rdma_srq *srq);
+u8 rdma_cmd_create_qp(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp);
-u8 v2_cmd_modify_qp(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_modify_qp(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp);
-u8 v2_cmd_query_qp(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_query_qp(struct rdev *d, const union rnic_aq_entry *e,
 		   union rnic_aq_resp *resp);
-u8 v2_cmd_destroy_qp(struct rdev *d, const union rnic_aq_entry *e);
-void v2_qp_free(struct rdev *d, struct v2_qp *qp);
-struct v2_qp *v2_qp_get(struct rdev *d, u32 qpn);
+u8 rdma_cmd_destroy_qp(struct rdev *d, const union rnic_aq_entry *e);
+void rdma_qp_free(struct rdev *d, struct rdma_qp *qp);
+struct rdma_qp *rdma_qp_get(struct rdev *d, u32 qpn);
 /*
  * The device moves @qp to ERR: QP_FATAL (or the given event, 0 for none)
  * with @reason, then flushes.
  */
-void v2_qp_fatal(struct rdev *d, struct v2_qp *qp, u8 event, u8 reason,
+void rdma_qp_fatal(struct rdev *d, struct rdma_qp *qp, u8 event, u8 reason,
 		 u64 info);
 /* Complete send WQE @w->idx (and retire unsignaled ones before it). */
-int v2_sq_complete(struct rdev *d, struct v2_qp *qp, u16 idx, u8 opcode,
+int rdma_sq_complete(struct rdev *d, struct rdma_qp *qp, u16 idx, u8 opcode,
 		   u8 status, u8 syndrome, u32 byte_len, bool signaled);
 /* Complete a receive WQE; @cqe carries the receive fields. */
-int v2_rq_complete(struct rdev *d, struct v2_qp *qp, const struct v2_rwqe *w,
+int rdma_rq_complete(struct rdev *d, struct rdma_qp *qp, const struct rdma_rwqe *w,
 		   struct rnic_rdma_cqe *cqe, bool solicited);
 /* Write flush CQEs for everything a QP in ERR holds. */
-void v2_qp_flush(struct rdev *d, struct v2_qp *qp);
+void rdma_qp_flush(struct rdev *d, struct rdma_qp *qp);
 /* SQD: every WQE begun is complete (posts SQ_DRAINED if asked) */
-void v2_qp_sq_idle(struct rdev *d, struct v2_qp *qp);
-void v2_qp_cq_failed(struct rdev *d, struct v2_qp *qp);
+void rdma_qp_sq_idle(struct rdev *d, struct rdma_qp *qp);
+void rdma_qp_cq_failed(struct rdev *d, struct rdma_qp *qp);
 
 /* ---- dev_v2_tx.c ---- */
 /* Template checks: 0 or -EINVAL. @ah: an AH entry (VALID, pdn) */
-int v2_tmpl_check(struct rdev *d, const struct rnic_hdr_tmpl *t, bool ah);
+int rdma_tmpl_check(struct rdev *d, const struct rnic_hdr_tmpl *t, bool ah);
 /* The template's network type (enum rnic_rx_class) */
-unsigned int v2_tmpl_net(const struct rnic_hdr_tmpl *t);
+unsigned int rdma_tmpl_net(const struct rnic_hdr_tmpl *t);
 /* 802.1p priority of a template's packets */
-unsigned int v2_tmpl_prio(const struct rnic_hdr_tmpl *t);
+unsigned int rdma_tmpl_prio(const struct rnic_hdr_tmpl *t);
 /* Largest payload a packet of this template may carry at the port MTU */
-u32 v2_tmpl_max_payload(struct rdev *d, const struct rnic_hdr_tmpl *t,
+u32 rdma_tmpl_max_payload(struct rdev *d, const struct rnic_hdr_tmpl *t,
 			unsigned int ext_len);
 /*
  * Build and send one packet: template, BTH + extension headers (@hdrs,
@@ -589,7 +589,7 @@ u32 v2_tmpl_max_payload(struct rdev *d, const struct rnic_hdr_tmpl *t,
  * 0; -EAGAIN if the packet's priority is paused (nothing sent);
  * -E2BIG if it does not fit the port MTU (dropped, counted).
  */
-int v2_tx_packet(struct rdev *d, struct v2_qp *qp,
+int rdma_tx_packet(struct rdev *d, struct rdma_qp *qp,
 		 const struct rnic_hdr_tmpl *t, u8 *hdrs, size_t hlen,
 		 const void *payload, size_t plen);
 /*
@@ -597,54 +597,54 @@ int v2_tx_packet(struct rdev *d, struct v2_qp *qp,
  * behind template @t. 0; -EAGAIN paused; -E2BIG too long (dropped,
  * counted); -ENETDOWN the link is down (lost).
  */
-int v2_tx_raw(struct rdev *d, struct v2_qp *qp, const struct rnic_hdr_tmpl *t,
+int rdma_tx_raw(struct rdev *d, struct rdma_qp *qp, const struct rnic_hdr_tmpl *t,
 	      const u8 *pkt, size_t plen);
 /* Fill a BTH */
-void v2_bth_build(u8 *b, u8 opcode, bool se, u16 pkey, u32 dqpn, bool ackreq,
+void rdma_bth_build(u8 *b, u8 opcode, bool se, u16 pkey, u32 dqpn, bool ackreq,
 		  u32 psn);
 
 /* ---- dev_v2_rx.c ---- */
 /* A RoCE frame from the wire (classified): into the receive buffer */
-void v2_rx_frame(struct rdev *d, const u8 *frame, size_t len,
+void rdma_rx_frame(struct rdev *d, const u8 *frame, size_t len,
 		 const struct pkt_info *info);
 /* A frame the classifier found malformed: count it per RoCE version */
-void v2_rx_malformed(struct rdev *d, const u8 *frame, size_t len);
+void rdma_rx_malformed(struct rdev *d, const u8 *frame, size_t len);
 /* Process one frame from the receive buffer */
-void v2_rx_process(struct rdev *d, const u8 *frame, size_t len);
+void rdma_rx_process(struct rdev *d, const u8 *frame, size_t len);
 /* Loopback: a packet of ours to our own MAC */
-void v2_rx_loopback(struct rdev *d, const u8 *frame, size_t len);
+void rdma_rx_loopback(struct rdev *d, const u8 *frame, size_t len);
 
 /* ---- dev_v2_ud.c ---- */
 /* Start one send WQE of a UD/GSI QP; false when there is nothing to do. */
-bool v2_ud_send_step(struct rdev *d, struct v2_qp *qp);
-void v2_ud_recv(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt);
+bool rdma_ud_send_step(struct rdev *d, struct rdma_qp *qp);
+void rdma_ud_recv(struct rdev *d, struct rdma_qp *qp, struct rdma_pkt *pkt);
 
 /* ---- RC engine hooks (dev_v2_rc.c) ---- */
-int v2_rc_create(struct rdev *d, struct v2_qp *qp);
-void v2_rc_destroy(struct rdev *d, struct v2_qp *qp);
+int rdma_rc_create(struct rdev *d, struct rdma_qp *qp);
+void rdma_rc_destroy(struct rdev *d, struct rdma_qp *qp);
 /* Send work: one step; false when idle or blocked */
-bool v2_rc_send_step(struct rdev *d, struct v2_qp *qp);
+bool rdma_rc_send_step(struct rdev *d, struct rdma_qp *qp);
 /* The SQ or RQ producer index moved */
-void v2_rc_sq_doorbell(struct rdev *d, struct v2_qp *qp);
-void v2_rc_rq_doorbell(struct rdev *d, struct v2_qp *qp);
+void rdma_rc_sq_doorbell(struct rdev *d, struct rdma_qp *qp);
+void rdma_rc_rq_doorbell(struct rdev *d, struct rdma_qp *qp);
 /* MODIFY_QP: check (before anything changes), then apply */
-u8 v2_rc_modify_check(struct rdev *d, struct v2_qp *qp,
+u8 rdma_rc_modify_check(struct rdev *d, struct rdma_qp *qp,
 		      const struct rnic_aq_modify_qp *c);
-void v2_rc_modify(struct rdev *d, struct v2_qp *qp,
+void rdma_rc_modify(struct rdev *d, struct rdma_qp *qp,
 		  const struct rnic_aq_modify_qp *c);
 /* The device moves the QP to ERR (QP_FATAL) */
-void v2_rc_fatal(struct rdev *d, struct v2_qp *qp, u8 reason, u64 info);
+void rdma_rc_fatal(struct rdev *d, struct rdma_qp *qp, u8 reason, u64 info);
 /* The QP's per-QP counters (RNIC_QP_STATS) */
-const u64 *v2_rc_qp_stats(struct v2_qp *qp);
+const u64 *rdma_rc_qp_stats(struct rdma_qp *qp);
 /* A parked QP may send again after @paused_ns of PFC pause */
-void v2_rc_resumed(struct rdev *d, struct v2_qp *qp, u64 paused_ns);
-void v2_rc_recv(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt);
-u64 v2_rc_tick(struct rdev *d, u64 now);
+void rdma_rc_resumed(struct rdev *d, struct rdma_qp *qp, u64 paused_ns);
+void rdma_rc_recv(struct rdev *d, struct rdma_qp *qp, struct rdma_pkt *pkt);
+u64 rdma_rc_tick(struct rdev *d, u64 now);
 /* Whether send WQEs begun are still outstanding (SQD draining) */
-bool v2_rc_sq_busy(struct rdev *d, struct v2_qp *qp);
+bool rdma_rc_sq_busy(struct rdev *d, struct rdma_qp *qp);
 /* SET_PKEY changed table entry @index */
-void v2_rc_pkey_changed(struct rdev *d, u16 index);
+void rdma_rc_pkey_changed(struct rdev *d, u16 index);
 /* Fill the transport fields of QUERY_QP */
-void v2_rc_query(struct rdev *d, struct v2_qp *qp, struct rnic_qp_query *q);
+void rdma_rc_query(struct rdev *d, struct rdma_qp *qp, struct rnic_qp_query *q);
 
 #endif /* RNICSIM_DEV_V2_H */

@@ -10,7 +10,7 @@
 
 #include "dev_v2.h"
 
-u8 v2_put_result(struct rdev *d, u64 addr, u32 buf_len, const void *res,
+u8 rdma_put_result(struct rdev *d, u64 addr, u32 buf_len, const void *res,
 		 size_t len)
 {
 	if (plat_dma_write(d->p, addr, res, len < buf_len ? len : buf_len)) {
@@ -23,8 +23,8 @@ u8 v2_put_result(struct rdev *d, u64 addr, u32 buf_len, const void *res,
 /* The common checks of struct rnic_aq_query_obj */
 static u8 query_check(struct rdev *d, const struct rnic_aq_query_obj *c)
 {
-	if (!c->buf_len || !v2_all_zero(c->reserved0, sizeof(c->reserved0)) ||
-	    !v2_all_zero(c->reserved1, sizeof(c->reserved1)))
+	if (!c->buf_len || !rdma_all_zero(c->reserved0, sizeof(c->reserved0)) ||
+	    !rdma_all_zero(c->reserved1, sizeof(c->reserved1)))
 		return RNIC_AQ_BAD_PARAM;
 	if (le64_to_cpu(c->buf_addr) & 7) {
 		RDEV_INC(d, dma_errors);
@@ -37,7 +37,7 @@ static u8 query_reply(struct rdev *d, const struct rnic_aq_query_obj *c,
 		      union rnic_aq_resp *resp, const void *res, size_t len)
 {
 	resp->query.len = cpu_to_le32(len);
-	return v2_put_result(d, le64_to_cpu(c->buf_addr),
+	return rdma_put_result(d, le64_to_cpu(c->buf_addr),
 			     le32_to_cpu(c->buf_len), res, len);
 }
 
@@ -45,7 +45,7 @@ static u8 cmd_query_caps(struct rdev *d, const union rnic_aq_entry *e,
 			 union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_query_obj *c = (const void *)e;
-	struct v2_dev *v = d->v2;
+	struct rdma_dev *v = d->rdma;
 	struct rnic_rdma_caps a = {};
 
 	if (c->handle || c->scope)
@@ -57,41 +57,41 @@ static u8 cmd_query_caps(struct rdev *d, const union rnic_aq_entry *e,
 			      RNIC_RDMA_CAP_CQ_MODERATION |
 			      RNIC_RDMA_CAP_USER_DB);
 	/* The GSI QP's table slot is kept for it (dev_v2_core.c). */
-	a.max_qp = cpu_to_le32(1U << V2_QP_LOG2);
-	a.max_cq = cpu_to_le32(1U << V2_CQ_LOG2);
-	a.max_srq = cpu_to_le32(1U << V2_SRQ_LOG2);
-	a.max_mr = cpu_to_le32(1U << V2_MR_LOG2);
-	a.max_pd = cpu_to_le32(1U << V2_PD_LOG2);
-	a.max_ah = cpu_to_le32(V2_MAX_AH);
-	a.max_mr_pages = cpu_to_le32(V2_MAX_MR_PAGES);
-	a.max_mr_size = cpu_to_le64(V2_MAX_MR_SIZE);
-	a.page_size_cap = cpu_to_le64(V2_PAGE_SIZE_CAP);
-	a.max_msg_size = cpu_to_le32(V2_MAX_MSG);
+	a.max_qp = cpu_to_le32(1U << RDMA_QP_LOG2);
+	a.max_cq = cpu_to_le32(1U << RDMA_CQ_LOG2);
+	a.max_srq = cpu_to_le32(1U << RDMA_SRQ_LOG2);
+	a.max_mr = cpu_to_le32(1U << RDMA_MR_LOG2);
+	a.max_pd = cpu_to_le32(1U << RDMA_PD_LOG2);
+	a.max_ah = cpu_to_le32(RDMA_MAX_AH);
+	a.max_mr_pages = cpu_to_le32(RDMA_MAX_MR_PAGES);
+	a.max_mr_size = cpu_to_le64(RDMA_MAX_MR_SIZE);
+	a.page_size_cap = cpu_to_le64(RDMA_PAGE_SIZE_CAP);
+	a.max_msg_size = cpu_to_le32(RDMA_MAX_MSG);
 	a.max_eq = cpu_to_le16(v->max_eq);
 	a.num_db_pages = cpu_to_le16(v->num_db_pages);
 	a.db_base = cpu_to_le32(RNIC_DBP_BASE_DEFAULT);
 	a.db_page_log2 = 12;
-	a.max_wq_log2 = V2_MAX_WQ_LOG2;
-	a.max_cq_log2 = V2_MAX_CQ_LOG2;
-	a.max_srq_log2 = V2_MAX_SRQ_LOG2;
-	a.max_eq_log2 = V2_MAX_EQ_LOG2;
+	a.max_wq_log2 = RDMA_MAX_WQ_LOG2;
+	a.max_cq_log2 = RDMA_MAX_CQ_LOG2;
+	a.max_srq_log2 = RDMA_MAX_SRQ_LOG2;
+	a.max_eq_log2 = RDMA_MAX_EQ_LOG2;
 	a.max_sqe_log2 = RNIC_SQE_LOG2_MAX;
 	a.max_rqe_log2 = RNIC_RQE_LOG2_MAX;
-	a.max_send_sge = V2_MAX_SEND_SGE;
-	a.max_recv_sge = V2_MAX_RECV_SGE;
-	a.max_srq_sge = V2_MAX_RECV_SGE;
-	a.max_inline = cpu_to_le16(V2_MAX_INLINE);
-	a.max_qp_rd_atom = V2_MAX_RD_ATOM;
-	a.max_qp_dest_rd_atom = V2_MAX_RD_ATOM;
-	a.local_ca_ack_delay = V2_LOCAL_ACK_DELAY;
+	a.max_send_sge = RDMA_MAX_SEND_SGE;
+	a.max_recv_sge = RDMA_MAX_RECV_SGE;
+	a.max_srq_sge = RDMA_MAX_RECV_SGE;
+	a.max_inline = cpu_to_le16(RDMA_MAX_INLINE);
+	a.max_qp_rd_atom = RDMA_MAX_RD_ATOM;
+	a.max_qp_dest_rd_atom = RDMA_MAX_RD_ATOM;
+	a.local_ca_ack_delay = RDMA_LOCAL_ACK_DELAY;
 	a.max_pmtu = RNIC_PMTU_4096;
-	a.gid_tbl_len = cpu_to_le16(V2_GID_TBL_LEN);
-	a.pkey_tbl_len = cpu_to_le16(V2_PKEY_TBL_LEN);
+	a.gid_tbl_len = cpu_to_le16(RDMA_GID_TBL_LEN);
+	a.pkey_tbl_len = cpu_to_le16(RDMA_PKEY_TBL_LEN);
 	a.num_rdma_stats = cpu_to_le16(RNIC_NUM_RDMA_STATS);
 	a.num_qp_stats = cpu_to_le16(RNIC_NUM_QP_STATS);
-	a.timer_tick_us = cpu_to_le32(V2_TIMER_TICK_US);
-	a.psn_window = cpu_to_le16(V2_PSN_WINDOW);
-	a.rx_fifo_frames = cpu_to_le16(V2_RX_FIFO);
+	a.timer_tick_us = cpu_to_le32(RDMA_TIMER_TICK_US);
+	a.psn_window = cpu_to_le16(RDMA_PSN_WINDOW);
+	a.rx_fifo_frames = cpu_to_le16(RDMA_RX_FIFO);
 	return query_reply(d, c, resp, &a, sizeof(a));
 }
 
@@ -103,20 +103,20 @@ static u8 cmd_query_stats(struct rdev *d, const union rnic_aq_entry *e,
 	u32 handle = le32_to_cpu(c->handle);
 	const u64 *src;
 	unsigned int i, n;
-	struct v2_qp *qp;
+	struct rdma_qp *qp;
 
 	switch (c->scope) {
 	case RNIC_RDMA_STATS_SCOPE_PORT:
 		if (handle)
 			return RNIC_AQ_BAD_PARAM;
-		src = d->v2->ctr;
+		src = d->rdma->ctr;
 		n = RNIC_NUM_RDMA_STATS;
 		break;
 	case RNIC_RDMA_STATS_SCOPE_QP:
-		qp = v2_qp_get(d, handle);
+		qp = rdma_qp_get(d, handle);
 		if (!qp)
 			return RNIC_AQ_NOT_FOUND;
-		src = qp->type == RNIC_QPT_RC ? v2_rc_qp_stats(qp) : qp->stats;
+		src = qp->type == RNIC_QPT_RC ? rdma_rc_qp_stats(qp) : qp->stats;
 		n = RNIC_NUM_QP_STATS;
 		break;
 	default:
@@ -126,7 +126,7 @@ static u8 cmd_query_stats(struct rdev *d, const union rnic_aq_entry *e,
 		buf[i] = cpu_to_le64(src[i]);
 	/* Whole counters only, as QUERY_STATS does. */
 	resp->query.len = cpu_to_le32(n * 8);
-	return v2_put_result(d, le64_to_cpu(c->buf_addr),
+	return rdma_put_result(d, le64_to_cpu(c->buf_addr),
 			     le32_to_cpu(c->buf_len) & ~7U, buf, n * 8);
 }
 
@@ -140,10 +140,10 @@ static u8 cmd_set_ah_table(struct rdev *d, const union rnic_aq_entry *e)
 	u32 npages = n / RNIC_AH_PER_PAGE, i;
 	u64 *pages;
 
-	if (!v2_all_zero(c->reserved, sizeof(c->reserved)) || !n ||
-	    n % RNIC_AH_PER_PAGE || n > V2_MAX_AH)
+	if (!rdma_all_zero(c->reserved, sizeof(c->reserved)) || !n ||
+	    n % RNIC_AH_PER_PAGE || n > RDMA_MAX_AH)
 		return RNIC_AQ_BAD_PARAM;
-	if (d->v2->ah_pages)
+	if (d->rdma->ah_pages)
 		return RNIC_AQ_BAD_STATE;
 	if (pbl & 7)
 		return RNIC_AQ_BAD_ADDR;
@@ -158,8 +158,8 @@ static u8 cmd_set_ah_table(struct rdev *d, const union rnic_aq_entry *e)
 		    !plat_dma_ptr(d->p, pages[i], RNIC_AH_PAGE_SIZE))
 			goto bad_addr;
 	}
-	d->v2->ah_pages = pages;
-	d->v2->ah_entries = n;
+	d->rdma->ah_pages = pages;
+	d->rdma->ah_entries = n;
 	return RNIC_AQ_SUCCESS;
 
 bad_addr:
@@ -178,11 +178,11 @@ static u8 cmd_modify_gid(struct rdev *d, const union rnic_aq_entry *e)
 	u16 vid = le16_to_cpu(g->vlan_id);
 	struct rnic_gid_entry *dst;
 
-	if (!v2_all_zero(c->reserved, sizeof(c->reserved)) ||
-	    g->reserved0 || !v2_all_zero(g->reserved1, sizeof(g->reserved1)) ||
-	    (g->flags & ~RNIC_GID_F_ALL) || index >= V2_GID_TBL_LEN)
+	if (!rdma_all_zero(c->reserved, sizeof(c->reserved)) ||
+	    g->reserved0 || !rdma_all_zero(g->reserved1, sizeof(g->reserved1)) ||
+	    (g->flags & ~RNIC_GID_F_ALL) || index >= RDMA_GID_TBL_LEN)
 		return RNIC_AQ_BAD_PARAM;
-	dst = &d->v2->gid[index];
+	dst = &d->rdma->gid[index];
 	if (!(g->flags & RNIC_GID_F_VALID)) {
 		/* del_gid: only the index matters */
 		memset(dst, 0, sizeof(*dst));
@@ -204,15 +204,15 @@ static u8 cmd_query_gid(struct rdev *d, const union rnic_aq_entry *e,
 	u32 index = le32_to_cpu(c->handle);
 	struct rnic_gid_entry g = {};
 
-	if (c->scope || index >= V2_GID_TBL_LEN)
+	if (c->scope || index >= RDMA_GID_TBL_LEN)
 		return RNIC_AQ_BAD_PARAM;
-	g = d->v2->gid[index];
+	g = d->rdma->gid[index];
 	g.index = cpu_to_le16(index);
 	return query_reply(d, c, resp, &g, sizeof(g));
 }
 
 /* IB: the partitions match and at least one of the two is a full member */
-bool v2_pkey_match(u16 a, u16 b)
+bool rdma_pkey_match(u16 a, u16 b)
 {
 	if (!(a & RNIC_PKEY_BASE) || !(b & RNIC_PKEY_BASE))
 		return false;	/* 0x0000 / 0x8000: the invalid P_Key */
@@ -222,11 +222,11 @@ bool v2_pkey_match(u16 a, u16 b)
 
 static bool pkey_in_use(struct rdev *d, u16 index)
 {
-	struct v2_idtab *t = &d->v2->qps;
+	struct rdma_idtab *t = &d->rdma->qps;
 	u32 i;
 
 	for (i = 0; i <= t->mask; i++) {
-		struct v2_qp *qp = t->obj[i];
+		struct rdma_qp *qp = t->obj[i];
 
 		if (qp && qp->state != RNIC_QPS_RESET &&
 		    qp->pkey_index == index)
@@ -241,17 +241,17 @@ static u8 cmd_set_pkey(struct rdev *d, const union rnic_aq_entry *e)
 	u16 index = le16_to_cpu(c->index);
 	u16 pkey = le16_to_cpu(c->pkey);
 
-	if (!v2_all_zero(c->reserved, sizeof(c->reserved)) ||
-	    index >= V2_PKEY_TBL_LEN)
+	if (!rdma_all_zero(c->reserved, sizeof(c->reserved)) ||
+	    index >= RDMA_PKEY_TBL_LEN)
 		return RNIC_AQ_BAD_PARAM;
 	if (!pkey && pkey_in_use(d, index))
 		return RNIC_AQ_BAD_STATE;
-	d->v2->pkey[index] = pkey;
-	v2_rc_pkey_changed(d, index);
+	d->rdma->pkey[index] = pkey;
+	rdma_rc_pkey_changed(d, index);
 	return RNIC_AQ_SUCCESS;
 }
 
-bool v2_gid_is_ours(struct rdev *d, u8 net, const u8 *gid, bool vlan,
+bool rdma_gid_is_ours(struct rdev *d, u8 net, const u8 *gid, bool vlan,
 		    u16 vid)
 {
 	u8 type = net == RNIC_RX_CLASS_ROCE_V1 ? RNIC_GID_TYPE_ROCE_V1 :
@@ -260,8 +260,8 @@ bool v2_gid_is_ours(struct rdev *d, u8 net, const u8 *gid, bool vlan,
 
 	if (!vlan)
 		vid = 0;
-	for (i = 0; i < V2_GID_TBL_LEN; i++) {
-		const struct rnic_gid_entry *g = &d->v2->gid[i];
+	for (i = 0; i < RDMA_GID_TBL_LEN; i++) {
+		const struct rnic_gid_entry *g = &d->rdma->gid[i];
 		u16 gvid = (g->flags & RNIC_GID_F_VLAN) ?
 			   le16_to_cpu(g->vlan_id) : 0;
 
@@ -274,9 +274,9 @@ bool v2_gid_is_ours(struct rdev *d, u8 net, const u8 *gid, bool vlan,
 
 /* ---- PD ---- */
 
-struct v2_pd *v2_pd_get(struct rdev *d, u32 pdn)
+struct rdma_pd *rdma_pd_get(struct rdev *d, u32 pdn)
 {
-	return idtab_get(&d->v2->pds, pdn);
+	return idtab_get(&d->rdma->pds, pdn);
 }
 
 static u8 cmd_alloc_pd(struct rdev *d, const union rnic_aq_entry *e,
@@ -284,15 +284,15 @@ static u8 cmd_alloc_pd(struct rdev *d, const union rnic_aq_entry *e,
 {
 	const struct rnic_aq_alloc_pd *c = (const void *)e;
 	u32 flags = le32_to_cpu(c->flags);
-	struct v2_pd *pd;
+	struct rdma_pd *pd;
 
 	if ((flags & ~RNIC_PD_F_ALL) ||
-	    !v2_all_zero(c->reserved, sizeof(c->reserved)))
+	    !rdma_all_zero(c->reserved, sizeof(c->reserved)))
 		return RNIC_AQ_BAD_PARAM;
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return RNIC_AQ_INTERNAL;
-	if (idtab_alloc(&d->v2->pds, pd, &pd->pdn)) {
+	if (idtab_alloc(&d->rdma->pds, pd, &pd->pdn)) {
 		free(pd);
 		return RNIC_AQ_NO_RESOURCES;
 	}
@@ -304,13 +304,13 @@ static u8 cmd_alloc_pd(struct rdev *d, const union rnic_aq_entry *e,
 static u8 cmd_dealloc_pd(struct rdev *d, const union rnic_aq_entry *e)
 {
 	const struct rnic_aq_obj *c = (const void *)e;
-	struct v2_pd *pd = v2_pd_get(d, le32_to_cpu(c->handle));
+	struct rdma_pd *pd = rdma_pd_get(d, le32_to_cpu(c->handle));
 
 	if (!pd)
 		return RNIC_AQ_NOT_FOUND;
 	if (pd->refs)
 		return RNIC_AQ_BAD_STATE;
-	idtab_free(&d->v2->pds, pd->pdn);
+	idtab_free(&d->rdma->pds, pd->pdn);
 	free(pd);
 	return RNIC_AQ_SUCCESS;
 }
@@ -349,7 +349,7 @@ static bool is_query_cmd(u8 opcode)
 	}
 }
 
-u8 v2_admin(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_admin(struct rdev *d, const union rnic_aq_entry *e,
 	    union rnic_aq_resp *resp)
 {
 	u8 op = e->hdr.opcode;
@@ -358,7 +358,7 @@ u8 v2_admin(struct rdev *d, const union rnic_aq_entry *e,
 	if (is_obj_cmd(op)) {
 		const struct rnic_aq_obj *c = (const void *)e;
 
-		if (!v2_all_zero(c->reserved, sizeof(c->reserved)))
+		if (!rdma_all_zero(c->reserved, sizeof(c->reserved)))
 			return RNIC_AQ_BAD_PARAM;
 	}
 	if (is_query_cmd(op)) {
@@ -372,13 +372,13 @@ u8 v2_admin(struct rdev *d, const union rnic_aq_entry *e,
 	case RNIC_AQ_QUERY_RDMA_STATS:
 		return cmd_query_stats(d, e, resp);
 	case RNIC_AQ_CREATE_EQ:
-		return v2_cmd_create_eq(d, e, resp);
+		return rdma_cmd_create_eq(d, e, resp);
 	case RNIC_AQ_DESTROY_EQ:
-		return v2_cmd_destroy_eq(d, e);
+		return rdma_cmd_destroy_eq(d, e);
 	case RNIC_AQ_ALLOC_DB_PAGE:
-		return v2_cmd_alloc_db_page(d, e, resp);
+		return rdma_cmd_alloc_db_page(d, e, resp);
 	case RNIC_AQ_FREE_DB_PAGE:
-		return v2_cmd_free_db_page(d, e);
+		return rdma_cmd_free_db_page(d, e);
 	case RNIC_AQ_SET_AH_TABLE:
 		return cmd_set_ah_table(d, e);
 	case RNIC_AQ_MODIFY_GID:
@@ -392,33 +392,33 @@ u8 v2_admin(struct rdev *d, const union rnic_aq_entry *e,
 	case RNIC_AQ_DEALLOC_PD:
 		return cmd_dealloc_pd(d, e);
 	case RNIC_AQ_CREATE_MR:
-		return v2_cmd_create_mr(d, e, resp);
+		return rdma_cmd_create_mr(d, e, resp);
 	case RNIC_AQ_QUERY_MR:
-		return v2_cmd_query_mr(d, e, resp);
+		return rdma_cmd_query_mr(d, e, resp);
 	case RNIC_AQ_DESTROY_MR:
-		return v2_cmd_destroy_mr(d, e);
+		return rdma_cmd_destroy_mr(d, e);
 	case RNIC_AQ_CREATE_RDMA_CQ:
-		return v2_cmd_create_cq(d, e, resp);
+		return rdma_cmd_create_cq(d, e, resp);
 	case RNIC_AQ_MODIFY_RDMA_CQ:
-		return v2_cmd_modify_cq(d, e);
+		return rdma_cmd_modify_cq(d, e);
 	case RNIC_AQ_DESTROY_RDMA_CQ:
-		return v2_cmd_destroy_cq(d, e);
+		return rdma_cmd_destroy_cq(d, e);
 	case RNIC_AQ_CREATE_SRQ:
-		return v2_cmd_create_srq(d, e, resp);
+		return rdma_cmd_create_srq(d, e, resp);
 	case RNIC_AQ_MODIFY_SRQ:
-		return v2_cmd_modify_srq(d, e);
+		return rdma_cmd_modify_srq(d, e);
 	case RNIC_AQ_QUERY_SRQ:
-		return v2_cmd_query_srq(d, e, resp);
+		return rdma_cmd_query_srq(d, e, resp);
 	case RNIC_AQ_DESTROY_SRQ:
-		return v2_cmd_destroy_srq(d, e);
+		return rdma_cmd_destroy_srq(d, e);
 	case RNIC_AQ_CREATE_QP:
-		return v2_cmd_create_qp(d, e, resp);
+		return rdma_cmd_create_qp(d, e, resp);
 	case RNIC_AQ_MODIFY_QP:
-		return v2_cmd_modify_qp(d, e, resp);
+		return rdma_cmd_modify_qp(d, e, resp);
 	case RNIC_AQ_QUERY_QP:
-		return v2_cmd_query_qp(d, e, resp);
+		return rdma_cmd_query_qp(d, e, resp);
 	case RNIC_AQ_DESTROY_QP:
-		return v2_cmd_destroy_qp(d, e);
+		return rdma_cmd_destroy_qp(d, e);
 	default:
 		return RNIC_AQ_BAD_OPCODE;
 	}

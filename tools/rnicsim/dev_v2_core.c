@@ -13,9 +13,9 @@
 #include "dev_v2.h"
 
 /* Work items one pump call runs at most; the tick resumes the rest. */
-#define V2_PUMP_MAX	(1U << 20)
+#define RDMA_PUMP_MAX	(1U << 20)
 
-bool v2_all_zero(const void *p, size_t n)
+bool rdma_all_zero(const void *p, size_t n)
 {
 	const u8 *b = p;
 
@@ -27,7 +27,7 @@ bool v2_all_zero(const void *p, size_t n)
 
 /* ---- id tables ---- */
 
-int idtab_init(struct v2_idtab *t, unsigned int log2, u32 space,
+int idtab_init(struct rdma_idtab *t, unsigned int log2, u32 space,
 	       u32 reserved_slots)
 {
 	memset(t, 0, sizeof(*t));
@@ -44,14 +44,14 @@ int idtab_init(struct v2_idtab *t, unsigned int log2, u32 space,
 	return 0;
 }
 
-void idtab_fini(struct v2_idtab *t)
+void idtab_fini(struct rdma_idtab *t)
 {
 	free(t->obj);
 	free(t->id);
 	memset(t, 0, sizeof(*t));
 }
 
-static bool slot_reserved(const struct v2_idtab *t, u32 s)
+static bool slot_reserved(const struct rdma_idtab *t, u32 s)
 {
 	return s < 32 && (t->reserved_slots & BIT(s));
 }
@@ -61,7 +61,7 @@ static bool slot_reserved(const struct v2_idtab *t, u32 s)
  * map to consecutive slots, so two passes over the table find one if
  * any slot is free.
  */
-int idtab_alloc(struct v2_idtab *t, void *obj, u32 *id)
+int idtab_alloc(struct rdma_idtab *t, void *obj, u32 *id)
 {
 	u32 tries, n, s;
 
@@ -81,7 +81,7 @@ int idtab_alloc(struct v2_idtab *t, void *obj, u32 *id)
 }
 
 /* Put @obj at a fixed id (the GSI QP); -EBUSY if its slot is taken. */
-int idtab_set(struct v2_idtab *t, void *obj, u32 id)
+int idtab_set(struct rdma_idtab *t, void *obj, u32 id)
 {
 	u32 s = id & t->mask;
 
@@ -93,7 +93,7 @@ int idtab_set(struct v2_idtab *t, void *obj, u32 id)
 	return 0;
 }
 
-void *idtab_get(struct v2_idtab *t, u32 id)
+void *idtab_get(struct rdma_idtab *t, u32 id)
 {
 	u32 s = id & t->mask;
 
@@ -102,7 +102,7 @@ void *idtab_get(struct v2_idtab *t, u32 id)
 	return t->obj[s];
 }
 
-void idtab_free(struct v2_idtab *t, u32 id)
+void idtab_free(struct rdma_idtab *t, u32 id)
 {
 	u32 s = id & t->mask;
 
@@ -117,22 +117,22 @@ void idtab_free(struct v2_idtab *t, u32 id)
 
 static void free_objects(struct rdev *d)
 {
-	struct v2_dev *v = d->v2;
+	struct rdma_dev *v = d->rdma;
 	u32 i;
 
 	/* QPs first: they hold references to everything else. */
 	for (i = 0; i <= v->qps.mask; i++)
 		if (v->qps.obj && v->qps.obj[i])
-			v2_qp_free(d, v->qps.obj[i]);
+			rdma_qp_free(d, v->qps.obj[i]);
 	for (i = 0; i <= v->srqs.mask; i++)
 		if (v->srqs.obj && v->srqs.obj[i])
-			v2_srq_free(d, v->srqs.obj[i]);
+			rdma_srq_free(d, v->srqs.obj[i]);
 	for (i = 0; i <= v->cqs.mask; i++)
 		if (v->cqs.obj && v->cqs.obj[i])
-			v2_cq_free(d, v->cqs.obj[i]);
+			rdma_cq_free(d, v->cqs.obj[i]);
 	for (i = 0; i <= v->mrs.mask; i++)
 		if (v->mrs.obj && v->mrs.obj[i])
-			v2_mr_free(v->mrs.obj[i]);
+			rdma_mr_free(v->mrs.obj[i]);
 	for (i = 0; i <= v->pds.mask; i++)
 		if (v->pds.obj)
 			free(v->pds.obj[i]);
@@ -143,9 +143,9 @@ static void free_objects(struct rdev *d)
 	idtab_fini(&v->pds);
 }
 
-void v2_reset(struct rdev *d)
+void rdma_reset(struct rdev *d)
 {
-	struct v2_dev *v = d->v2;
+	struct rdma_dev *v = d->rdma;
 
 	if (!v)
 		return;
@@ -155,25 +155,25 @@ void v2_reset(struct rdev *d)
 	free(v->live_dbp);
 	free(v->dbp);
 	free(v);
-	d->v2 = NULL;
+	d->rdma = NULL;
 }
 
-int v2_enable(struct rdev *d)
+int rdma_enable(struct rdev *d)
 {
-	struct v2_dev *v = calloc(1, sizeof(*v));
+	struct rdma_dev *v = calloc(1, sizeof(*v));
 	u64 pages;
 
 	if (!v)
 		return -ENOMEM;
-	d->v2 = v;
+	d->rdma = v;
 	pages = (d->bar2_len - RNIC_DBP_BASE_DEFAULT) / RNIC_DBP_SIZE;
-	v->num_db_pages = pages > V2_MAX_DB_PAGES ? V2_MAX_DB_PAGES : pages;
+	v->num_db_pages = pages > RDMA_MAX_DB_PAGES ? RDMA_MAX_DB_PAGES : pages;
 	v->max_eq = d->cfg.num_vectors - 1;
 	if (v->max_eq > RNIC_MAX_EQS)
 		v->max_eq = RNIC_MAX_EQS;
 	v->dbp = calloc(v->num_db_pages, sizeof(*v->dbp));
 	v->live_dbp = calloc(v->num_db_pages, sizeof(*v->live_dbp));
-	v->fifo = calloc(V2_RX_FIFO, sizeof(*v->fifo));
+	v->fifo = calloc(RDMA_RX_FIFO, sizeof(*v->fifo));
 	v->pkey[0] = RNIC_PKEY_DEFAULT;
 	/*
 	 * QPN 1 is the GSI QP's: its slot is kept for it, so that no other
@@ -181,13 +181,13 @@ int v2_enable(struct rdev *d)
 	 * QPN: the space stops short of it.
 	 */
 	if (!v->dbp || !v->live_dbp || !v->fifo ||
-	    idtab_init(&v->pds, V2_PD_LOG2, V2_ID_SPACE, 0) ||
-	    idtab_init(&v->mrs, V2_MR_LOG2, V2_ID_SPACE, 0) ||
-	    idtab_init(&v->cqs, V2_CQ_LOG2, V2_ID_SPACE, 0) ||
-	    idtab_init(&v->srqs, V2_SRQ_LOG2, V2_ID_SPACE, 0) ||
-	    idtab_init(&v->qps, V2_QP_LOG2, V2_ID_SPACE - 1,
+	    idtab_init(&v->pds, RDMA_PD_LOG2, RDMA_ID_SPACE, 0) ||
+	    idtab_init(&v->mrs, RDMA_MR_LOG2, RDMA_ID_SPACE, 0) ||
+	    idtab_init(&v->cqs, RDMA_CQ_LOG2, RDMA_ID_SPACE, 0) ||
+	    idtab_init(&v->srqs, RDMA_SRQ_LOG2, RDMA_ID_SPACE, 0) ||
+	    idtab_init(&v->qps, RDMA_QP_LOG2, RDMA_ID_SPACE - 1,
 		       BIT(RNIC_GSI_QPN))) {
-		v2_reset(d);
+		rdma_reset(d);
 		return -ENOMEM;
 	}
 	return 0;
@@ -195,9 +195,9 @@ int v2_enable(struct rdev *d)
 
 /* ---- the pump ---- */
 
-void v2_runq_add(struct rdev *d, struct v2_qp *qp)
+void rdma_runq_add(struct rdev *d, struct rdma_qp *qp)
 {
-	struct v2_runq *q = &d->v2->runq;
+	struct rdma_runq *q = &d->rdma->runq;
 
 	if (qp->queued || qp->pfc_wait)
 		return;
@@ -210,9 +210,9 @@ void v2_runq_add(struct rdev *d, struct v2_qp *qp)
 	q->tail = qp;
 }
 
-static struct v2_qp *runq_pop(struct v2_dev *v)
+static struct rdma_qp *runq_pop(struct rdma_dev *v)
 {
-	struct v2_qp *qp = v->runq.head;
+	struct rdma_qp *qp = v->runq.head;
 
 	if (!qp)
 		return NULL;
@@ -225,10 +225,10 @@ static struct v2_qp *runq_pop(struct v2_dev *v)
 }
 
 /* Take a QP off the run queue (destroy, reset). */
-void v2_runq_remove(struct rdev *d, struct v2_qp *qp)
+void rdma_runq_remove(struct rdev *d, struct rdma_qp *qp)
 {
-	struct v2_runq *q = &d->v2->runq;
-	struct v2_qp **pp, *prev = NULL;
+	struct rdma_runq *q = &d->rdma->runq;
+	struct rdma_qp **pp, *prev = NULL;
 
 	for (pp = &q->head; *pp; prev = *pp, pp = &(*pp)->runq_next) {
 		if (*pp != qp)
@@ -243,22 +243,22 @@ void v2_runq_remove(struct rdev *d, struct v2_qp *qp)
 }
 
 /* One packet's worth of send work; true if the QP has more. */
-static bool qp_step(struct rdev *d, struct v2_qp *qp)
+static bool qp_step(struct rdev *d, struct rdma_qp *qp)
 {
 	/* RC: the engine flushes, and may still owe the peer a NAK in ERR. */
 	if (qp->type == RNIC_QPT_RC)
-		return v2_rc_send_step(d, qp);
+		return rdma_rc_send_step(d, qp);
 	if (qp->state == RNIC_QPS_ERR) {
-		v2_qp_flush(d, qp);
+		rdma_qp_flush(d, qp);
 		return false;
 	}
-	return v2_ud_send_step(d, qp);
+	return rdma_ud_send_step(d, qp);
 }
 
 /* Received frames the transport may take now (none while rx_hold). */
 static bool rx_runnable(const struct rdev *d)
 {
-	return d->v2->fifo_count && !d->rx_hold;
+	return d->rdma->fifo_count && !d->rx_hold;
 }
 
 /*
@@ -268,22 +268,22 @@ static bool rx_runnable(const struct rdev *d)
  * (a loopback packet, a CQE that fails a QP) only queues work for the
  * running pump.
  */
-void v2_pump(struct rdev *d)
+void rdma_pump(struct rdev *d)
 {
-	struct v2_dev *v = d->v2;
-	struct v2_fifo_ent *f;
-	struct v2_qp *qp;
+	struct rdma_dev *v = d->rdma;
+	struct rdma_fifo_ent *f;
+	struct rdma_qp *qp;
 	unsigned int n;
 
 	if (!v || v->busy || !d->enabled)
 		return;
 	v->busy = true;
-	for (n = 0; n < V2_PUMP_MAX; n++) {
+	for (n = 0; n < RDMA_PUMP_MAX; n++) {
 		if (rx_runnable(d)) {
 			/* Popped after: a loopback append cannot overwrite it. */
 			f = &v->fifo[v->fifo_head];
-			v2_rx_process(d, f->data, f->len);
-			v->fifo_head = (v->fifo_head + 1) % V2_RX_FIFO;
+			rdma_rx_process(d, f->data, f->len);
+			v->fifo_head = (v->fifo_head + 1) % RDMA_RX_FIFO;
 			v->fifo_count--;
 			continue;
 		}
@@ -291,7 +291,7 @@ void v2_pump(struct rdev *d)
 			v->eth_pending = rdev_tx_round(d);
 		qp = runq_pop(v);
 		if (qp && qp_step(d, qp))
-			v2_runq_add(d, qp);
+			rdma_runq_add(d, qp);
 		if (!qp && !v->eth_pending)
 			break;
 	}
@@ -300,23 +300,23 @@ void v2_pump(struct rdev *d)
 }
 
 /* PFC released a priority: QPs parked on a pause may go on. */
-void v2_pfc_resume(struct rdev *d)
+void rdma_pfc_resume(struct rdev *d)
 {
-	struct v2_dev *v = d->v2;
+	struct rdma_dev *v = d->rdma;
 	u32 i;
 
 	for (i = 0; i <= v->qps.mask; i++) {
-		struct v2_qp *qp = v->qps.obj[i];
+		struct rdma_qp *qp = v->qps.obj[i];
 
 		if (qp && qp->pfc_wait) {
 			qp->pfc_wait = false;
 			if (qp->type == RNIC_QPT_RC)
-				v2_rc_resumed(d, qp, plat_now_ns(d->p) -
+				rdma_rc_resumed(d, qp, plat_now_ns(d->p) -
 						     qp->pfc_since);
-			v2_runq_add(d, qp);
+			rdma_runq_add(d, qp);
 		}
 	}
-	v2_pump(d);
+	rdma_pump(d);
 }
 
 static u64 earliest(u64 a, u64 b)
@@ -328,45 +328,45 @@ static u64 earliest(u64 a, u64 b)
 	return a < b ? a : b;
 }
 
-u64 v2_tick(struct rdev *d, u64 now)
+u64 rdma_tick(struct rdev *d, u64 now)
 {
 	u64 next;
 
-	if (!d->v2 || !d->enabled)
+	if (!d->rdma || !d->enabled)
 		return 0;
 	/*
 	 * Received frames before timers: an ACK already in the receive
 	 * buffer must beat the retransmit timeout it makes moot, however
 	 * late this tick runs on a busy host.
 	 */
-	v2_pump(d);
-	next = v2_cq_tick(d, now);
-	next = earliest(next, v2_rc_tick(d, now));
-	v2_pump(d);
+	rdma_pump(d);
+	next = rdma_cq_tick(d, now);
+	next = earliest(next, rdma_rc_tick(d, now));
+	rdma_pump(d);
 	/* Work left over by a pump that hit its limit: come back at once. */
-	if (rx_runnable(d) || d->v2->runq.head || d->v2->eth_pending)
+	if (rx_runnable(d) || d->rdma->runq.head || d->rdma->eth_pending)
 		next = now;
 	return next;
 }
 
 static const char * const rdma_stat_names[] = {
-#define V2_STAT_NAME(name) #name,
-	RNIC_RDMA_STATS(V2_STAT_NAME)
-#undef V2_STAT_NAME
+#define RDMA_STAT_NAME(name) #name,
+	RNIC_RDMA_STATS(RDMA_STAT_NAME)
+#undef RDMA_STAT_NAME
 };
 
-void v2_dump_counters(struct rdev *d,
+void rdma_dump_counters(struct rdev *d,
 		      void (*out)(void *ctx, const char *line), void *ctx)
 {
 	char line[96];
 	unsigned int i;
 
-	if (!d->v2)
+	if (!d->rdma)
 		return;
 	for (i = 0; i < RNIC_NUM_RDMA_STATS; i++) {
 		snprintf(line, sizeof(line), "rdma_%s %llu",
 			 rdma_stat_names[i],
-			 (unsigned long long)d->v2->ctr[i]);
+			 (unsigned long long)d->rdma->ctr[i]);
 		out(ctx, line);
 	}
 }

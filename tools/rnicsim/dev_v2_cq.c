@@ -14,7 +14,7 @@
 			 RNIC_DB_CQ_SOLICITED | RNIC_DB_CQ_ARM)
 #define EQ_SLOT_BITS	(RNIC_DB_CQ_CI | RNIC_DB_CQ_ARM_SEQ | RNIC_DB_CQ_ARM)
 
-void v2_event(struct rdev *d, u8 type, u8 reason, u8 obj, u32 id, u64 info)
+void rdma_event(struct rdev *d, u8 type, u8 reason, u8 obj, u32 id, u64 info)
 {
 	rdev_event(d, type, reason, obj, id, info);
 }
@@ -26,19 +26,19 @@ static unsigned int eq_slot_off(unsigned int eqn)
 	return RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(eqn));
 }
 
-u8 v2_cmd_create_eq(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_create_eq(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_create_eq *c = (const void *)e;
 	u64 base = le64_to_cpu(c->ring_addr);
 	u16 vector = le16_to_cpu(c->msix_vector);
-	struct v2_dev *v = d->v2;
-	struct v2_eq *eq;
+	struct rdma_dev *v = d->rdma;
+	struct rdma_eq *eq;
 	unsigned int eqn;
 
-	if (c->reserved0 || !v2_all_zero(c->reserved1, sizeof(c->reserved1)) ||
+	if (c->reserved0 || !rdma_all_zero(c->reserved1, sizeof(c->reserved1)) ||
 	    c->log2_depth < RNIC_EQ_LOG2_MIN ||
-	    c->log2_depth > V2_MAX_EQ_LOG2 ||
+	    c->log2_depth > RDMA_MAX_EQ_LOG2 ||
 	    !vector || vector >= d->cfg.num_vectors)
 		return RNIC_AQ_BAD_PARAM;
 	if ((base & (RNIC_EQE_SIZE - 1)) ||
@@ -63,15 +63,15 @@ u8 v2_cmd_create_eq(struct rdev *d, const union rnic_aq_entry *e,
 	return RNIC_AQ_SUCCESS;
 }
 
-u8 v2_cmd_destroy_eq(struct rdev *d, const union rnic_aq_entry *e)
+u8 rdma_cmd_destroy_eq(struct rdev *d, const union rnic_aq_entry *e)
 {
 	const struct rnic_aq_obj *c = (const void *)e;
 	u32 eqn = le32_to_cpu(c->handle);
-	struct v2_eq *eq;
+	struct rdma_eq *eq;
 
-	if (!eqn || eqn > d->v2->max_eq || !d->v2->eqs[eqn].used)
+	if (!eqn || eqn > d->rdma->max_eq || !d->rdma->eqs[eqn].used)
 		return RNIC_AQ_NOT_FOUND;
-	eq = &d->v2->eqs[eqn];
+	eq = &d->rdma->eqs[eqn];
 	if (eq->ncqs)
 		return RNIC_AQ_BAD_STATE;
 	memset(eq, 0, sizeof(*eq));
@@ -79,7 +79,7 @@ u8 v2_cmd_destroy_eq(struct rdev *d, const union rnic_aq_entry *e)
 }
 
 /* Entries not yet consumed per the EQ's slot; -EINVAL for a bad slot. */
-static int eq_used(struct rdev *d, struct v2_eq *eq, unsigned int eqn,
+static int eq_used(struct rdev *d, struct rdma_eq *eq, unsigned int eqn,
 		   u32 *slot, u16 *used)
 {
 	*slot = rdev_bar_read(d, eq_slot_off(eqn));
@@ -91,7 +91,7 @@ static int eq_used(struct rdev *d, struct v2_eq *eq, unsigned int eqn,
 
 static void eq_post(struct rdev *d, unsigned int eqn, u32 cqn)
 {
-	struct v2_eq *eq = &d->v2->eqs[eqn];
+	struct rdma_eq *eq = &d->rdma->eqs[eqn];
 	struct rnic_eqe eqe = {};
 	u32 slot;
 	u16 used;
@@ -126,12 +126,12 @@ static void eq_post(struct rdev *d, unsigned int eqn, u32 cqn)
 }
 
 /* Doorbell vector 2: consumer indices and arms of the completion EQs. */
-void v2_eq_doorbell(struct rdev *d)
+void rdma_eq_doorbell(struct rdev *d)
 {
 	unsigned int eqn;
 
-	for (eqn = 1; eqn <= d->v2->max_eq; eqn++) {
-		struct v2_eq *eq = &d->v2->eqs[eqn];
+	for (eqn = 1; eqn <= d->rdma->max_eq; eqn++) {
+		struct rdma_eq *eq = &d->rdma->eqs[eqn];
 		u32 slot;
 		u16 used;
 		int seq;
@@ -156,31 +156,31 @@ void v2_eq_doorbell(struct rdev *d)
 
 /* ---- RDMA CQs ---- */
 
-static struct v2_cq *cq_get(struct rdev *d, u32 cqn)
+static struct rdma_cq *cq_get(struct rdev *d, u32 cqn)
 {
-	return idtab_get(&d->v2->cqs, cqn);
+	return idtab_get(&d->rdma->cqs, cqn);
 }
 
-u8 v2_cmd_create_cq(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_create_cq(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_create_rdma_cq *c = (const void *)e;
 	bool pbl = c->flags & RNIC_RING_F_PBL;
 	u32 eqn = le32_to_cpu(c->eqn);
-	struct v2_dbp *page;
-	struct v2_cq *cq;
-	struct v2_eq *eq;
+	struct rdma_dbp *page;
+	struct rdma_cq *cq;
+	struct rdma_eq *eq;
 	u8 st;
 
-	if (c->reserved0 || !v2_all_zero(c->reserved1, sizeof(c->reserved1)) ||
+	if (c->reserved0 || !rdma_all_zero(c->reserved1, sizeof(c->reserved1)) ||
 	    (c->flags & ~RNIC_RING_F_ALL) ||
-	    c->log2_depth < RNIC_CQ_LOG2_MIN || c->log2_depth > V2_MAX_CQ_LOG2 ||
+	    c->log2_depth < RNIC_CQ_LOG2_MIN || c->log2_depth > RDMA_MAX_CQ_LOG2 ||
 	    (!pbl && c->page_log2))
 		return RNIC_AQ_BAD_PARAM;
-	if (!eqn || eqn > d->v2->max_eq || !d->v2->eqs[eqn].used)
+	if (!eqn || eqn > d->rdma->max_eq || !d->rdma->eqs[eqn].used)
 		return RNIC_AQ_NOT_FOUND;
-	eq = &d->v2->eqs[eqn];
-	page = v2_dbp_get(d, le32_to_cpu(c->db_page));
+	eq = &d->rdma->eqs[eqn];
+	page = rdma_dbp_get(d, le32_to_cpu(c->db_page));
 	if (!page)
 		return RNIC_AQ_NOT_FOUND;
 	/* An EQ of depth D never overflows with at most D - 1 CQs. */
@@ -189,15 +189,15 @@ u8 v2_cmd_create_cq(struct rdev *d, const union rnic_aq_entry *e,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return RNIC_AQ_INTERNAL;
-	st = v2_ring_setup(d, &cq->ring, pbl, le64_to_cpu(c->ring_addr),
+	st = rdma_ring_setup(d, &cq->ring, pbl, le64_to_cpu(c->ring_addr),
 			   c->log2_depth, 5, c->page_log2);
 	if (st)
 		goto err_free;
-	if (v2_slot_assign(d, page, V2_SLOT_CQ, cq, &cq->slot)) {
+	if (rdma_slot_assign(d, page, RDMA_SLOT_CQ, cq, &cq->slot)) {
 		st = RNIC_AQ_NO_DB_SLOT;
 		goto err_ring;
 	}
-	if (idtab_alloc(&d->v2->cqs, cq, &cq->cqn)) {
+	if (idtab_alloc(&d->rdma->cqs, cq, &cq->cqn)) {
 		st = RNIC_AQ_NO_RESOURCES;
 		goto err_slot;
 	}
@@ -211,20 +211,20 @@ u8 v2_cmd_create_cq(struct rdev *d, const union rnic_aq_entry *e,
 	return RNIC_AQ_SUCCESS;
 
 err_slot:
-	v2_slot_release(d, page, cq->slot);
+	rdma_slot_release(d, page, cq->slot);
 err_ring:
-	v2_ring_free(&cq->ring);
+	rdma_ring_free(&cq->ring);
 err_free:
 	free(cq);
 	return st;
 }
 
-u8 v2_cmd_modify_cq(struct rdev *d, const union rnic_aq_entry *e)
+u8 rdma_cmd_modify_cq(struct rdev *d, const union rnic_aq_entry *e)
 {
 	const struct rnic_aq_modify_rdma_cq *c = (const void *)e;
-	struct v2_cq *cq;
+	struct rdma_cq *cq;
 
-	if (!v2_all_zero(c->reserved, sizeof(c->reserved)))
+	if (!rdma_all_zero(c->reserved, sizeof(c->reserved)))
 		return RNIC_AQ_BAD_PARAM;
 	cq = cq_get(d, le32_to_cpu(c->cqn));
 	if (!cq)
@@ -234,7 +234,7 @@ u8 v2_cmd_modify_cq(struct rdev *d, const union rnic_aq_entry *e)
 	return RNIC_AQ_SUCCESS;
 }
 
-static void mod_del(struct v2_dev *v, struct v2_cq *cq)
+static void mod_del(struct rdma_dev *v, struct rdma_cq *cq)
 {
 	if (!cq->mod_listed)
 		return;
@@ -249,7 +249,7 @@ static void mod_del(struct v2_dev *v, struct v2_cq *cq)
 }
 
 /* Hold the event until @deadline; the CQ stays listed until a tick. */
-static void mod_arm(struct v2_dev *v, struct v2_cq *cq, u64 deadline)
+static void mod_arm(struct rdma_dev *v, struct rdma_cq *cq, u64 deadline)
 {
 	cq->mod_deadline = deadline;
 	if (cq->mod_listed)
@@ -262,58 +262,58 @@ static void mod_arm(struct v2_dev *v, struct v2_cq *cq, u64 deadline)
 	v->mod_cqs = cq;
 }
 
-void v2_cq_free(struct rdev *d, struct v2_cq *cq)
+void rdma_cq_free(struct rdev *d, struct rdma_cq *cq)
 {
-	mod_del(d->v2, cq);
-	idtab_free(&d->v2->cqs, cq->cqn);
-	v2_slot_release(d, cq->page, cq->slot);
+	mod_del(d->rdma, cq);
+	idtab_free(&d->rdma->cqs, cq->cqn);
+	rdma_slot_release(d, cq->page, cq->slot);
 	cq->eq->ncqs--;
-	v2_ring_free(&cq->ring);
+	rdma_ring_free(&cq->ring);
 	free(cq);
 }
 
-u8 v2_cmd_destroy_cq(struct rdev *d, const union rnic_aq_entry *e)
+u8 rdma_cmd_destroy_cq(struct rdev *d, const union rnic_aq_entry *e)
 {
 	const struct rnic_aq_obj *c = (const void *)e;
-	struct v2_cq *cq = cq_get(d, le32_to_cpu(c->handle));
+	struct rdma_cq *cq = cq_get(d, le32_to_cpu(c->handle));
 
 	if (!cq)
 		return RNIC_AQ_NOT_FOUND;
 	if (cq->refs)
 		return RNIC_AQ_BAD_STATE;
-	v2_cq_free(d, cq);
+	rdma_cq_free(d, cq);
 	return RNIC_AQ_SUCCESS;
 }
 
-void v2_cq_error(struct rdev *d, struct v2_cq *cq, u8 reason, u64 info)
+void rdma_cq_error(struct rdev *d, struct rdma_cq *cq, u8 reason, u64 info)
 {
 	if (cq->error)
 		return;
 	cq->error = true;
 	cq->armed = false;
 	cq->mod_deadline = 0;
-	V2_INC(d, cq_errors);
+	RDMA_INC(d, cq_errors);
 	plat_log(d->p, "cq 0x%x error: reason %u info 0x%llx", cq->cqn,
 		 reason, (unsigned long long)info);
-	v2_event(d, RNIC_EQE_CQ_ERROR, reason, RNIC_EQE_OBJ_RDMA_CQ, cq->cqn,
+	rdma_event(d, RNIC_EQE_CQ_ERROR, reason, RNIC_EQE_OBJ_RDMA_CQ, cq->cqn,
 		 info);
 }
 
 /* Read and check the CQ's slot; a bad value puts the CQ in error. */
-static int cq_slot_read(struct rdev *d, struct v2_cq *cq, u32 *slot,
+static int cq_slot_read(struct rdev *d, struct rdma_cq *cq, u32 *slot,
 			u16 *used)
 {
-	*slot = v2_slot_read(d, cq->page, cq->slot);
+	*slot = rdma_slot_read(d, cq->page, cq->slot);
 	*used = rnic_ring_used(cq->produced, FIELD_GET(RNIC_DB_CQ_CI, *slot));
 	if ((*slot & ~CQ_SLOT_BITS) || *used > (1U << cq->ring.log2_depth)) {
 		RDEV_INC(d, bad_doorbells);
-		v2_cq_error(d, cq, RNIC_ERR_BAD_DOORBELL, *slot);
+		rdma_cq_error(d, cq, RNIC_ERR_BAD_DOORBELL, *slot);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static void cq_fire(struct rdev *d, struct v2_cq *cq)
+static void cq_fire(struct rdev *d, struct rdma_cq *cq)
 {
 	cq->armed = false;
 	cq->mod_deadline = 0;
@@ -322,7 +322,7 @@ static void cq_fire(struct rdev *d, struct v2_cq *cq)
 }
 
 /* A new arm (a sequence not seen before) in the slot arms the CQ. */
-static void cq_arm_update(struct v2_cq *cq, u32 slot)
+static void cq_arm_update(struct rdma_cq *cq, u32 slot)
 {
 	int seq = FIELD_GET(RNIC_DB_CQ_ARM_SEQ, slot);
 
@@ -336,7 +336,7 @@ static void cq_arm_update(struct v2_cq *cq, u32 slot)
 }
 
 /* Whether unconsumed CQEs satisfy the arm in force */
-static bool cq_has_event(struct v2_cq *cq, u16 used)
+static bool cq_has_event(struct rdma_cq *cq, u16 used)
 {
 	u16 ci = cq->produced - used;
 
@@ -347,7 +347,7 @@ static bool cq_has_event(struct v2_cq *cq, u16 used)
 	return cq->sol_valid && (u16)(cq->sol_idx - ci) < used;
 }
 
-void v2_cq_slot(struct rdev *d, struct v2_cq *cq)
+void rdma_cq_slot(struct rdev *d, struct rdma_cq *cq)
 {
 	u32 slot;
 	u16 used;
@@ -360,26 +360,26 @@ void v2_cq_slot(struct rdev *d, struct v2_cq *cq)
 		cq_fire(d, cq);
 }
 
-static bool moderated(struct v2_cq *cq)
+static bool moderated(struct rdma_cq *cq)
 {
 	return cq->mod_count || cq->mod_period_us;
 }
 
 /* A CQE that satisfies the arm arrived. */
-static void cq_arm_hit(struct rdev *d, struct v2_cq *cq)
+static void cq_arm_hit(struct rdev *d, struct rdma_cq *cq)
 {
 	if (!moderated(cq)) {
 		cq_fire(d, cq);
 		return;
 	}
 	if (!cq->mod_pending++ && cq->mod_period_us)
-		mod_arm(d->v2, cq, plat_now_ns(d->p) +
+		mod_arm(d->rdma, cq, plat_now_ns(d->p) +
 			cq->mod_period_us * 1000ULL);
 	if (cq->mod_count && cq->mod_pending >= cq->mod_count)
 		cq_fire(d, cq);
 }
 
-int v2_cq_post(struct rdev *d, struct v2_cq *cq, struct rnic_rdma_cqe *cqe,
+int rdma_cq_post(struct rdev *d, struct rdma_cq *cq, struct rnic_rdma_cqe *cqe,
 	       bool solicited)
 {
 	bool error = cqe->status != RNIC_WC_SUCCESS;
@@ -391,17 +391,17 @@ int v2_cq_post(struct rdev *d, struct v2_cq *cq, struct rnic_rdma_cqe *cqe,
 		return -EIO;
 	if (used >= (1U << cq->ring.log2_depth)) {
 		RDEV_INC(d, cq_overflows);
-		v2_cq_error(d, cq, RNIC_ERR_RING_OVERFLOW, cq->produced);
+		rdma_cq_error(d, cq, RNIC_ERR_RING_OVERFLOW, cq->produced);
 		return -EIO;
 	}
 	cq_arm_update(cq, slot);
 	cqe->flags &= ~RNIC_RCQE_F_PHASE;
 	if (rnic_ring_phase(cq->produced, cq->ring.log2_depth))
 		cqe->flags |= RNIC_RCQE_F_PHASE;
-	gpa = v2_ring_addr(&cq->ring, cq->produced);
+	gpa = rdma_ring_addr(&cq->ring, cq->produced);
 	if (rdev_post_entry(d, gpa, cqe, sizeof(*cqe))) {
 		RDEV_INC(d, dma_errors);
-		v2_cq_error(d, cq, RNIC_ERR_DMA_OOB, gpa);
+		rdma_cq_error(d, cq, RNIC_ERR_DMA_OOB, gpa);
 		return -EIO;
 	}
 	if (solicited || error) {
@@ -421,19 +421,19 @@ int v2_cq_post(struct rdev *d, struct v2_cq *cq, struct rnic_rdma_cqe *cqe,
 
 /*
  * Moderation timers: fire held events whose period ran out. Only the
- * CQs listed may hold one; only this loop and v2_cq_free() unlist.
+ * CQs listed may hold one; only this loop and rdma_cq_free() unlist.
  */
-u64 v2_cq_tick(struct rdev *d, u64 now)
+u64 rdma_cq_tick(struct rdev *d, u64 now)
 {
-	struct v2_cq *cq, *ncq;
+	struct rdma_cq *cq, *ncq;
 	u64 next = 0;
 
-	for (cq = d->v2->mod_cqs; cq; cq = ncq) {
+	for (cq = d->rdma->mod_cqs; cq; cq = ncq) {
 		ncq = cq->mod_next;
 		if (cq->mod_deadline && now >= cq->mod_deadline)
 			cq_fire(d, cq);
 		if (!cq->mod_deadline)
-			mod_del(d->v2, cq);
+			mod_del(d->rdma, cq);
 		else if (!next || cq->mod_deadline < next)
 			next = cq->mod_deadline;
 	}

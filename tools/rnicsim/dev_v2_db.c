@@ -19,31 +19,31 @@
 #define DBP_KICK_PI_OFF	offsetof(struct rnic_db_page, kick_pi)
 #define DBP_KICK_CI_OFF	offsetof(struct rnic_db_page, kick_ci)
 
-static unsigned int dbp_off(struct rdev *d, struct v2_dbp *page)
+static unsigned int dbp_off(struct rdev *d, struct rdma_dbp *page)
 {
 	return RNIC_DBP_BASE_DEFAULT +
-	       (unsigned int)(page - d->v2->dbp) * RNIC_DBP_SIZE;
+	       (unsigned int)(page - d->rdma->dbp) * RNIC_DBP_SIZE;
 }
 
-struct v2_dbp *v2_dbp_get(struct rdev *d, u32 id)
+struct rdma_dbp *rdma_dbp_get(struct rdev *d, u32 id)
 {
-	if (id >= d->v2->num_db_pages || !d->v2->dbp[id].used)
+	if (id >= d->rdma->num_db_pages || !d->rdma->dbp[id].used)
 		return NULL;
-	return &d->v2->dbp[id];
+	return &d->rdma->dbp[id];
 }
 
-u32 v2_slot_read(struct rdev *d, struct v2_dbp *page, u16 slot)
+u32 rdma_slot_read(struct rdev *d, struct rdma_dbp *page, u16 slot)
 {
 	return rdev_bar_read(d, dbp_off(d, page) + 4 * slot);
 }
 
-void v2_slot_write(struct rdev *d, struct v2_dbp *page, u16 slot, u32 v)
+void rdma_slot_write(struct rdev *d, struct rdma_dbp *page, u16 slot, u32 v)
 {
 	rdev_bar_write(d, dbp_off(d, page) + 4 * slot, v);
 }
 
 /* A free slot of @page for an object, zeroed: -ENOSPC if none. */
-int v2_slot_assign(struct rdev *d, struct v2_dbp *page, u8 kind, void *obj,
+int rdma_slot_assign(struct rdev *d, struct rdma_dbp *page, u8 kind, void *obj,
 		   u16 *slot)
 {
 	unsigned int i, s;
@@ -52,39 +52,39 @@ int v2_slot_assign(struct rdev *d, struct v2_dbp *page, u8 kind, void *obj,
 		return -ENOSPC;
 	for (i = 0; i < RNIC_DBP_SLOTS; i++) {
 		s = (page->next + i) % RNIC_DBP_SLOTS;
-		if (page->slot[s].kind == V2_SLOT_FREE)
+		if (page->slot[s].kind == RDMA_SLOT_FREE)
 			break;
 	}
 	page->next = (s + 1) % RNIC_DBP_SLOTS;
 	page->slot[s].kind = kind;
 	page->slot[s].obj = obj;
 	page->nslots++;
-	v2_slot_write(d, page, s, 0);
+	rdma_slot_write(d, page, s, 0);
 	*slot = s;
 	return 0;
 }
 
-void v2_slot_release(struct rdev *d, struct v2_dbp *page, u16 slot)
+void rdma_slot_release(struct rdev *d, struct rdma_dbp *page, u16 slot)
 {
 	(void)d;
-	if (slot >= RNIC_DBP_SLOTS || page->slot[slot].kind == V2_SLOT_FREE)
+	if (slot >= RNIC_DBP_SLOTS || page->slot[slot].kind == RDMA_SLOT_FREE)
 		return;
-	page->slot[slot].kind = V2_SLOT_FREE;
+	page->slot[slot].kind = RDMA_SLOT_FREE;
 	page->slot[slot].obj = NULL;
 	page->nslots--;
 }
 
-u8 v2_cmd_alloc_db_page(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_alloc_db_page(struct rdev *d, const union rnic_aq_entry *e,
 			union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_alloc_db_page *c = (const void *)e;
 	u32 flags = le32_to_cpu(c->flags);
-	struct v2_dev *v = d->v2;
-	struct v2_dbp *page;
+	struct rdma_dev *v = d->rdma;
+	struct rdma_dbp *page;
 	u32 id;
 
 	if ((flags & ~RNIC_DBP_F_ALL) ||
-	    !v2_all_zero(c->reserved, sizeof(c->reserved)))
+	    !rdma_all_zero(c->reserved, sizeof(c->reserved)))
 		return RNIC_AQ_BAD_PARAM;
 	for (id = 0; id < v->num_db_pages; id++)
 		if (!v->dbp[id].used)
@@ -103,48 +103,48 @@ u8 v2_cmd_alloc_db_page(struct rdev *d, const union rnic_aq_entry *e,
 	return RNIC_AQ_SUCCESS;
 }
 
-u8 v2_cmd_free_db_page(struct rdev *d, const union rnic_aq_entry *e)
+u8 rdma_cmd_free_db_page(struct rdev *d, const union rnic_aq_entry *e)
 {
 	const struct rnic_aq_obj *c = (const void *)e;
-	struct v2_dbp *page = v2_dbp_get(d, le32_to_cpu(c->handle));
+	struct rdma_dbp *page = rdma_dbp_get(d, le32_to_cpu(c->handle));
 
 	if (!page)
 		return RNIC_AQ_NOT_FOUND;
 	if (page->nslots)
 		return RNIC_AQ_BAD_STATE;
 	/* The last live page takes its place in the list. */
-	d->v2->live_dbp[page->live_idx] =
-		d->v2->live_dbp[--d->v2->nlive_dbp];
-	d->v2->dbp[d->v2->live_dbp[page->live_idx]].live_idx = page->live_idx;
+	d->rdma->live_dbp[page->live_idx] =
+		d->rdma->live_dbp[--d->rdma->nlive_dbp];
+	d->rdma->dbp[d->rdma->live_dbp[page->live_idx]].live_idx = page->live_idx;
 	memset(page, 0, sizeof(*page));
 	return RNIC_AQ_SUCCESS;
 }
 
 /* The queue behind @slot moved, or may have: read its slot value. */
-static void slot_moved(struct rdev *d, struct v2_dbp *page, u16 slot)
+static void slot_moved(struct rdev *d, struct rdma_dbp *page, u16 slot)
 {
-	struct v2_slot *s = &page->slot[slot];
+	struct rdma_slot *s = &page->slot[slot];
 
 	switch (s->kind) {
-	case V2_SLOT_SQ:
-		v2_sq_slot(d, s->obj);
+	case RDMA_SLOT_SQ:
+		rdma_sq_slot(d, s->obj);
 		break;
-	case V2_SLOT_RQ:
-		v2_rq_slot(d, s->obj);
+	case RDMA_SLOT_RQ:
+		rdma_rq_slot(d, s->obj);
 		break;
-	case V2_SLOT_SRQ:
-		v2_srq_slot(d, s->obj);
+	case RDMA_SLOT_SRQ:
+		rdma_srq_slot(d, s->obj);
 		break;
-	case V2_SLOT_CQ:
-		v2_cq_slot(d, s->obj);
+	case RDMA_SLOT_CQ:
+		rdma_cq_slot(d, s->obj);
 		break;
 	default:
-		V2_INC(d, bad_kicks);
+		RDMA_INC(d, bad_kicks);
 		break;
 	}
 }
 
-static void page_kicked(struct rdev *d, struct v2_dbp *page)
+static void page_kicked(struct rdev *d, struct rdma_dbp *page)
 {
 	unsigned int base = dbp_off(d, page);
 	u16 pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
@@ -153,12 +153,12 @@ static void page_kicked(struct rdev *d, struct v2_dbp *page)
 
 	if (!n)
 		return;
-	V2_INC(d, kicks);
+	RDMA_INC(d, kicks);
 	if (n > RNIC_DBP_KICK_DEPTH) {
 		/* Entries were overwritten: every assigned slot, once. */
-		V2_INC(d, kick_overflows);
+		RDMA_INC(d, kick_overflows);
 		for (s = 0; s < RNIC_DBP_SLOTS; s++)
-			if (page->slot[s].kind != V2_SLOT_FREE)
+			if (page->slot[s].kind != RDMA_SLOT_FREE)
 				slot_moved(d, page, s);
 		page->kick_ci = pi;
 	} else {
@@ -169,8 +169,8 @@ static void page_kicked(struct rdev *d, struct v2_dbp *page)
 
 			page->kick_ci++;
 			if (e >= RNIC_DBP_SLOTS ||
-			    page->slot[e].kind == V2_SLOT_FREE) {
-				V2_INC(d, bad_kicks);
+			    page->slot[e].kind == RDMA_SLOT_FREE) {
+				RDMA_INC(d, bad_kicks);
 				continue;
 			}
 			slot_moved(d, page, e);
@@ -179,9 +179,9 @@ static void page_kicked(struct rdev *d, struct v2_dbp *page)
 	rdev_bar_write(d, base + DBP_KICK_CI_OFF, page->kick_ci);
 }
 
-void v2_kick(struct rdev *d)
+void rdma_kick(struct rdev *d)
 {
-	struct v2_dev *v = d->v2;
+	struct rdma_dev *v = d->rdma;
 	u32 i;
 
 	for (i = 0; i < v->nlive_dbp; i++)

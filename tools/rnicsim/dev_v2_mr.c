@@ -64,13 +64,13 @@ static int read_pages(struct rdev *d, u64 pbl, u32 n, u8 log2, u64 **out)
 }
 
 static u8 check_create_mr(struct rdev *d, const struct rnic_aq_create_mr *c,
-			  struct v2_pd **pdp)
+			  struct rdma_pd **pdp)
 {
 	u64 iova = le64_to_cpu(c->iova), length = le64_to_cpu(c->length);
 	u32 npages = le32_to_cpu(c->npages);
-	struct v2_pd *pd;
+	struct rdma_pd *pd;
 
-	if (c->reserved0 || !v2_all_zero(c->reserved1, sizeof(c->reserved1)) ||
+	if (c->reserved0 || !rdma_all_zero(c->reserved1, sizeof(c->reserved1)) ||
 	    !access_ok(c->access))
 		return RNIC_AQ_BAD_PARAM;
 	switch (c->type) {
@@ -80,20 +80,20 @@ static u8 check_create_mr(struct rdev *d, const struct rnic_aq_create_mr *c,
 		break;
 	case RNIC_MRT_FAST_REG:
 		if (iova || length || c->pbl_addr || c->page_log2 ||
-		    !npages || npages > 0xffff || npages > V2_MAX_MR_PAGES)
+		    !npages || npages > 0xffff || npages > RDMA_MAX_MR_PAGES)
 			return RNIC_AQ_BAD_PARAM;
 		break;
 	case RNIC_MRT_PBL:
-		if (!v2_page_log2_ok(c->page_log2) || !length ||
-		    length > V2_MAX_MR_SIZE || !npages ||
-		    npages > V2_MAX_MR_PAGES ||
+		if (!rdma_page_log2_ok(c->page_log2) || !length ||
+		    length > RDMA_MAX_MR_SIZE || !npages ||
+		    npages > RDMA_MAX_MR_PAGES ||
 		    !pages_cover(iova, length, npages, c->page_log2))
 			return RNIC_AQ_BAD_PARAM;
 		break;
 	default:
 		return RNIC_AQ_BAD_PARAM;
 	}
-	pd = v2_pd_get(d, le32_to_cpu(c->pdn));
+	pd = rdma_pd_get(d, le32_to_cpu(c->pdn));
 	if (!pd)
 		return RNIC_AQ_NOT_FOUND;
 	if (c->type != RNIC_MRT_PBL && !pd->priv)
@@ -102,12 +102,12 @@ static u8 check_create_mr(struct rdev *d, const struct rnic_aq_create_mr *c,
 	return RNIC_AQ_SUCCESS;
 }
 
-u8 v2_cmd_create_mr(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_create_mr(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_create_mr *c = (const void *)e;
-	struct v2_pd *pd = NULL;
-	struct v2_mr *mr;
+	struct rdma_pd *pd = NULL;
+	struct rdma_mr *mr;
 	u64 *pages = NULL;
 	u8 st;
 
@@ -131,7 +131,7 @@ u8 v2_cmd_create_mr(struct rdev *d, const union rnic_aq_entry *e,
 		free(pages);
 		return RNIC_AQ_INTERNAL;
 	}
-	if (idtab_alloc(&d->v2->mrs, mr, &mr->index)) {
+	if (idtab_alloc(&d->rdma->mrs, mr, &mr->index)) {
 		free(pages);
 		free(mr);
 		return RNIC_AQ_NO_RESOURCES;
@@ -161,16 +161,16 @@ u8 v2_cmd_create_mr(struct rdev *d, const union rnic_aq_entry *e,
 	return RNIC_AQ_SUCCESS;
 }
 
-static struct v2_mr *mr_by_key(struct rdev *d, u32 key)
+static struct rdma_mr *mr_by_key(struct rdev *d, u32 key)
 {
-	return idtab_get(&d->v2->mrs, FIELD_GET(RNIC_KEY_INDEX, key));
+	return idtab_get(&d->rdma->mrs, FIELD_GET(RNIC_KEY_INDEX, key));
 }
 
-u8 v2_cmd_query_mr(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_query_mr(struct rdev *d, const union rnic_aq_entry *e,
 		   union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_query_obj *c = (const void *)e;
-	struct v2_mr *mr = mr_by_key(d, le32_to_cpu(c->handle));
+	struct rdma_mr *mr = mr_by_key(d, le32_to_cpu(c->handle));
 	struct rnic_mr_query q = {};
 
 	if (c->scope)
@@ -189,35 +189,35 @@ u8 v2_cmd_query_mr(struct rdev *d, const union rnic_aq_entry *e,
 	q.iova = cpu_to_le64(mr->iova);
 	q.length = cpu_to_le64(mr->length);
 	resp->query.len = cpu_to_le32(sizeof(q));
-	return v2_put_result(d, le64_to_cpu(c->buf_addr),
+	return rdma_put_result(d, le64_to_cpu(c->buf_addr),
 			     le32_to_cpu(c->buf_len), &q, sizeof(q));
 }
 
-void v2_mr_free(struct v2_mr *mr)
+void rdma_mr_free(struct rdma_mr *mr)
 {
 	free(mr->pages);
 	free(mr);
 }
 
-u8 v2_cmd_destroy_mr(struct rdev *d, const union rnic_aq_entry *e)
+u8 rdma_cmd_destroy_mr(struct rdev *d, const union rnic_aq_entry *e)
 {
 	const struct rnic_aq_obj *c = (const void *)e;
-	struct v2_mr *mr = mr_by_key(d, le32_to_cpu(c->handle));
+	struct rdma_mr *mr = mr_by_key(d, le32_to_cpu(c->handle));
 
 	if (!mr)
 		return RNIC_AQ_NOT_FOUND;
-	idtab_free(&d->v2->mrs, mr->index);
+	idtab_free(&d->rdma->mrs, mr->index);
 	mr->pd->refs--;
-	v2_mr_free(mr);
+	rdma_mr_free(mr);
 	return RNIC_AQ_SUCCESS;
 }
 
 /* ---- key checks and translation ---- */
 
-u8 v2_key_check(struct rdev *d, u32 key, struct v2_pd *pd, u8 need, u64 addr,
-		u64 len, struct v2_mr **out)
+u8 rdma_key_check(struct rdev *d, u32 key, struct rdma_pd *pd, u8 need, u64 addr,
+		u64 len, struct rdma_mr **out)
 {
-	struct v2_mr *mr;
+	struct rdma_mr *mr;
 
 	*out = NULL;
 	if (!len)
@@ -245,7 +245,7 @@ u8 v2_key_check(struct rdev *d, u32 key, struct v2_pd *pd, u8 need, u64 addr,
 }
 
 /* Copy [addr, addr + len) of a checked MR, page by page. */
-static int mr_copy(struct rdev *d, struct v2_mr *mr, u64 addr, void *buf,
+static int mr_copy(struct rdev *d, struct rdma_mr *mr, u64 addr, void *buf,
 		   size_t len, bool write)
 {
 	u64 psize, base;
@@ -277,13 +277,13 @@ static int mr_copy(struct rdev *d, struct v2_mr *mr, u64 addr, void *buf,
 	return 0;
 }
 
-int v2_mr_read(struct rdev *d, struct v2_mr *mr, u64 addr, void *buf,
+int rdma_mr_read(struct rdev *d, struct rdma_mr *mr, u64 addr, void *buf,
 	       size_t len)
 {
 	return mr_copy(d, mr, addr, buf, len, false);
 }
 
-int v2_mr_write(struct rdev *d, struct v2_mr *mr, u64 addr, const void *buf,
+int rdma_mr_write(struct rdev *d, struct rdma_mr *mr, u64 addr, const void *buf,
 		size_t len)
 {
 	return mr_copy(d, mr, addr, (void *)buf, len, true);
@@ -291,7 +291,7 @@ int v2_mr_write(struct rdev *d, struct v2_mr *mr, u64 addr, const void *buf,
 
 /* Read or write through a scatter list, checking each SGE it touches. */
 static u8 sgl_copy(struct rdev *d, const struct rnic_data_sge *sge,
-		   unsigned int n, struct v2_pd *pd, u8 need, u64 off,
+		   unsigned int n, struct rdma_pd *pd, u8 need, u64 off,
 		   u8 *buf, size_t len, bool write)
 {
 	unsigned int i;
@@ -299,7 +299,7 @@ static u8 sgl_copy(struct rdev *d, const struct rnic_data_sge *sge,
 	for (i = 0; i < n && len; i++) {
 		u64 addr = le64_to_cpu(sge[i].addr);
 		u32 slen = le32_to_cpu(sge[i].len);
-		struct v2_mr *mr;
+		struct rdma_mr *mr;
 		size_t chunk;
 		u8 syn;
 
@@ -307,10 +307,10 @@ static u8 sgl_copy(struct rdev *d, const struct rnic_data_sge *sge,
 			off -= slen;
 			continue;
 		}
-		syn = v2_key_check(d, le32_to_cpu(sge[i].lkey), pd, need,
+		syn = rdma_key_check(d, le32_to_cpu(sge[i].lkey), pd, need,
 				   addr, slen, &mr);
 		if (syn) {
-			V2_INC(d, key_violations);
+			RDMA_INC(d, key_violations);
 			return syn;
 		}
 		chunk = slen - off < len ? slen - off : len;
@@ -326,15 +326,15 @@ static u8 sgl_copy(struct rdev *d, const struct rnic_data_sge *sge,
 	return len ? RNIC_ERR_BAD_WQE : 0;
 }
 
-u8 v2_sgl_read(struct rdev *d, const struct rnic_data_sge *sge,
-	       unsigned int n, struct v2_pd *pd, u64 off, void *buf,
+u8 rdma_sgl_read(struct rdev *d, const struct rnic_data_sge *sge,
+	       unsigned int n, struct rdma_pd *pd, u64 off, void *buf,
 	       size_t len)
 {
 	return sgl_copy(d, sge, n, pd, 0, off, buf, len, false);
 }
 
-u8 v2_sgl_write(struct rdev *d, const struct rnic_data_sge *sge,
-		unsigned int n, struct v2_pd *pd, u64 off, const void *buf,
+u8 rdma_sgl_write(struct rdev *d, const struct rnic_data_sge *sge,
+		unsigned int n, struct rdma_pd *pd, u64 off, const void *buf,
 		size_t len)
 {
 	return sgl_copy(d, sge, n, pd, RNIC_ACCESS_LOCAL_WRITE, off,
@@ -344,10 +344,10 @@ u8 v2_sgl_write(struct rdev *d, const struct rnic_data_sge *sge,
 /* ---- local operations ---- */
 
 /* The FAST_REG MR a local operation names, checked for @qp's PD. */
-static u8 fast_reg_mr(struct rdev *d, struct v2_qp *qp, u32 key,
-		      bool variant, struct v2_mr **out)
+static u8 fast_reg_mr(struct rdev *d, struct rdma_qp *qp, u32 key,
+		      bool variant, struct rdma_mr **out)
 {
-	struct v2_mr *mr = mr_by_key(d, key);
+	struct rdma_mr *mr = mr_by_key(d, key);
 
 	if (!mr || (variant && FIELD_GET(RNIC_KEY_VARIANT, key) !=
 			       mr->variant))
@@ -360,9 +360,9 @@ static u8 fast_reg_mr(struct rdev *d, struct v2_qp *qp, u32 key,
 	return 0;
 }
 
-u8 v2_local_inv(struct rdev *d, struct v2_qp *qp, u32 key)
+u8 rdma_local_inv(struct rdev *d, struct rdma_qp *qp, u32 key)
 {
-	struct v2_mr *mr;
+	struct rdma_mr *mr;
 	u8 syn = fast_reg_mr(d, qp, key, true, &mr);
 
 	if (syn)
@@ -373,9 +373,9 @@ u8 v2_local_inv(struct rdev *d, struct v2_qp *qp, u32 key)
 	return 0;
 }
 
-u8 v2_remote_inv(struct rdev *d, struct v2_qp *qp, u32 key)
+u8 rdma_remote_inv(struct rdev *d, struct rdma_qp *qp, u32 key)
 {
-	struct v2_mr *mr;
+	struct rdma_mr *mr;
 
 	if (fast_reg_mr(d, qp, key, true, &mr) ||
 	    mr->state != RNIC_MRS_VALID)
@@ -384,12 +384,12 @@ u8 v2_remote_inv(struct rdev *d, struct v2_qp *qp, u32 key)
 	return 0;
 }
 
-u8 v2_reg_mr(struct rdev *d, struct v2_qp *qp, const struct v2_swqe *w)
+u8 rdma_reg_mr(struct rdev *d, struct rdma_qp *qp, const struct rdma_swqe *w)
 {
 	const struct rnic_sqe_reg_mr *r = &w->seg.reg_mr;
 	u64 iova = le64_to_cpu(r->iova), length = le64_to_cpu(r->length);
 	u16 npages = le16_to_cpu(r->npages);
-	struct v2_mr *mr;
+	struct rdma_mr *mr;
 	u64 *pages;
 	int rc;
 	u8 syn;
@@ -401,8 +401,8 @@ u8 v2_reg_mr(struct rdev *d, struct v2_qp *qp, const struct v2_swqe *w)
 		return syn;
 	if (mr->state == RNIC_MRS_VALID)
 		return RNIC_ERR_KEY_STATE;
-	if (!access_ok(r->access) || !v2_page_log2_ok(r->page_log2) ||
-	    !npages || npages > mr->max_pages || length > V2_MAX_MR_SIZE ||
+	if (!access_ok(r->access) || !rdma_page_log2_ok(r->page_log2) ||
+	    !npages || npages > mr->max_pages || length > RDMA_MAX_MR_SIZE ||
 	    !pages_cover(iova, length, npages, r->page_log2))
 		return RNIC_ERR_BAD_WQE;
 	rc = read_pages(d, le64_to_cpu(r->pbl_addr), npages, r->page_log2,
@@ -425,9 +425,9 @@ u8 v2_reg_mr(struct rdev *d, struct v2_qp *qp, const struct v2_swqe *w)
 	return 0;
 }
 
-u8 v2_local_op(struct rdev *d, struct v2_qp *qp, const struct v2_swqe *w)
+u8 rdma_local_op(struct rdev *d, struct rdma_qp *qp, const struct rdma_swqe *w)
 {
 	if (w->opcode == RNIC_SQE_OP_LOCAL_INV)
-		return v2_local_inv(d, qp, w->imm_key);
-	return v2_reg_mr(d, qp, w);
+		return rdma_local_inv(d, qp, w->imm_key);
+	return rdma_reg_mr(d, qp, w);
 }

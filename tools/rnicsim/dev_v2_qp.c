@@ -12,19 +12,19 @@
 
 /* ---- SRQ ---- */
 
-static struct v2_srq *srq_get(struct rdev *d, u32 srqn)
+static struct rdma_srq *srq_get(struct rdev *d, u32 srqn)
 {
-	return idtab_get(&d->v2->srqs, srqn);
+	return idtab_get(&d->rdma->srqs, srqn);
 }
 
 static u8 check_create_srq(struct rdev *d, const struct rnic_aq_create_srq *c)
 {
 	u32 depth = 1U << (c->log2_depth & 31);
 
-	if (!v2_all_zero(c->reserved, sizeof(c->reserved)) ||
+	if (!rdma_all_zero(c->reserved, sizeof(c->reserved)) ||
 	    (c->flags & ~RNIC_SRQ_F_ALL) ||
 	    c->log2_depth < RNIC_RING_LOG2_MIN ||
-	    c->log2_depth > V2_MAX_SRQ_LOG2 ||
+	    c->log2_depth > RDMA_MAX_SRQ_LOG2 ||
 	    c->rqe_log2 < RNIC_RQE_LOG2_MIN || c->rqe_log2 > RNIC_RQE_LOG2_MAX ||
 	    (!c->flags && c->page_log2) || le32_to_cpu(c->limit) > depth)
 		return RNIC_AQ_BAD_PARAM;
@@ -32,20 +32,20 @@ static u8 check_create_srq(struct rdev *d, const struct rnic_aq_create_srq *c)
 	return RNIC_AQ_SUCCESS;
 }
 
-u8 v2_cmd_create_srq(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_create_srq(struct rdev *d, const union rnic_aq_entry *e,
 		     union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_create_srq *c = (const void *)e;
-	struct v2_dbp *page;
-	struct v2_srq *srq;
-	struct v2_pd *pd;
+	struct rdma_dbp *page;
+	struct rdma_srq *srq;
+	struct rdma_pd *pd;
 	u8 st;
 
 	st = check_create_srq(d, c);
 	if (st)
 		return st;
-	pd = v2_pd_get(d, le32_to_cpu(c->pdn));
-	page = v2_dbp_get(d, le32_to_cpu(c->db_page));
+	pd = rdma_pd_get(d, le32_to_cpu(c->pdn));
+	page = rdma_dbp_get(d, le32_to_cpu(c->db_page));
 	if (!pd || !page)
 		return RNIC_AQ_NOT_FOUND;
 	srq = calloc(1, sizeof(*srq));
@@ -56,21 +56,21 @@ u8 v2_cmd_create_srq(struct rdev *d, const union rnic_aq_entry *e,
 		st = RNIC_AQ_INTERNAL;
 		goto err_free;
 	}
-	st = v2_ring_setup(d, &srq->wqe, c->flags & RNIC_SRQ_F_WQE_PBL,
+	st = rdma_ring_setup(d, &srq->wqe, c->flags & RNIC_SRQ_F_WQE_PBL,
 			   le64_to_cpu(c->wqe_addr), c->log2_depth,
 			   c->rqe_log2, c->page_log2);
 	if (st)
 		goto err_free;
-	st = v2_ring_setup(d, &srq->idx, c->flags & RNIC_SRQ_F_IDX_PBL,
+	st = rdma_ring_setup(d, &srq->idx, c->flags & RNIC_SRQ_F_IDX_PBL,
 			   le64_to_cpu(c->idx_addr), c->log2_depth, 1,
 			   c->page_log2);
 	if (st)
 		goto err_wqe;
-	if (v2_slot_assign(d, page, V2_SLOT_SRQ, srq, &srq->slot)) {
+	if (rdma_slot_assign(d, page, RDMA_SLOT_SRQ, srq, &srq->slot)) {
 		st = RNIC_AQ_NO_DB_SLOT;
 		goto err_idx;
 	}
-	if (idtab_alloc(&d->v2->srqs, srq, &srq->srqn)) {
+	if (idtab_alloc(&d->rdma->srqs, srq, &srq->srqn)) {
 		st = RNIC_AQ_NO_RESOURCES;
 		goto err_slot;
 	}
@@ -84,26 +84,26 @@ u8 v2_cmd_create_srq(struct rdev *d, const union rnic_aq_entry *e,
 	return RNIC_AQ_SUCCESS;
 
 err_slot:
-	v2_slot_release(d, page, srq->slot);
+	rdma_slot_release(d, page, srq->slot);
 err_idx:
-	v2_ring_free(&srq->idx);
+	rdma_ring_free(&srq->idx);
 err_wqe:
-	v2_ring_free(&srq->wqe);
+	rdma_ring_free(&srq->wqe);
 err_free:
 	free(srq->in_use);
 	free(srq);
 	return st;
 }
 
-u8 v2_cmd_modify_srq(struct rdev *d, const union rnic_aq_entry *e)
+u8 rdma_cmd_modify_srq(struct rdev *d, const union rnic_aq_entry *e)
 {
 	const struct rnic_aq_modify_srq *c = (const void *)e;
 	u32 mask = le32_to_cpu(c->attr_mask);
 	u32 limit = le32_to_cpu(c->limit);
-	struct v2_srq *srq;
+	struct rdma_srq *srq;
 
 	if ((mask & ~RNIC_SRQ_ATTR_ALL) ||
-	    !v2_all_zero(c->reserved, sizeof(c->reserved)))
+	    !rdma_all_zero(c->reserved, sizeof(c->reserved)))
 		return RNIC_AQ_BAD_PARAM;
 	srq = srq_get(d, le32_to_cpu(c->srqn));
 	if (!srq)
@@ -116,11 +116,11 @@ u8 v2_cmd_modify_srq(struct rdev *d, const union rnic_aq_entry *e)
 	return RNIC_AQ_SUCCESS;
 }
 
-u8 v2_cmd_query_srq(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_query_srq(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_obj *c = (const void *)e;
-	struct v2_srq *srq = srq_get(d, le32_to_cpu(c->handle));
+	struct rdma_srq *srq = srq_get(d, le32_to_cpu(c->handle));
 
 	if (!srq)
 		return RNIC_AQ_NOT_FOUND;
@@ -130,35 +130,35 @@ u8 v2_cmd_query_srq(struct rdev *d, const union rnic_aq_entry *e,
 	return RNIC_AQ_SUCCESS;
 }
 
-void v2_srq_free(struct rdev *d, struct v2_srq *srq)
+void rdma_srq_free(struct rdev *d, struct rdma_srq *srq)
 {
-	idtab_free(&d->v2->srqs, srq->srqn);
-	v2_slot_release(d, srq->page, srq->slot);
+	idtab_free(&d->rdma->srqs, srq->srqn);
+	rdma_slot_release(d, srq->page, srq->slot);
 	srq->pd->refs--;
-	v2_ring_free(&srq->wqe);
-	v2_ring_free(&srq->idx);
+	rdma_ring_free(&srq->wqe);
+	rdma_ring_free(&srq->idx);
 	free(srq->in_use);
 	free(srq);
 }
 
-u8 v2_cmd_destroy_srq(struct rdev *d, const union rnic_aq_entry *e)
+u8 rdma_cmd_destroy_srq(struct rdev *d, const union rnic_aq_entry *e)
 {
 	const struct rnic_aq_obj *c = (const void *)e;
-	struct v2_srq *srq = srq_get(d, le32_to_cpu(c->handle));
+	struct rdma_srq *srq = srq_get(d, le32_to_cpu(c->handle));
 
 	if (!srq)
 		return RNIC_AQ_NOT_FOUND;
 	if (srq->refs)
 		return RNIC_AQ_BAD_STATE;
-	v2_srq_free(d, srq);
+	rdma_srq_free(d, srq);
 	return RNIC_AQ_SUCCESS;
 }
 
 /* ---- QP creation ---- */
 
-struct v2_qp *v2_qp_get(struct rdev *d, u32 qpn)
+struct rdma_qp *rdma_qp_get(struct rdev *d, u32 qpn)
 {
-	return idtab_get(&d->v2->qps, qpn);
+	return idtab_get(&d->rdma->qps, qpn);
 }
 
 static u8 check_create_qp(const struct rnic_aq_create_qp *c)
@@ -166,12 +166,12 @@ static u8 check_create_qp(const struct rnic_aq_create_qp *c)
 	bool srq = c->flags & RNIC_QP_F_SRQ;
 
 	if (c->reserved0 || c->reserved1 || c->reserved2 ||
-	    !v2_all_zero(c->reserved3, sizeof(c->reserved3)) ||
+	    !rdma_all_zero(c->reserved3, sizeof(c->reserved3)) ||
 	    c->type < RNIC_QPT_RC || c->type > RNIC_QPT_GSI ||
 	    (c->flags & ~RNIC_QP_F_ALL))
 		return RNIC_AQ_BAD_PARAM;
 	if (c->sq_log2_depth < RNIC_RING_LOG2_MIN ||
-	    c->sq_log2_depth > V2_MAX_WQ_LOG2 ||
+	    c->sq_log2_depth > RDMA_MAX_WQ_LOG2 ||
 	    c->sqe_log2 < RNIC_SQE_LOG2_MIN || c->sqe_log2 > RNIC_SQE_LOG2_MAX ||
 	    (!(c->flags & RNIC_QP_F_SQ_PBL) && c->sq_page_log2))
 		return RNIC_AQ_BAD_PARAM;
@@ -181,7 +181,7 @@ static u8 check_create_qp(const struct rnic_aq_create_qp *c)
 			(c->flags & RNIC_QP_F_RQ_PBL)) ? RNIC_AQ_BAD_PARAM :
 							 RNIC_AQ_SUCCESS;
 	if (c->srqn || c->rq_log2_depth < RNIC_RING_LOG2_MIN ||
-	    c->rq_log2_depth > V2_MAX_WQ_LOG2 ||
+	    c->rq_log2_depth > RDMA_MAX_WQ_LOG2 ||
 	    c->rqe_log2 < RNIC_RQE_LOG2_MIN || c->rqe_log2 > RNIC_RQE_LOG2_MAX ||
 	    (!(c->flags & RNIC_QP_F_RQ_PBL) && c->rq_page_log2))
 		return RNIC_AQ_BAD_PARAM;
@@ -190,12 +190,12 @@ static u8 check_create_qp(const struct rnic_aq_create_qp *c)
 
 /* Look up everything CREATE_QP names; NOT_FOUND, NO_PERM or BAD_STATE. */
 static u8 create_qp_refs(struct rdev *d, const struct rnic_aq_create_qp *c,
-			 struct v2_qp *qp)
+			 struct rdma_qp *qp)
 {
-	qp->pd = v2_pd_get(d, le32_to_cpu(c->pdn));
-	qp->scq = idtab_get(&d->v2->cqs, le32_to_cpu(c->send_cqn));
-	qp->rcq = idtab_get(&d->v2->cqs, le32_to_cpu(c->recv_cqn));
-	qp->page = v2_dbp_get(d, le32_to_cpu(c->db_page));
+	qp->pd = rdma_pd_get(d, le32_to_cpu(c->pdn));
+	qp->scq = idtab_get(&d->rdma->cqs, le32_to_cpu(c->send_cqn));
+	qp->rcq = idtab_get(&d->rdma->cqs, le32_to_cpu(c->recv_cqn));
+	qp->page = rdma_dbp_get(d, le32_to_cpu(c->db_page));
 	if (c->flags & RNIC_QP_F_SRQ)
 		qp->srq = srq_get(d, le32_to_cpu(c->srqn));
 	if (!qp->pd || !qp->scq || !qp->rcq || !qp->page ||
@@ -204,53 +204,53 @@ static u8 create_qp_refs(struct rdev *d, const struct rnic_aq_create_qp *c,
 	if (c->type == RNIC_QPT_GSI) {
 		if (!qp->pd->priv || qp->page->user)
 			return RNIC_AQ_NO_PERM;
-		if (d->v2->gsi_exists)
+		if (d->rdma->gsi_exists)
 			return RNIC_AQ_BAD_STATE;
 	}
 	return RNIC_AQ_SUCCESS;
 }
 
-static void qp_release(struct rdev *d, struct v2_qp *qp)
+static void qp_release(struct rdev *d, struct rdma_qp *qp)
 {
 	if (qp->sq_slot != RNIC_DB_NONE)
-		v2_slot_release(d, qp->page, qp->sq_slot);
+		rdma_slot_release(d, qp->page, qp->sq_slot);
 	if (qp->rq_slot != RNIC_DB_NONE)
-		v2_slot_release(d, qp->page, qp->rq_slot);
-	v2_ring_free(&qp->sq);
-	v2_ring_free(&qp->rq);
+		rdma_slot_release(d, qp->page, qp->rq_slot);
+	rdma_ring_free(&qp->sq);
+	rdma_ring_free(&qp->rq);
 	free(qp);
 }
 
 static u8 create_qp_rings(struct rdev *d, const struct rnic_aq_create_qp *c,
-			  struct v2_qp *qp)
+			  struct rdma_qp *qp)
 {
 	u8 st;
 
-	st = v2_ring_setup(d, &qp->sq, c->flags & RNIC_QP_F_SQ_PBL,
+	st = rdma_ring_setup(d, &qp->sq, c->flags & RNIC_QP_F_SQ_PBL,
 			   le64_to_cpu(c->sq_addr), c->sq_log2_depth,
 			   c->sqe_log2, c->sq_page_log2);
 	if (st)
 		return st;
 	if (!qp->srq) {
-		st = v2_ring_setup(d, &qp->rq, c->flags & RNIC_QP_F_RQ_PBL,
+		st = rdma_ring_setup(d, &qp->rq, c->flags & RNIC_QP_F_RQ_PBL,
 				   le64_to_cpu(c->rq_addr), c->rq_log2_depth,
 				   c->rqe_log2, c->rq_page_log2);
 		if (st)
 			return st;
 	}
-	if (v2_slot_assign(d, qp->page, V2_SLOT_SQ, qp, &qp->sq_slot))
+	if (rdma_slot_assign(d, qp->page, RDMA_SLOT_SQ, qp, &qp->sq_slot))
 		return RNIC_AQ_NO_DB_SLOT;
 	if (!qp->srq &&
-	    v2_slot_assign(d, qp->page, V2_SLOT_RQ, qp, &qp->rq_slot))
+	    rdma_slot_assign(d, qp->page, RDMA_SLOT_RQ, qp, &qp->rq_slot))
 		return RNIC_AQ_NO_DB_SLOT;
 	return RNIC_AQ_SUCCESS;
 }
 
-u8 v2_cmd_create_qp(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_create_qp(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_create_qp *c = (const void *)e;
-	struct v2_qp *qp;
+	struct rdma_qp *qp;
 	int rc;
 	u8 st;
 
@@ -273,21 +273,21 @@ u8 v2_cmd_create_qp(struct rdev *d, const union rnic_aq_entry *e,
 	}
 	if (qp->type == RNIC_QPT_GSI) {
 		qp->qpn = RNIC_GSI_QPN;
-		rc = idtab_set(&d->v2->qps, qp, RNIC_GSI_QPN);
+		rc = idtab_set(&d->rdma->qps, qp, RNIC_GSI_QPN);
 	} else {
-		rc = idtab_alloc(&d->v2->qps, qp, &qp->qpn);
+		rc = idtab_alloc(&d->rdma->qps, qp, &qp->qpn);
 	}
 	if (rc) {
 		qp_release(d, qp);
 		return RNIC_AQ_NO_RESOURCES;
 	}
-	if (qp->type == RNIC_QPT_RC && v2_rc_create(d, qp)) {
-		idtab_free(&d->v2->qps, qp->qpn);
+	if (qp->type == RNIC_QPT_RC && rdma_rc_create(d, qp)) {
+		idtab_free(&d->rdma->qps, qp->qpn);
 		qp_release(d, qp);
 		return RNIC_AQ_INTERNAL;
 	}
 	if (qp->type == RNIC_QPT_GSI)
-		d->v2->gsi_exists = true;
+		d->rdma->gsi_exists = true;
 	qp->state = RNIC_QPS_RESET;
 	qp->pd->refs++;
 	qp->scq->refs++;
@@ -304,21 +304,21 @@ u8 v2_cmd_create_qp(struct rdev *d, const union rnic_aq_entry *e,
 /* ---- completions, errors, flush ---- */
 
 /* A CQ of the QP could not take a completion: the QP fails. */
-void v2_qp_cq_failed(struct rdev *d, struct v2_qp *qp)
+void rdma_qp_cq_failed(struct rdev *d, struct rdma_qp *qp)
 {
 	if (qp->state != RNIC_QPS_ERR)
-		v2_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, RNIC_ERR_CQ_ERROR, 0);
+		rdma_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, RNIC_ERR_CQ_ERROR, 0);
 }
 
 static void count_cqe(struct rdev *d, u8 status)
 {
 	if (status == RNIC_WC_WR_FLUSH_ERR)
-		V2_INC(d, cqe_flushed);
+		RDMA_INC(d, cqe_flushed);
 	else if (status != RNIC_WC_SUCCESS)
-		V2_INC(d, cqe_errors);
+		RDMA_INC(d, cqe_errors);
 }
 
-int v2_sq_complete(struct rdev *d, struct v2_qp *qp, u16 idx, u8 opcode,
+int rdma_sq_complete(struct rdev *d, struct rdma_qp *qp, u16 idx, u8 opcode,
 		   u8 status, u8 syndrome, u32 byte_len, bool signaled)
 {
 	struct rnic_rdma_cqe cqe = {};
@@ -337,26 +337,26 @@ int v2_sq_complete(struct rdev *d, struct v2_qp *qp, u16 idx, u8 opcode,
 	cqe.wqe_idx = cpu_to_le16(idx);
 	if (status == RNIC_WC_SUCCESS)
 		cqe.byte_len = cpu_to_le32(byte_len);
-	if (v2_cq_post(d, qp->scq, &cqe, false)) {
-		v2_qp_cq_failed(d, qp);
+	if (rdma_cq_post(d, qp->scq, &cqe, false)) {
+		rdma_qp_cq_failed(d, qp);
 		return -EIO;
 	}
 	return 0;
 }
 
-static void last_wqe_check(struct rdev *d, struct v2_qp *qp)
+static void last_wqe_check(struct rdev *d, struct rdma_qp *qp)
 {
 	/* (RC QPs: the engine posts it after its own flush.) */
 	if (qp->srq && qp->type != RNIC_QPT_RC &&
 	    qp->state == RNIC_QPS_ERR && !qp->srq_taken &&
 	    !qp->last_wqe_sent) {
 		qp->last_wqe_sent = true;
-		v2_event(d, RNIC_EQE_LAST_WQE_REACHED, RNIC_ERR_NONE,
+		rdma_event(d, RNIC_EQE_LAST_WQE_REACHED, RNIC_ERR_NONE,
 			 RNIC_EQE_OBJ_QP, qp->qpn, 0);
 	}
 }
 
-int v2_rq_complete(struct rdev *d, struct v2_qp *qp, const struct v2_rwqe *w,
+int rdma_rq_complete(struct rdev *d, struct rdma_qp *qp, const struct rdma_rwqe *w,
 		   struct rnic_rdma_cqe *cqe, bool solicited)
 {
 	int rc = 0;
@@ -371,26 +371,26 @@ int v2_rq_complete(struct rdev *d, struct v2_qp *qp, const struct v2_rwqe *w,
 	count_cqe(d, cqe->status);
 	cqe->qpn = cpu_to_le32(qp->qpn);
 	cqe->wqe_idx = cpu_to_le16(w->idx);
-	if (v2_cq_post(d, qp->rcq, cqe, solicited)) {
-		v2_qp_cq_failed(d, qp);
+	if (rdma_cq_post(d, qp->rcq, cqe, solicited)) {
+		rdma_qp_cq_failed(d, qp);
 		rc = -EIO;
 	}
 	last_wqe_check(d, qp);
 	return rc;
 }
 
-void v2_qp_flush(struct rdev *d, struct v2_qp *qp)
+void rdma_qp_flush(struct rdev *d, struct rdma_qp *qp)
 {
 	struct rnic_rdma_cqe cqe;
-	struct v2_rwqe w;
+	struct rdma_rwqe w;
 
 	if (qp->state != RNIC_QPS_ERR)
 		return;
 	while (qp->sq_ci != qp->sq_pi && qp->state == RNIC_QPS_ERR)
-		v2_sq_complete(d, qp, qp->sq_ci, v2_sq_opcode(d, qp, qp->sq_ci),
+		rdma_sq_complete(d, qp, qp->sq_ci, rdma_sq_opcode(d, qp, qp->sq_ci),
 			       RNIC_WC_WR_FLUSH_ERR, RNIC_ERR_FLUSHED, 0, true);
 	qp->sq_next = qp->sq_ci;
-	memset(&w, 0, offsetof(struct v2_rwqe, sge));
+	memset(&w, 0, offsetof(struct rdma_rwqe, sge));
 	if (qp->srq && qp->srq_taken) {
 		/* Only the WQE it took: the others stay for other QPs. */
 		w.srq = true;
@@ -399,7 +399,7 @@ void v2_qp_flush(struct rdev *d, struct v2_qp *qp)
 		cqe.opcode = RNIC_CQE_OP_RECV;
 		cqe.status = RNIC_WC_WR_FLUSH_ERR;
 		cqe.syndrome = RNIC_ERR_FLUSHED;
-		v2_rq_complete(d, qp, &w, &cqe, false);
+		rdma_rq_complete(d, qp, &w, &cqe, false);
 	}
 	while (!qp->srq && qp->rq_ci != qp->rq_pi) {
 		w.idx = qp->rq_ci;
@@ -407,21 +407,21 @@ void v2_qp_flush(struct rdev *d, struct v2_qp *qp)
 		cqe.opcode = RNIC_CQE_OP_RECV;
 		cqe.status = RNIC_WC_WR_FLUSH_ERR;
 		cqe.syndrome = RNIC_ERR_FLUSHED;
-		v2_rq_complete(d, qp, &w, &cqe, false);
+		rdma_rq_complete(d, qp, &w, &cqe, false);
 	}
 	qp->rq_next = qp->rq_ci;
 	last_wqe_check(d, qp);
 }
 
 /* UD/GSI enter ERR: sending stops; the flush follows in the pump. */
-static void qp_enter_err(struct rdev *d, struct v2_qp *qp)
+static void qp_enter_err(struct rdev *d, struct rdma_qp *qp)
 {
 	qp->state = RNIC_QPS_ERR;
 	qp->pfc_wait = false;
-	v2_runq_add(d, qp);
+	rdma_runq_add(d, qp);
 }
 
-void v2_qp_fatal(struct rdev *d, struct v2_qp *qp, u8 event, u8 reason,
+void rdma_qp_fatal(struct rdev *d, struct rdma_qp *qp, u8 event, u8 reason,
 		 u64 info)
 {
 	if (qp->state == RNIC_QPS_RESET)
@@ -429,29 +429,29 @@ void v2_qp_fatal(struct rdev *d, struct v2_qp *qp, u8 event, u8 reason,
 	if (qp->type == RNIC_QPT_RC) {
 		/* The engine posts QP_FATAL and flushes (rc.h). */
 		if (qp->state != RNIC_QPS_ERR)
-			v2_rc_fatal(d, qp, reason, info);
+			rdma_rc_fatal(d, qp, reason, info);
 		return;
 	}
 	if (qp->state != RNIC_QPS_ERR) {
-		V2_INC(d, qp_errors);
+		RDMA_INC(d, qp_errors);
 		plat_log(d->p, "qp 0x%x error: event %u reason %u info 0x%llx",
 			 qp->qpn, event, reason, (unsigned long long)info);
 		qp_enter_err(d, qp);
 	}
 	if (event && !qp->fatal_sent) {
 		qp->fatal_sent = true;
-		v2_event(d, event, reason, RNIC_EQE_OBJ_QP, qp->qpn, info);
+		rdma_event(d, event, reason, RNIC_EQE_OBJ_QP, qp->qpn, info);
 	}
 }
 
-void v2_qp_sq_idle(struct rdev *d, struct v2_qp *qp)
+void rdma_qp_sq_idle(struct rdev *d, struct rdma_qp *qp)
 {
 	/* RC QPs: the engine knows when its SQ is drained. */
 	if (qp->state != RNIC_QPS_SQD || !qp->sqd_notify ||
 	    qp->sq_drained_sent || qp->type == RNIC_QPT_RC)
 		return;
 	qp->sq_drained_sent = true;
-	v2_event(d, RNIC_EQE_SQ_DRAINED, RNIC_ERR_NONE, RNIC_EQE_OBJ_QP,
+	rdma_event(d, RNIC_EQE_SQ_DRAINED, RNIC_ERR_NONE, RNIC_EQE_OBJ_QP,
 		 qp->qpn, 0);
 }
 
@@ -523,12 +523,12 @@ static u8 read_path(struct rdev *d, const struct rnic_aq_modify_qp *c,
 		RDEV_INC(d, dma_errors);
 		return RNIC_AQ_BAD_ADDR;
 	}
-	return v2_tmpl_check(d, t, false) ? RNIC_AQ_BAD_PARAM :
+	return rdma_tmpl_check(d, t, false) ? RNIC_AQ_BAD_PARAM :
 					    RNIC_AQ_SUCCESS;
 }
 
 /* Every value the mask names, in range; @path is filled with PATH. */
-static u8 check_values(struct rdev *d, struct v2_qp *qp,
+static u8 check_values(struct rdev *d, struct rdma_qp *qp,
 		       const struct rnic_aq_modify_qp *c, u32 mask,
 		       struct rnic_hdr_tmpl *path)
 {
@@ -539,16 +539,16 @@ static u8 check_values(struct rdev *d, struct v2_qp *qp,
 
 	if (((mask & A(ACCESS)) && (c->access & ~(RNIC_ACCESS_ALL &
 						  ~RNIC_ACCESS_LOCAL_WRITE))) ||
-	    ((mask & A(PKEY_INDEX)) && (pkey_index >= V2_PKEY_TBL_LEN ||
-					!d->v2->pkey[pkey_index])) ||
+	    ((mask & A(PKEY_INDEX)) && (pkey_index >= RDMA_PKEY_TBL_LEN ||
+					!d->rdma->pkey[pkey_index])) ||
 	    ((mask & A(TIMEOUT)) && c->timeout > RNIC_QP_TIMEOUT_MAX) ||
 	    ((mask & A(RETRY_CNT)) && c->retry_cnt > RNIC_QP_RETRY_MAX) ||
 	    ((mask & A(RNR_RETRY)) && c->rnr_retry > RNIC_QP_RETRY_MAX) ||
 	    ((mask & A(MIN_RNR_TIMER)) &&
 	     c->min_rnr_timer > RNIC_QP_RNR_TIMER_MAX) ||
-	    ((mask & A(MAX_RD_ATOMIC)) && c->max_rd_atomic > V2_MAX_RD_ATOM) ||
+	    ((mask & A(MAX_RD_ATOMIC)) && c->max_rd_atomic > RDMA_MAX_RD_ATOM) ||
 	    ((mask & A(MAX_DEST_RD_ATOMIC)) &&
-	     c->max_dest_rd_atomic > V2_MAX_RD_ATOM) ||
+	     c->max_dest_rd_atomic > RDMA_MAX_RD_ATOM) ||
 	    ((mask & A(SQ_PSN)) && (le32_to_cpu(c->sq_psn) & ~RNIC_BTH_PSN)) ||
 	    ((mask & A(RQ_PSN)) && (le32_to_cpu(c->rq_psn) & ~RNIC_BTH_PSN)) ||
 	    ((mask & A(DEST_QPN)) &&
@@ -571,12 +571,12 @@ static u8 check_values(struct rdev *d, struct v2_qp *qp,
 	/* The biggest packet of the path MTU must fit the port MTU. */
 	if ((mask & (A(PATH_MTU) | A(PATH))) && t &&
 	    rnic_pmtu_bytes((mask & A(PATH_MTU)) ? c->path_mtu : qp->path_mtu) >
-	    v2_tmpl_max_payload(d, t, V2_RETH_LEN + V2_IMM_LEN))
+	    rdma_tmpl_max_payload(d, t, RDMA_RETH_LEN + RDMA_IMM_LEN))
 		return RNIC_AQ_BAD_PARAM;
 	return RNIC_AQ_SUCCESS;
 }
 
-static void apply_values(struct rdev *d, struct v2_qp *qp,
+static void apply_values(struct rdev *d, struct rdma_qp *qp,
 			 const struct rnic_aq_modify_qp *c, u32 mask,
 			 const struct rnic_hdr_tmpl *path)
 {
@@ -588,7 +588,7 @@ static void apply_values(struct rdev *d, struct v2_qp *qp,
 		qp->qkey = le32_to_cpu(c->qkey);
 	if (mask & A(PATH)) {
 		if (!qp->has_path)
-			d->v2->npaths++;
+			d->rdma->npaths++;
 		qp->has_path = true;
 		qp->path = *path;
 	}
@@ -617,19 +617,19 @@ static void apply_values(struct rdev *d, struct v2_qp *qp,
 }
 
 /* RESET: every index, slot and piece of transport state back to zero. */
-static void qp_to_reset(struct rdev *d, struct v2_qp *qp)
+static void qp_to_reset(struct rdev *d, struct rdma_qp *qp)
 {
-	v2_runq_remove(d, qp);
+	rdma_runq_remove(d, qp);
 	if (qp->srq_taken)
 		qp->srq->in_use[qp->srq_slot_taken] = 0;
 	qp->srq_taken = false;
 	qp->sq_pi = qp->sq_next = qp->sq_ci = 0;
 	qp->rq_pi = qp->rq_next = qp->rq_ci = 0;
-	v2_slot_write(d, qp->page, qp->sq_slot, 0);
+	rdma_slot_write(d, qp->page, qp->sq_slot, 0);
 	if (qp->rq_slot != RNIC_DB_NONE)
-		v2_slot_write(d, qp->page, qp->rq_slot, 0);
+		rdma_slot_write(d, qp->page, qp->rq_slot, 0);
 	if (qp->has_path)
-		d->v2->npaths--;
+		d->rdma->npaths--;
 	qp->has_path = false;
 	qp->comm_est_sent = false;
 	qp->fatal_sent = false;
@@ -641,7 +641,7 @@ static void qp_to_reset(struct rdev *d, struct v2_qp *qp)
 	qp->rc_fatal_pending = false;
 }
 
-static void qp_entered(struct rdev *d, struct v2_qp *qp, u8 old)
+static void qp_entered(struct rdev *d, struct rdma_qp *qp, u8 old)
 {
 	if (qp->state == RNIC_QPS_RESET) {
 		if (old != RNIC_QPS_RESET)
@@ -659,12 +659,12 @@ static void qp_entered(struct rdev *d, struct v2_qp *qp, u8 old)
 	case RNIC_QPS_RTS:
 		if (old == RNIC_QPS_SQD)
 			qp->sq_drained_sent = false;
-		v2_runq_add(d, qp);
+		rdma_runq_add(d, qp);
 		break;
 	case RNIC_QPS_SQD:
 		if (old != RNIC_QPS_SQD)
 			qp->sq_drained_sent = false;
-		v2_qp_sq_idle(d, qp);
+		rdma_qp_sq_idle(d, qp);
 		break;
 	default:
 		break;
@@ -672,7 +672,7 @@ static void qp_entered(struct rdev *d, struct v2_qp *qp, u8 old)
 }
 
 /* UD/GSI: the transition and its attribute mask (RC: the engine's) */
-static u8 check_trans(struct v2_qp *qp, const struct rnic_aq_modify_qp *c,
+static u8 check_trans(struct rdma_qp *qp, const struct rnic_aq_modify_qp *c,
 		      u32 mask, u8 *target)
 {
 	const struct qp_trans *tr;
@@ -690,31 +690,31 @@ static u8 check_trans(struct v2_qp *qp, const struct rnic_aq_modify_qp *c,
 	return RNIC_AQ_SUCCESS;
 }
 
-u8 v2_cmd_modify_qp(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_modify_qp(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_modify_qp *c = (const void *)e;
 	u32 mask = le32_to_cpu(c->attr_mask), attrs;
 	struct rnic_hdr_tmpl path;
-	struct v2_qp *qp;
+	struct rdma_qp *qp;
 	u8 target, old;
 	u8 st;
 
-	qp = v2_qp_get(d, le32_to_cpu(c->qpn));
+	qp = rdma_qp_get(d, le32_to_cpu(c->qpn));
 	if (!qp)
 		return RNIC_AQ_NOT_FOUND;
 	/* The state comes back whatever happens, so a stale driver resyncs. */
 	resp->modify_qp.state = qp->state;
 	if ((mask & ~RNIC_QP_ATTR_ALL) ||
-	    !v2_all_zero(c->reserved0, sizeof(c->reserved0)) ||
-	    !v2_all_zero(c->reserved1, sizeof(c->reserved1)) ||
+	    !rdma_all_zero(c->reserved0, sizeof(c->reserved0)) ||
+	    !rdma_all_zero(c->reserved1, sizeof(c->reserved1)) ||
 	    ((mask & A(STATE)) && c->state > RNIC_QPS_ERR) ||
 	    ((mask & A(CUR_STATE)) && c->cur_state > RNIC_QPS_ERR))
 		return RNIC_AQ_BAD_PARAM;
 	old = qp->state;
 	if (qp->type == RNIC_QPT_RC) {
 		target = (mask & A(STATE)) ? c->state : old;
-		st = v2_rc_modify_check(d, qp, c);
+		st = rdma_rc_modify_check(d, qp, c);
 	} else {
 		st = check_trans(qp, c, mask, &target);
 	}
@@ -726,7 +726,7 @@ u8 v2_cmd_modify_qp(struct rdev *d, const union rnic_aq_entry *e,
 		return st;
 	apply_values(d, qp, c, attrs, &path);
 	if (qp->type == RNIC_QPT_RC)
-		v2_rc_modify(d, qp, c);	/* mirrors the state back */
+		rdma_rc_modify(d, qp, c);	/* mirrors the state back */
 	else
 		qp->state = target;
 	qp_entered(d, qp, old);
@@ -736,11 +736,11 @@ u8 v2_cmd_modify_qp(struct rdev *d, const union rnic_aq_entry *e,
 
 /* ---- QUERY_QP, DESTROY_QP ---- */
 
-u8 v2_cmd_query_qp(struct rdev *d, const union rnic_aq_entry *e,
+u8 rdma_cmd_query_qp(struct rdev *d, const union rnic_aq_entry *e,
 		   union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_query_obj *c = (const void *)e;
-	struct v2_qp *qp = v2_qp_get(d, le32_to_cpu(c->handle));
+	struct rdma_qp *qp = rdma_qp_get(d, le32_to_cpu(c->handle));
 	struct rnic_qp_query q = {};
 
 	if (c->scope)
@@ -754,7 +754,7 @@ u8 v2_cmd_query_qp(struct rdev *d, const union rnic_aq_entry *e,
 		q.flags |= RNIC_QPQ_F_SQD_NOTIFY;
 	if (qp->has_path)
 		q.flags |= RNIC_QPQ_F_PATH;
-	if (qp->type == RNIC_QPT_RC && v2_rc_sq_busy(d, qp))
+	if (qp->type == RNIC_QPT_RC && rdma_rc_sq_busy(d, qp))
 		q.flags |= RNIC_QPQ_F_SQ_DRAINING;
 	q.sq_psn = cpu_to_le32(qp->sq_psn);
 	q.rq_psn = cpu_to_le32(qp->rq_psn);
@@ -777,24 +777,24 @@ u8 v2_cmd_query_qp(struct rdev *d, const union rnic_aq_entry *e,
 	q.recv_cqn = cpu_to_le32(qp->rcq->cqn);
 	q.srqn = cpu_to_le32(qp->srq ? qp->srq->srqn : 0);
 	if (qp->type == RNIC_QPT_RC)
-		v2_rc_query(d, qp, &q);
+		rdma_rc_query(d, qp, &q);
 	resp->query.len = cpu_to_le32(sizeof(q));
-	return v2_put_result(d, le64_to_cpu(c->buf_addr),
+	return rdma_put_result(d, le64_to_cpu(c->buf_addr),
 			     le32_to_cpu(c->buf_len), &q, sizeof(q));
 }
 
-void v2_qp_free(struct rdev *d, struct v2_qp *qp)
+void rdma_qp_free(struct rdev *d, struct rdma_qp *qp)
 {
 	if (qp->type == RNIC_QPT_RC)
-		v2_rc_destroy(d, qp);
-	v2_runq_remove(d, qp);
+		rdma_rc_destroy(d, qp);
+	rdma_runq_remove(d, qp);
 	if (qp->srq_taken)
 		qp->srq->in_use[qp->srq_slot_taken] = 0;
 	if (qp->has_path)
-		d->v2->npaths--;
+		d->rdma->npaths--;
 	if (qp->type == RNIC_QPT_GSI)
-		d->v2->gsi_exists = false;
-	idtab_free(&d->v2->qps, qp->qpn);
+		d->rdma->gsi_exists = false;
+	idtab_free(&d->rdma->qps, qp->qpn);
 	qp->pd->refs--;
 	qp->scq->refs--;
 	qp->rcq->refs--;
@@ -803,13 +803,13 @@ void v2_qp_free(struct rdev *d, struct v2_qp *qp)
 	qp_release(d, qp);
 }
 
-u8 v2_cmd_destroy_qp(struct rdev *d, const union rnic_aq_entry *e)
+u8 rdma_cmd_destroy_qp(struct rdev *d, const union rnic_aq_entry *e)
 {
 	const struct rnic_aq_obj *c = (const void *)e;
-	struct v2_qp *qp = v2_qp_get(d, le32_to_cpu(c->handle));
+	struct rdma_qp *qp = rdma_qp_get(d, le32_to_cpu(c->handle));
 
 	if (!qp)
 		return RNIC_AQ_NOT_FOUND;
-	v2_qp_free(d, qp);
+	rdma_qp_free(d, qp);
 	return RNIC_AQ_SUCCESS;
 }

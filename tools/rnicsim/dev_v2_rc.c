@@ -18,7 +18,7 @@
 #include "dev_v2.h"
 #include "rc.h"
 
-static struct v2_qp *to_qp(struct rc_qp *rq)
+static struct rdma_qp *to_qp(struct rc_qp *rq)
 {
 	return rq->priv;
 }
@@ -39,15 +39,15 @@ static void to_rc_sge(struct rc_sge *dst, const struct rnic_data_sge *src,
 
 static int op_sq_peek(struct rc_qp *rq, u16 idx, struct rc_swqe *wqe)
 {
-	struct v2_qp *qp = to_qp(rq);
+	struct rdma_qp *qp = to_qp(rq);
 	struct rdev *d = qp->d;
 	u16 posted = qp->sq_pi - idx;
-	struct v2_swqe w;
+	struct rdma_swqe w;
 	u8 syn;
 
 	if (!posted || posted > (1U << qp->sq.log2_depth))
 		return RC_WQE_NONE;
-	syn = v2_sq_fetch(d, qp, idx, &w);
+	syn = rdma_sq_fetch(d, qp, idx, &w);
 	memset(wqe, 0, offsetof(struct rc_swqe, sge));
 	wqe->idx = idx;
 	wqe->opcode = w.opcode;
@@ -91,21 +91,21 @@ static int op_sq_peek(struct rc_qp *rq, u16 idx, struct rc_swqe *wqe)
 
 static int op_rq_take(struct rc_qp *rq, struct rc_rwqe *wqe)
 {
-	struct v2_qp *qp = to_qp(rq);
-	struct v2_rwqe w;
+	struct rdma_qp *qp = to_qp(rq);
+	struct rdma_rwqe w;
 	u64 info = 0;
 	u8 syn = 0;
 	int rc;
 
 	memset(wqe, 0, offsetof(struct rc_rwqe, sge));
-	rc = v2_rwqe_peek(qp->d, qp, &w, &syn, &info);
+	rc = rdma_rwqe_peek(qp->d, qp, &w, &syn, &info);
 	if (rc == -ENOENT)
 		return RC_WQE_NONE;
 	if (rc < 0) {
 		wqe->syndrome = syn;
 		return RC_WQE_FATAL;
 	}
-	v2_rwqe_take(qp->d, qp, &w);
+	rdma_rwqe_take(qp->d, qp, &w);
 	wqe->idx = w.idx;
 	wqe->srq = w.srq;
 	if (rc > 0) {
@@ -127,9 +127,9 @@ static u8 op_mem(struct rc_qp *rq, enum rc_mem_op op, u32 key, u64 va,
 		[RC_MEM_REMOTE_WRITE] = RNIC_ACCESS_REMOTE_WRITE,
 		[RC_MEM_REMOTE_READ] = RNIC_ACCESS_REMOTE_READ,
 	};
-	struct v2_qp *qp = to_qp(rq);
-	struct v2_pd *pd = qp->pd;
-	struct v2_mr *mr;
+	struct rdma_qp *qp = to_qp(rq);
+	struct rdma_pd *pd = qp->pd;
+	struct rdma_mr *mr;
 	bool write;
 	int rc;
 	u8 syn;
@@ -139,12 +139,12 @@ static u8 op_mem(struct rc_qp *rq, enum rc_mem_op op, u32 key, u64 va,
 	/* Receive buffers of an SRQ belong to the SRQ's PD. */
 	if (op == RC_MEM_RECV_WRITE && qp->srq)
 		pd = qp->srq->pd;
-	syn = v2_key_check(qp->d, key, pd, need[op], va, len, &mr);
+	syn = rdma_key_check(qp->d, key, pd, need[op], va, len, &mr);
 	if (syn || !buf || !len)
 		return syn;
 	write = op != RC_MEM_LOCAL_READ && op != RC_MEM_REMOTE_READ;
-	rc = write ? v2_mr_write(qp->d, mr, va, buf, len) :
-		     v2_mr_read(qp->d, mr, va, buf, len);
+	rc = write ? rdma_mr_write(qp->d, mr, va, buf, len) :
+		     rdma_mr_read(qp->d, mr, va, buf, len);
 	if (rc) {
 		RDEV_INC(qp->d, dma_errors);
 		return RNIC_ERR_DMA_OOB;
@@ -155,18 +155,18 @@ static u8 op_mem(struct rc_qp *rq, enum rc_mem_op op, u32 key, u64 va,
 static u8 op_atomic(struct rc_qp *rq, u32 rkey, u64 va, bool cmp_swap,
 		    u64 compare_add, u64 swap, u64 *orig)
 {
-	struct v2_qp *qp = to_qp(rq);
-	struct v2_mr *mr;
+	struct rdma_qp *qp = to_qp(rq);
+	struct rdma_mr *mr;
 	__le64 v;
 	u64 old, new;
 	u8 syn;
 
-	syn = v2_key_check(qp->d, rkey, qp->pd, RNIC_ACCESS_REMOTE_ATOMIC, va,
+	syn = rdma_key_check(qp->d, rkey, qp->pd, RNIC_ACCESS_REMOTE_ATOMIC, va,
 			   8, &mr);
 	if (syn)
 		return syn;
 	/* One thread runs the device: this is atomic against its atomics. */
-	if (v2_mr_read(qp->d, mr, va, &v, 8))
+	if (rdma_mr_read(qp->d, mr, va, &v, 8))
 		goto dma;
 	old = le64_to_cpu(v);
 	if (cmp_swap)
@@ -174,7 +174,7 @@ static u8 op_atomic(struct rc_qp *rq, u32 rkey, u64 va, bool cmp_swap,
 	else
 		new = old + compare_add;
 	v = cpu_to_le64(new);
-	if (v2_mr_write(qp->d, mr, va, &v, 8))
+	if (rdma_mr_write(qp->d, mr, va, &v, 8))
 		goto dma;
 	*orig = old;
 	return 0;
@@ -185,37 +185,37 @@ dma:
 
 static u8 op_invalidate(struct rc_qp *rq, u32 key)
 {
-	struct v2_qp *qp = to_qp(rq);
+	struct rdma_qp *qp = to_qp(rq);
 
-	return v2_remote_inv(qp->d, qp, key);
+	return rdma_remote_inv(qp->d, qp, key);
 }
 
 static u8 op_local_op(struct rc_qp *rq, const struct rc_swqe *wqe)
 {
-	struct v2_qp *qp = to_qp(rq);
-	struct v2_swqe w;
+	struct rdma_qp *qp = to_qp(rq);
+	struct rdma_swqe w;
 	u8 syn;
 
-	memset(&w, 0, offsetof(struct v2_swqe, sge));
+	memset(&w, 0, offsetof(struct rdma_swqe, sge));
 	w.idx = wqe->idx;
 	w.opcode = wqe->opcode;
 	w.flags = wqe->flags;
 	w.imm_key = wqe->key;
 	w.seg = wqe->seg;
-	syn = v2_local_op(qp->d, qp, &w);
+	syn = rdma_local_op(qp->d, qp, &w);
 	if (syn >= RNIC_ERR_BAD_KEY && syn <= RNIC_ERR_KEY_STATE)
-		V2_INC(qp->d, key_violations);
+		RDMA_INC(qp->d, key_violations);
 	return syn;
 }
 
 static int op_emit(struct rc_qp *rq, const u8 *pkt, size_t len)
 {
-	struct v2_qp *qp = to_qp(rq);
+	struct rdma_qp *qp = to_qp(rq);
 	int rc;
 
 	if (!qp->has_path)
 		return -ENETUNREACH;	/* lost; cannot happen after RTR */
-	rc = v2_tx_raw(qp->d, qp, &qp->path, pkt, len);
+	rc = rdma_tx_raw(qp->d, qp, &qp->path, pkt, len);
 	if (rc == -EAGAIN && !qp->pfc_wait) {
 		/* Paused: parked until PFC lets the priority go. */
 		qp->pfc_wait = true;
@@ -226,10 +226,10 @@ static int op_emit(struct rc_qp *rq, const u8 *pkt, size_t len)
 
 static int op_complete(struct rc_qp *rq, const struct rc_cqe *cqe)
 {
-	struct v2_qp *qp = to_qp(rq);
+	struct rdma_qp *qp = to_qp(rq);
 	struct rnic_rdma_cqe c = {};
 	bool recv = cqe->opcode & RNIC_CQE_OP_RECV_BIT;
-	struct v2_cq *cq = recv ? qp->rcq : qp->scq;
+	struct rdma_cq *cq = recv ? qp->rcq : qp->scq;
 
 	if (!recv) {
 		qp->sq_ci = cqe->wqe_idx + 1;
@@ -264,19 +264,19 @@ static int op_complete(struct rc_qp *rq, const struct rc_cqe *cqe)
 		else if (c.flags & RNIC_RCQE_F_INV)
 			c.inv_key = cpu_to_le32(cqe->inv_key);
 	}
-	return v2_cq_post(qp->d, cq, &c, cqe->flags & RC_CQE_F_SOLICITED);
+	return rdma_cq_post(qp->d, cq, &c, cqe->flags & RC_CQE_F_SOLICITED);
 }
 
 static void op_event(struct rc_qp *rq, u8 type, u8 reason, u64 info)
 {
-	struct v2_qp *qp = to_qp(rq);
+	struct rdma_qp *qp = to_qp(rq);
 
-	v2_event(qp->d, type, reason, RNIC_EQE_OBJ_QP, qp->qpn, info);
+	rdma_event(qp->d, type, reason, RNIC_EQE_OBJ_QP, qp->qpn, info);
 }
 
 static void op_state_changed(struct rc_qp *rq, u8 old, u8 new)
 {
-	struct v2_qp *qp = to_qp(rq);
+	struct rdma_qp *qp = to_qp(rq);
 
 	(void)old;
 	qp->state = new;
@@ -286,9 +286,9 @@ static void op_state_changed(struct rc_qp *rq, u8 old, u8 new)
 
 static void op_wake(struct rc_qp *rq)
 {
-	struct v2_qp *qp = to_qp(rq);
+	struct rdma_qp *qp = to_qp(rq);
 
-	v2_runq_add(qp->d, qp);
+	rdma_runq_add(qp->d, qp);
 }
 
 static u64 op_now_ns(struct rc_qp *rq)
@@ -296,7 +296,7 @@ static u64 op_now_ns(struct rc_qp *rq)
 	return plat_now_ns(to_qp(rq)->d->p);
 }
 
-static void timed_del(struct v2_dev *v, struct v2_qp *qp)
+static void timed_del(struct rdma_dev *v, struct rdma_qp *qp)
 {
 	if (!qp->rc_listed)
 		return;
@@ -310,11 +310,11 @@ static void timed_del(struct v2_dev *v, struct v2_qp *qp)
 	qp->rc_listed = false;
 }
 
-/* Cleared timers stay listed until the tick passes them (see v2_dev). */
+/* Cleared timers stay listed until the tick passes them (see rdma_dev). */
 static void op_timer_set(struct rc_qp *rq, u64 deadline_ns)
 {
-	struct v2_qp *qp = to_qp(rq);
-	struct v2_dev *v = qp->d->v2;
+	struct rdma_qp *qp = to_qp(rq);
+	struct rdma_dev *v = qp->d->rdma;
 
 	qp->rc_deadline = deadline_ns;
 	if (!deadline_ns || qp->rc_listed)
@@ -327,7 +327,7 @@ static void op_timer_set(struct rc_qp *rq, u64 deadline_ns)
 	v->rc_timed = qp;
 }
 
-static const struct rc_ops v2_rc_ops = {
+static const struct rc_ops rdma_rc_ops = {
 	.sq_peek = op_sq_peek,
 	.rq_take = op_rq_take,
 	.mem = op_mem,
@@ -346,34 +346,34 @@ static const struct rc_ops v2_rc_ops = {
 /* ---- what the device asks of the engine ---- */
 
 /* Calls into the engine are bracketed: errors found meanwhile wait. */
-static void enter(struct v2_qp *qp)
+static void enter(struct rdma_qp *qp)
 {
 	qp->rc_busy++;
 }
 
-static void leave(struct v2_qp *qp)
+static void leave(struct rdma_qp *qp)
 {
 	if (--qp->rc_busy || !qp->rc_fatal_pending)
 		return;
 	qp->rc_fatal_pending = false;
 	if (qp->state != RNIC_QPS_ERR && qp->state != RNIC_QPS_RESET)
-		v2_rc_fatal(qp->d, qp, qp->rc_fatal_reason, qp->rc_fatal_info);
+		rdma_rc_fatal(qp->d, qp, qp->rc_fatal_reason, qp->rc_fatal_info);
 }
 
-int v2_rc_create(struct rdev *d, struct v2_qp *qp)
+int rdma_rc_create(struct rdev *d, struct rdma_qp *qp)
 {
 	qp->rc = malloc(sizeof(*qp->rc));
 	if (!qp->rc)
 		return -ENOMEM;
-	rc_qp_init(qp->rc, &v2_rc_ops, qp, qp->qpn);
+	rc_qp_init(qp->rc, &rdma_rc_ops, qp, qp->qpn);
 	qp->rc->srq = qp->srq;
-	qp->rc->port_stats = d->v2->ctr;
+	qp->rc->port_stats = d->rdma->ctr;
 	return 0;
 }
 
-void v2_rc_destroy(struct rdev *d, struct v2_qp *qp)
+void rdma_rc_destroy(struct rdev *d, struct rdma_qp *qp)
 {
-	timed_del(d->v2, qp);
+	timed_del(d->rdma, qp);
 	free(qp->rc);
 	qp->rc = NULL;
 }
@@ -399,7 +399,7 @@ static void attr_from_cmd(const struct rnic_aq_modify_qp *c,
 	a->dest_qpn = le32_to_cpu(c->dest_qpn);
 }
 
-u8 v2_rc_modify_check(struct rdev *d, struct v2_qp *qp,
+u8 rdma_rc_modify_check(struct rdev *d, struct rdma_qp *qp,
 		      const struct rnic_aq_modify_qp *c)
 {
 	struct rc_attr a;
@@ -409,28 +409,28 @@ u8 v2_rc_modify_check(struct rdev *d, struct v2_qp *qp,
 	return rc_modify_check(qp->rc, &a);
 }
 
-void v2_rc_modify(struct rdev *d, struct v2_qp *qp,
+void rdma_rc_modify(struct rdev *d, struct rdma_qp *qp,
 		  const struct rnic_aq_modify_qp *c)
 {
 	struct rc_attr a;
 
 	attr_from_cmd(c, &a);
-	qp->rc->pkey = d->v2->pkey[qp->pkey_index];
+	qp->rc->pkey = d->rdma->pkey[qp->pkey_index];
 	enter(qp);
 	rc_modify(qp->rc, &a);
 	leave(qp);
 }
 
-void v2_rc_fatal(struct rdev *d, struct v2_qp *qp, u8 reason, u64 info)
+void rdma_rc_fatal(struct rdev *d, struct rdma_qp *qp, u8 reason, u64 info)
 {
 	if (qp->rc_busy) {
 		qp->rc_fatal_pending = true;
 		qp->rc_fatal_reason = reason;
 		qp->rc_fatal_info = info;
-		v2_runq_add(d, qp);
+		rdma_runq_add(d, qp);
 		return;
 	}
-	V2_INC(d, qp_errors);
+	RDMA_INC(d, qp_errors);
 	plat_log(d->p, "qp 0x%x fatal: reason %u info 0x%llx", qp->qpn,
 		 reason, (unsigned long long)info);
 	enter(qp);
@@ -438,7 +438,7 @@ void v2_rc_fatal(struct rdev *d, struct v2_qp *qp, u8 reason, u64 info)
 	leave(qp);
 }
 
-void v2_rc_sq_doorbell(struct rdev *d, struct v2_qp *qp)
+void rdma_rc_sq_doorbell(struct rdev *d, struct rdma_qp *qp)
 {
 	(void)d;
 	enter(qp);
@@ -446,7 +446,7 @@ void v2_rc_sq_doorbell(struct rdev *d, struct v2_qp *qp)
 	leave(qp);
 }
 
-void v2_rc_rq_doorbell(struct rdev *d, struct v2_qp *qp)
+void rdma_rc_rq_doorbell(struct rdev *d, struct rdma_qp *qp)
 {
 	(void)d;
 	enter(qp);
@@ -454,14 +454,14 @@ void v2_rc_rq_doorbell(struct rdev *d, struct v2_qp *qp)
 	leave(qp);
 }
 
-bool v2_rc_send_step(struct rdev *d, struct v2_qp *qp)
+bool rdma_rc_send_step(struct rdev *d, struct rdma_qp *qp)
 {
 	bool more;
 
 	if (qp->pfc_wait)
 		return false;
 	if (qp->has_path &&
-	    rdev_pfc_paused_now(d, v2_tmpl_prio(&qp->path))) {
+	    rdev_pfc_paused_now(d, rdma_tmpl_prio(&qp->path))) {
 		qp->pfc_wait = true;
 		qp->pfc_since = plat_now_ns(d->p);
 		return false;
@@ -473,7 +473,7 @@ bool v2_rc_send_step(struct rdev *d, struct v2_qp *qp)
 	return more;
 }
 
-void v2_rc_resumed(struct rdev *d, struct v2_qp *qp, u64 paused_ns)
+void rdma_rc_resumed(struct rdev *d, struct rdma_qp *qp, u64 paused_ns)
 {
 	(void)d;
 	enter(qp);
@@ -481,7 +481,7 @@ void v2_rc_resumed(struct rdev *d, struct v2_qp *qp, u64 paused_ns)
 	leave(qp);
 }
 
-void v2_rc_recv(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt)
+void rdma_rc_recv(struct rdev *d, struct rdma_qp *qp, struct rdma_pkt *pkt)
 {
 	(void)d;
 	enter(qp);
@@ -494,15 +494,15 @@ void v2_rc_recv(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt)
  * the list during a tick (a timer that fires may arm others: they go to
  * the head), so the next one is still there after the current one ran.
  */
-u64 v2_rc_tick(struct rdev *d, u64 now)
+u64 rdma_rc_tick(struct rdev *d, u64 now)
 {
-	struct v2_qp *qp, *nqp;
+	struct rdma_qp *qp, *nqp;
 	u64 next = 0;
 
-	for (qp = d->v2->rc_timed; qp; qp = nqp) {
+	for (qp = d->rdma->rc_timed; qp; qp = nqp) {
 		nqp = qp->rc_next;
 		if (!qp->rc || !qp->rc_deadline) {
-			timed_del(d->v2, qp);
+			timed_del(d->rdma, qp);
 			continue;
 		}
 		if (now >= qp->rc_deadline) {
@@ -517,18 +517,18 @@ u64 v2_rc_tick(struct rdev *d, u64 now)
 	return next;
 }
 
-bool v2_rc_sq_busy(struct rdev *d, struct v2_qp *qp)
+bool rdma_rc_sq_busy(struct rdev *d, struct rdma_qp *qp)
 {
 	(void)d;
 	return rc_sq_draining(qp->rc);
 }
 
-const u64 *v2_rc_qp_stats(struct v2_qp *qp)
+const u64 *rdma_rc_qp_stats(struct rdma_qp *qp)
 {
 	return qp->rc->qp_stats;
 }
 
-void v2_rc_query(struct rdev *d, struct v2_qp *qp, struct rnic_qp_query *q)
+void rdma_rc_query(struct rdev *d, struct rdma_qp *qp, struct rnic_qp_query *q)
 {
 	const struct rc_qp *rq = qp->rc;
 	unsigned int i, used = 0;
@@ -559,15 +559,15 @@ void v2_rc_query(struct rdev *d, struct v2_qp *qp, struct rnic_qp_query *q)
 }
 
 /* SET_PKEY changed an entry: RC QPs using it send the new P_Key. */
-void v2_rc_pkey_changed(struct rdev *d, u16 index)
+void rdma_rc_pkey_changed(struct rdev *d, u16 index)
 {
-	struct v2_idtab *t = &d->v2->qps;
+	struct rdma_idtab *t = &d->rdma->qps;
 	u32 i;
 
 	for (i = 0; i <= t->mask; i++) {
-		struct v2_qp *qp = t->obj[i];
+		struct rdma_qp *qp = t->obj[i];
 
 		if (qp && qp->rc && qp->pkey_index == index)
-			qp->rc->pkey = d->v2->pkey[index];
+			qp->rc->pkey = d->rdma->pkey[index];
 	}
 }

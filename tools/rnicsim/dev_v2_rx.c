@@ -37,16 +37,16 @@ static u32 get_be32(const u8 *p)
 
 static bool fifo_put(struct rdev *d, const u8 *frame, size_t len)
 {
-	struct v2_dev *v = d->v2;
-	struct v2_fifo_ent *f;
+	struct rdma_dev *v = d->rdma;
+	struct rdma_fifo_ent *f;
 
 	if (len > sizeof(f->data))
 		return false;	/* the MAC already dropped longer frames */
-	if (v->fifo_count >= V2_RX_FIFO) {
-		V2_INC(d, rx_drop_fifo_full);
+	if (v->fifo_count >= RDMA_RX_FIFO) {
+		RDMA_INC(d, rx_drop_fifo_full);
 		return false;
 	}
-	f = &v->fifo[(v->fifo_head + v->fifo_count) % V2_RX_FIFO];
+	f = &v->fifo[(v->fifo_head + v->fifo_count) % RDMA_RX_FIFO];
 	memcpy(f->data, frame, len);
 	f->len = len;
 	v->fifo_count++;
@@ -59,7 +59,7 @@ static bool fifo_put(struct rdev *d, const u8 *frame, size_t len)
  * whole batch before it sends, which is what coalesces ACKs (one per
  * batch), and a burst fills the buffer the 2.0 PFC watermarks watch.
  */
-void v2_rx_frame(struct rdev *d, const u8 *frame, size_t len,
+void rdma_rx_frame(struct rdev *d, const u8 *frame, size_t len,
 		 const struct pkt_info *info)
 {
 	(void)info;	/* classified again when the transport takes it */
@@ -69,7 +69,7 @@ void v2_rx_frame(struct rdev *d, const u8 *frame, size_t len,
 	rdev_pfc_check_now(d);
 }
 
-void v2_rx_loopback(struct rdev *d, const u8 *frame, size_t len)
+void rdma_rx_loopback(struct rdev *d, const u8 *frame, size_t len)
 {
 	fifo_put(d, frame, len);	/* the running pump takes it */
 }
@@ -86,12 +86,12 @@ static bool is_v1(const u8 *frame, size_t len)
 static void count_malformed(struct rdev *d, bool v1)
 {
 	if (v1)
-		V2_INC(d, rx_drop_malformed_v1);
+		RDMA_INC(d, rx_drop_malformed_v1);
 	else
-		V2_INC(d, rx_drop_malformed_v2);
+		RDMA_INC(d, rx_drop_malformed_v2);
 }
 
-void v2_rx_malformed(struct rdev *d, const u8 *frame, size_t len)
+void rdma_rx_malformed(struct rdev *d, const u8 *frame, size_t len)
 {
 	u16 type = get_be16(frame + 12);
 
@@ -113,40 +113,40 @@ enum {
 static int op_ext(u8 op)
 {
 	switch (op) {
-	case V2_OP_RC_SEND_FIRST:
-	case V2_OP_RC_SEND_MIDDLE:
-	case V2_OP_RC_SEND_LAST:
-	case V2_OP_RC_SEND_ONLY:
-	case V2_OP_RC_WRITE_MIDDLE:
-	case V2_OP_RC_WRITE_LAST:
-	case V2_OP_RC_READ_RESP_MIDDLE:
+	case RDMA_OP_RC_SEND_FIRST:
+	case RDMA_OP_RC_SEND_MIDDLE:
+	case RDMA_OP_RC_SEND_LAST:
+	case RDMA_OP_RC_SEND_ONLY:
+	case RDMA_OP_RC_WRITE_MIDDLE:
+	case RDMA_OP_RC_WRITE_LAST:
+	case RDMA_OP_RC_READ_RESP_MIDDLE:
 		return 0;
-	case V2_OP_RC_SEND_LAST_IMM:
-	case V2_OP_RC_SEND_ONLY_IMM:
-	case V2_OP_RC_WRITE_LAST_IMM:
+	case RDMA_OP_RC_SEND_LAST_IMM:
+	case RDMA_OP_RC_SEND_ONLY_IMM:
+	case RDMA_OP_RC_WRITE_LAST_IMM:
 		return X_IMM;
-	case V2_OP_RC_WRITE_FIRST:
-	case V2_OP_RC_WRITE_ONLY:
-	case V2_OP_RC_READ_REQ:
+	case RDMA_OP_RC_WRITE_FIRST:
+	case RDMA_OP_RC_WRITE_ONLY:
+	case RDMA_OP_RC_READ_REQ:
 		return X_RETH;
-	case V2_OP_RC_WRITE_ONLY_IMM:
+	case RDMA_OP_RC_WRITE_ONLY_IMM:
 		return X_RETH | X_IMM;
-	case V2_OP_RC_READ_RESP_FIRST:
-	case V2_OP_RC_READ_RESP_LAST:
-	case V2_OP_RC_READ_RESP_ONLY:
-	case V2_OP_RC_ACK:
+	case RDMA_OP_RC_READ_RESP_FIRST:
+	case RDMA_OP_RC_READ_RESP_LAST:
+	case RDMA_OP_RC_READ_RESP_ONLY:
+	case RDMA_OP_RC_ACK:
 		return X_AETH;
-	case V2_OP_RC_ATOMIC_ACK:
+	case RDMA_OP_RC_ATOMIC_ACK:
 		return X_AETH | X_ATOMICACK;
-	case V2_OP_RC_CMP_SWAP:
-	case V2_OP_RC_FETCH_ADD:
+	case RDMA_OP_RC_CMP_SWAP:
+	case RDMA_OP_RC_FETCH_ADD:
 		return X_ATOMIC;
-	case V2_OP_RC_SEND_LAST_INV:
-	case V2_OP_RC_SEND_ONLY_INV:
+	case RDMA_OP_RC_SEND_LAST_INV:
+	case RDMA_OP_RC_SEND_ONLY_INV:
 		return X_IETH;
-	case V2_OP_UD_SEND_ONLY:
+	case RDMA_OP_UD_SEND_ONLY:
 		return X_DETH;
-	case V2_OP_UD_SEND_ONLY_IMM:
+	case RDMA_OP_UD_SEND_ONLY_IMM:
 		return X_DETH | X_IMM;
 	default:
 		return -1;
@@ -155,46 +155,46 @@ static int op_ext(u8 op)
 
 static unsigned int ext_len(int ext)
 {
-	return ((ext & X_RETH) ? V2_RETH_LEN : 0) +
-	       ((ext & X_IMM) ? V2_IMM_LEN : 0) +
-	       ((ext & X_IETH) ? V2_IETH_LEN : 0) +
-	       ((ext & X_AETH) ? V2_AETH_LEN : 0) +
-	       ((ext & X_ATOMIC) ? V2_ATOMICETH_LEN : 0) +
-	       ((ext & X_ATOMICACK) ? V2_ATOMICACK_LEN : 0) +
-	       ((ext & X_DETH) ? V2_DETH_LEN : 0);
+	return ((ext & X_RETH) ? RDMA_RETH_LEN : 0) +
+	       ((ext & X_IMM) ? RDMA_IMM_LEN : 0) +
+	       ((ext & X_IETH) ? RDMA_IETH_LEN : 0) +
+	       ((ext & X_AETH) ? RDMA_AETH_LEN : 0) +
+	       ((ext & X_ATOMIC) ? RDMA_ATOMICETH_LEN : 0) +
+	       ((ext & X_ATOMICACK) ? RDMA_ATOMICACK_LEN : 0) +
+	       ((ext & X_DETH) ? RDMA_DETH_LEN : 0);
 }
 
 /* Point the packet's fields at its extension headers, in wire order. */
-static void parse_ext(struct v2_pkt *pkt, const u8 *p, int ext)
+static void parse_ext(struct rdma_pkt *pkt, const u8 *p, int ext)
 {
 	if (ext & X_DETH) {
 		pkt->qkey = get_be32(p);
 		pkt->sqpn = get_be24(p + 5);
-		p += V2_DETH_LEN;
+		p += RDMA_DETH_LEN;
 	}
 	if (ext & X_RETH) {
 		pkt->reth = p;
-		p += V2_RETH_LEN;
+		p += RDMA_RETH_LEN;
 	}
 	if (ext & X_AETH) {
 		pkt->aeth = p;
-		p += V2_AETH_LEN;
+		p += RDMA_AETH_LEN;
 	}
 	if (ext & X_ATOMICACK) {
 		pkt->atomicack = p;
-		p += V2_ATOMICACK_LEN;
+		p += RDMA_ATOMICACK_LEN;
 	}
 	if (ext & X_ATOMIC) {
 		pkt->atomiceth = p;
-		p += V2_ATOMICETH_LEN;
+		p += RDMA_ATOMICETH_LEN;
 	}
 	if (ext & X_IMM) {
 		memcpy(&pkt->imm, p, 4);
-		p += V2_IMM_LEN;
+		p += RDMA_IMM_LEN;
 	}
 	if (ext & X_IETH) {
 		pkt->ieth = get_be32(p);
-		p += V2_IETH_LEN;
+		p += RDMA_IETH_LEN;
 	}
 	pkt->payload = p;
 }
@@ -217,7 +217,7 @@ static bool ipv4_ok(const u8 *h)
 }
 
 /* Source and destination as GIDs (IPv4 as ::ffff:a.b.c.d) */
-static void addresses(struct v2_pkt *pkt)
+static void addresses(struct rdma_pkt *pkt)
 {
 	const u8 *l3 = pkt->frame + pkt->l3_off;
 
@@ -236,14 +236,14 @@ static void addresses(struct v2_pkt *pkt)
 	}
 }
 
-static bool is_multicast(const struct v2_pkt *pkt)
+static bool is_multicast(const struct rdma_pkt *pkt)
 {
 	if (pkt->net == RNIC_RX_CLASS_ROCE_V2_IPV4)
 		return (pkt->dgid[12] & 0xf0) == 0xe0;
 	return pkt->dgid[0] == 0xff;
 }
 
-static bool ecn_ce(const struct v2_pkt *pkt)
+static bool ecn_ce(const struct rdma_pkt *pkt)
 {
 	const u8 *l3 = pkt->frame + pkt->l3_off;
 
@@ -253,7 +253,7 @@ static bool ecn_ce(const struct v2_pkt *pkt)
 }
 
 /* Headers, ICRC, destination (checks 1-4). false: dropped, counted. */
-static bool check_frame(struct rdev *d, struct v2_pkt *pkt,
+static bool check_frame(struct rdev *d, struct rdma_pkt *pkt,
 			const struct pkt_info *info)
 {
 	bool v1 = pkt->net == RNIC_RX_CLASS_ROCE_V1;
@@ -267,26 +267,26 @@ static bool check_frame(struct rdev *d, struct v2_pkt *pkt,
 	if (!pkt_icrc_ok(pkt->frame, info)) {
 		RDEV_INC(d, rx_icrc_errors);
 		if (v1)
-			V2_INC(d, rx_icrc_errors_v1);
+			RDMA_INC(d, rx_icrc_errors_v1);
 		else
-			V2_INC(d, rx_icrc_errors_v2);
+			RDMA_INC(d, rx_icrc_errors_v2);
 		return false;
 	}
 	addresses(pkt);
 	if (is_multicast(pkt)) {
-		V2_INC(d, rx_drop_multicast);
+		RDMA_INC(d, rx_drop_multicast);
 		return false;
 	}
-	if (!v2_gid_is_ours(d, pkt->net, pkt->dgid, pkt->vlan,
+	if (!rdma_gid_is_ours(d, pkt->net, pkt->dgid, pkt->vlan,
 			    FIELD_GET(RNIC_VLAN_TCI_VID, pkt->vlan_tci))) {
 		if (v1)
-			V2_INC(d, rx_drop_not_ours_v1);
+			RDMA_INC(d, rx_drop_not_ours_v1);
 		else
-			V2_INC(d, rx_drop_not_ours_v2);
+			RDMA_INC(d, rx_drop_not_ours_v2);
 		return false;
 	}
 	if (ecn_ce(pkt))
-		V2_INC(d, rx_ecn_ce);
+		RDMA_INC(d, rx_ecn_ce);
 	return true;
 }
 
@@ -294,11 +294,11 @@ static bool check_frame(struct rdev *d, struct v2_pkt *pkt,
  * BTH (check 5): fills the BTH fields; *hdr_ok tells whether the
  * extension headers fit (check 12, counted later, in its order).
  */
-static bool check_bth(struct rdev *d, struct v2_pkt *pkt,
+static bool check_bth(struct rdev *d, struct rdma_pkt *pkt,
 		      const struct pkt_info *info, bool *hdr_ok)
 {
 	const u8 *b = pkt->frame + info->bth_off;
-	size_t room = info->icrc_off - info->bth_off - V2_BTH_LEN;
+	size_t room = info->icrc_off - info->bth_off - RDMA_BTH_LEN;
 	int ext = op_ext(b[0]);
 
 	pkt->opcode = b[0];
@@ -310,7 +310,7 @@ static bool check_bth(struct rdev *d, struct v2_pkt *pkt,
 	pkt->ackreq = b[8] & 0x80;
 	pkt->psn = get_be24(b + 9);
 	if ((b[1] & 0x0f) || ext < 0) {
-		V2_INC(d, rx_drop_bad_bth);
+		RDMA_INC(d, rx_drop_bad_bth);
 		return false;
 	}
 	*hdr_ok = room >= ext_len(ext);
@@ -318,10 +318,10 @@ static bool check_bth(struct rdev *d, struct v2_pkt *pkt,
 		size_t rest = room - ext_len(ext);
 
 		if (pkt->pad > rest) {
-			V2_INC(d, rx_drop_bad_bth);
+			RDMA_INC(d, rx_drop_bad_bth);
 			return false;
 		}
-		parse_ext(pkt, b + V2_BTH_LEN, ext);
+		parse_ext(pkt, b + RDMA_BTH_LEN, ext);
 		pkt->paylen = rest - pkt->pad;
 		pkt->bth = b;
 		pkt->tlen = info->icrc_off - info->bth_off;
@@ -335,16 +335,16 @@ static bool is_rc_opcode(u8 op)
 }
 
 /* The P_Key (check 9); GSI accepts any entry of the table. */
-static bool check_pkey(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt)
+static bool check_pkey(struct rdev *d, struct rdma_qp *qp, struct rdma_pkt *pkt)
 {
 	unsigned int i;
 
 	if (qp->type != RNIC_QPT_GSI) {
 		pkt->pkey_index = qp->pkey_index;
-		return v2_pkey_match(pkt->pkey, d->v2->pkey[qp->pkey_index]);
+		return rdma_pkey_match(pkt->pkey, d->rdma->pkey[qp->pkey_index]);
 	}
-	for (i = 0; i < V2_PKEY_TBL_LEN; i++) {
-		if (v2_pkey_match(pkt->pkey, d->v2->pkey[i])) {
+	for (i = 0; i < RDMA_PKEY_TBL_LEN; i++) {
+		if (rdma_pkey_match(pkt->pkey, d->rdma->pkey[i])) {
 			pkt->pkey_index = i;
 			return true;
 		}
@@ -353,13 +353,13 @@ static bool check_pkey(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt)
 }
 
 /* RC: the sender is the peer the QP's path names (check 10). */
-static bool from_peer(struct v2_qp *qp, const struct v2_pkt *pkt)
+static bool from_peer(struct rdma_qp *qp, const struct rdma_pkt *pkt)
 {
 	const struct rnic_hdr_tmpl *t = &qp->path;
 	unsigned int l2 = 14 + ((le32_to_cpu(t->flags) & RNIC_TMPL_F_VLAN) ?
 				4 : 0);
 
-	if (!qp->has_path || v2_tmpl_net(t) != pkt->net)
+	if (!qp->has_path || rdma_tmpl_net(t) != pkt->net)
 		return false;
 	if (pkt->net == RNIC_RX_CLASS_ROCE_V2_IPV4)
 		return !memcmp(t->hdr + l2 + 16, pkt->sgid + 12, 4);
@@ -367,52 +367,52 @@ static bool from_peer(struct v2_qp *qp, const struct v2_pkt *pkt)
 }
 
 /* Checks 6-12 against the destination QP; NULL: dropped, counted. */
-static struct v2_qp *check_qp(struct rdev *d, struct v2_pkt *pkt,
+static struct rdma_qp *check_qp(struct rdev *d, struct rdma_pkt *pkt,
 			      bool hdr_ok)
 {
-	struct v2_qp *qp = v2_qp_get(d, pkt->dqpn);
+	struct rdma_qp *qp = rdma_qp_get(d, pkt->dqpn);
 	bool rc;
 
 	if (!qp) {
-		V2_INC(d, rx_drop_unknown_qpn);
+		RDMA_INC(d, rx_drop_unknown_qpn);
 		return NULL;
 	}
 	rc = qp->type == RNIC_QPT_RC;
 	if (rc != is_rc_opcode(pkt->opcode)) {
-		V2_INC(d, rx_drop_qp_type);
+		RDMA_INC(d, rx_drop_qp_type);
 		return NULL;
 	}
 	if (qp->state != RNIC_QPS_RTR && qp->state != RNIC_QPS_RTS &&
 	    qp->state != RNIC_QPS_SQD) {
-		V2_INC(d, rx_drop_qp_state);
+		RDMA_INC(d, rx_drop_qp_state);
 		return NULL;
 	}
 	if (!check_pkey(d, qp, pkt)) {
-		V2_INC(d, rx_drop_bad_pkey);
+		RDMA_INC(d, rx_drop_bad_pkey);
 		return NULL;
 	}
 	if (rc && !from_peer(qp, pkt)) {
-		V2_INC(d, rx_drop_bad_src);
+		RDMA_INC(d, rx_drop_bad_src);
 		return NULL;
 	}
 	if (!hdr_ok) {
-		V2_INC(d, rx_drop_bad_length);
+		RDMA_INC(d, rx_drop_bad_length);
 		return NULL;
 	}
 	if (!rc && pkt->qkey != (qp->type == RNIC_QPT_GSI ? RNIC_QKEY_GSI :
 							    qp->qkey)) {
-		V2_INC(d, rx_drop_bad_qkey);
+		RDMA_INC(d, rx_drop_bad_qkey);
 		return NULL;
 	}
 	return qp;
 }
 
-void v2_rx_process(struct rdev *d, const u8 *frame, size_t len)
+void rdma_rx_process(struct rdev *d, const u8 *frame, size_t len)
 {
-	struct v2_pkt pkt = { .frame = frame, .len = len };
+	struct rdma_pkt pkt = { .frame = frame, .len = len };
 	struct pkt_info info;
 	enum pkt_class cls;
-	struct v2_qp *qp;
+	struct rdma_qp *qp;
 	bool hdr_ok = false;
 
 	cls = pkt_classify(frame, len, d->port.udp_port, &info);
@@ -443,11 +443,11 @@ void v2_rx_process(struct rdev *d, const u8 *frame, size_t len)
 	if (!qp)
 		return;
 	if (qp->type == RNIC_QPT_RC) {
-		v2_rc_recv(d, qp, &pkt);	/* counts for itself */
+		rdma_rc_recv(d, qp, &pkt);	/* counts for itself */
 		return;
 	}
 	/* Transport packet bytes, as the RC engine counts them */
-	V2_QP_INC(qp, rx_packets);
-	V2_QP_ADD(qp, rx_bytes, pkt.tlen);
-	v2_ud_recv(d, qp, &pkt);
+	RDMA_QP_INC(qp, rx_packets);
+	RDMA_QP_ADD(qp, rx_bytes, pkt.tlen);
+	rdma_ud_recv(d, qp, &pkt);
 }

@@ -36,7 +36,7 @@ static void put_be16(u8 *p, u16 v)
 	p[1] = v & 0xff;
 }
 
-unsigned int v2_tmpl_net(const struct rnic_hdr_tmpl *t)
+unsigned int rdma_tmpl_net(const struct rnic_hdr_tmpl *t)
 {
 	return FIELD_GET(RNIC_TMPL_NET, le32_to_cpu(t->flags));
 }
@@ -47,7 +47,7 @@ static unsigned int tmpl_l2_len(const struct rnic_hdr_tmpl *t)
 			   VLAN_HLEN : 0);
 }
 
-unsigned int v2_tmpl_prio(const struct rnic_hdr_tmpl *t)
+unsigned int rdma_tmpl_prio(const struct rnic_hdr_tmpl *t)
 {
 	if (le32_to_cpu(t->flags) & RNIC_TMPL_F_VLAN)
 		return FIELD_GET(RNIC_VLAN_TCI_PCP, get_be16(t->hdr + 14));
@@ -81,7 +81,7 @@ static int tmpl_check_l3(struct rdev *d, unsigned int net, u16 etype,
 	}
 }
 
-int v2_tmpl_check(struct rdev *d, const struct rnic_hdr_tmpl *t, bool ah)
+int rdma_tmpl_check(struct rdev *d, const struct rnic_hdr_tmpl *t, bool ah)
 {
 	u32 flags = le32_to_cpu(t->flags);
 	u32 allowed = RNIC_TMPL_NET | RNIC_TMPL_F_VLAN |
@@ -93,9 +93,9 @@ int v2_tmpl_check(struct rdev *d, const struct rnic_hdr_tmpl *t, bool ah)
 	if ((flags & ~allowed) || (ah && !(flags & RNIC_TMPL_F_VALID)) ||
 	    (!ah && t->pdn) || !rnic_tmpl_hdr_len(net, vlan) ||
 	    t->hdr_len != rnic_tmpl_hdr_len(net, vlan) ||
-	    !v2_all_zero(t->reserved, sizeof(t->reserved)) ||
+	    !rdma_all_zero(t->reserved, sizeof(t->reserved)) ||
 	    (vlan ? t->prio : t->prio > RNIC_MAX_PRIO) ||
-	    !v2_all_zero(t->hdr + t->hdr_len, RNIC_TMPL_HDR_MAX - t->hdr_len))
+	    !rdma_all_zero(t->hdr + t->hdr_len, RNIC_TMPL_HDR_MAX - t->hdr_len))
 		return -EINVAL;
 	/* A unicast destination: multicast is not provided. */
 	if (t->hdr[0] & 1)
@@ -105,20 +105,20 @@ int v2_tmpl_check(struct rdev *d, const struct rnic_hdr_tmpl *t, bool ah)
 	return tmpl_check_l3(d, net, get_be16(t->hdr + l2 - 2), t->hdr + l2);
 }
 
-u32 v2_tmpl_max_payload(struct rdev *d, const struct rnic_hdr_tmpl *t,
+u32 rdma_tmpl_max_payload(struct rdev *d, const struct rnic_hdr_tmpl *t,
 			unsigned int ext_len)
 {
 	unsigned int l3 = t->hdr_len - tmpl_l2_len(t);
-	unsigned int over = l3 + V2_BTH_LEN + ext_len + RNIC_ICRC_LEN;
+	unsigned int over = l3 + RDMA_BTH_LEN + ext_len + RNIC_ICRC_LEN;
 
 	return d->port.mtu > over ? d->port.mtu - over : 0;
 }
 
-void v2_bth_build(u8 *b, u8 opcode, bool se, u16 pkey, u32 dqpn, bool ackreq,
+void rdma_bth_build(u8 *b, u8 opcode, bool se, u16 pkey, u32 dqpn, bool ackreq,
 		  u32 psn)
 {
 	b[0] = opcode;
-	b[1] = se ? 0x80 : 0;		/* M 0, pad set by v2_tx_packet, TVer 0 */
+	b[1] = se ? 0x80 : 0;		/* M 0, pad set by rdma_tx_packet, TVer 0 */
 	put_be16(b + 2, pkey);
 	b[4] = 0;
 	b[5] = dqpn >> 16;
@@ -169,19 +169,19 @@ static void count_tx(struct rdev *d, unsigned int net, size_t len)
  * Send a transport packet (BTH .. pad) behind template @t: lengths,
  * checksum and ICRC filled in; loopback if the destination is our MAC.
  */
-int v2_tx_raw(struct rdev *d, struct v2_qp *qp, const struct rnic_hdr_tmpl *t,
+int rdma_tx_raw(struct rdev *d, struct rdma_qp *qp, const struct rnic_hdr_tmpl *t,
 	      const u8 *pkt, size_t plen)
 {
-	unsigned int net = v2_tmpl_net(t), l2 = tmpl_l2_len(t);
+	unsigned int net = rdma_tmpl_net(t), l2 = tmpl_l2_len(t);
 	size_t len = t->hdr_len + plen + RNIC_ICRC_LEN;
 	bool rc = qp && qp->type == RNIC_QPT_RC;
 	struct pkt_info info = {};
-	u8 *f = d->v2->txbuf;
+	u8 *f = d->rdma->txbuf;
 
-	if (rdev_pfc_paused_now(d, v2_tmpl_prio(t)))
+	if (rdev_pfc_paused_now(d, rdma_tmpl_prio(t)))
 		return -EAGAIN;
-	if (len - l2 > d->port.mtu || len > sizeof(d->v2->txbuf)) {
-		V2_INC(d, tx_drop_too_long);
+	if (len - l2 > d->port.mtu || len > sizeof(d->rdma->txbuf)) {
+		RDMA_INC(d, tx_drop_too_long);
 		return -E2BIG;
 	}
 	/* Nothing is sent while the link is down; the transport goes on. */
@@ -201,12 +201,12 @@ int v2_tx_raw(struct rdev *d, struct v2_qp *qp, const struct rnic_hdr_tmpl *t,
 
 	/* (The RC engine keeps its own per-QP packet counters.) */
 	if (qp && !rc) {
-		V2_QP_INC(qp, tx_packets);
-		V2_QP_ADD(qp, tx_bytes, plen);
+		RDMA_QP_INC(qp, tx_packets);
+		RDMA_QP_ADD(qp, tx_bytes, plen);
 	}
 	if (!memcmp(f, d->port.mac, 6)) {
-		V2_INC(d, loopback_packets);
-		v2_rx_loopback(d, f, len);
+		RDMA_INC(d, loopback_packets);
+		rdma_rx_loopback(d, f, len);
 		return 0;
 	}
 	if (plat_wire_tx(d->p, f, len) == -ENETDOWN)
@@ -215,11 +215,11 @@ int v2_tx_raw(struct rdev *d, struct v2_qp *qp, const struct rnic_hdr_tmpl *t,
 	return 0;
 }
 
-int v2_tx_packet(struct rdev *d, struct v2_qp *qp,
+int rdma_tx_packet(struct rdev *d, struct rdma_qp *qp,
 		 const struct rnic_hdr_tmpl *t, u8 *hdrs, size_t hlen,
 		 const void *payload, size_t plen)
 {
-	u8 pkt[V2_BTH_LEN + V2_RETH_LEN + V2_IMM_LEN + 4096 + 3];
+	u8 pkt[RDMA_BTH_LEN + RDMA_RETH_LEN + RDMA_IMM_LEN + 4096 + 3];
 	size_t pad = (4 - (plen & 3)) & 3;
 	int rc;
 
@@ -230,6 +230,6 @@ int v2_tx_packet(struct rdev *d, struct v2_qp *qp,
 	if (plen)
 		memcpy(pkt + hlen, payload, plen);
 	memset(pkt + hlen + plen, 0, pad);
-	rc = v2_tx_raw(d, qp, t, pkt, hlen + plen + pad);
+	rc = rdma_tx_raw(d, qp, t, pkt, hlen + plen + pad);
 	return rc == -ENETDOWN ? 0 : rc;
 }

@@ -22,10 +22,10 @@ static void put_be32(u8 *p, u32 v)
 }
 
 /* Read and check AH table entry @ah for @qp; 0 or -EINVAL (BAD_AH). */
-static int ah_read(struct rdev *d, struct v2_qp *qp, u32 ah,
+static int ah_read(struct rdev *d, struct rdma_qp *qp, u32 ah,
 		   struct rnic_hdr_tmpl *t)
 {
-	struct v2_dev *v = d->v2;
+	struct rdma_dev *v = d->rdma;
 	u64 gpa;
 
 	if (!v->ah_pages || !ah || ah >= v->ah_entries)
@@ -38,7 +38,7 @@ static int ah_read(struct rdev *d, struct v2_qp *qp, u32 ah,
 	}
 	/* The driver writes VALID last: nothing before it is trusted. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (v2_tmpl_check(d, t, true) || le32_to_cpu(t->pdn) != qp->pd->pdn)
+	if (rdma_tmpl_check(d, t, true) || le32_to_cpu(t->pdn) != qp->pd->pdn)
 		return -EINVAL;
 	return 0;
 }
@@ -46,7 +46,7 @@ static int ah_read(struct rdev *d, struct v2_qp *qp, u32 ah,
 /* The largest IB MTU a UD packet of this template can carry. */
 static u32 ud_pmtu(struct rdev *d, const struct rnic_hdr_tmpl *t)
 {
-	u32 room = v2_tmpl_max_payload(d, t, V2_DETH_LEN + V2_IMM_LEN);
+	u32 room = rdma_tmpl_max_payload(d, t, RDMA_DETH_LEN + RDMA_IMM_LEN);
 	unsigned int m;
 
 	for (m = RNIC_PMTU_4096; m >= RNIC_PMTU_256; m--)
@@ -56,19 +56,19 @@ static u32 ud_pmtu(struct rdev *d, const struct rnic_hdr_tmpl *t)
 }
 
 /* A send WQE fails alone: error CQE, the QP stays in RTS. */
-static bool send_fail(struct rdev *d, struct v2_qp *qp,
-		      const struct v2_swqe *w, u8 status, u8 syndrome)
+static bool send_fail(struct rdev *d, struct rdma_qp *qp,
+		      const struct rdma_swqe *w, u8 status, u8 syndrome)
 {
-	v2_sq_complete(d, qp, w->idx, w->opcode, status, syndrome, 0, true);
+	rdma_sq_complete(d, qp, w->idx, w->opcode, status, syndrome, 0, true);
 	return qp->sq_next != qp->sq_pi;
 }
 
-bool v2_ud_send_step(struct rdev *d, struct v2_qp *qp)
+bool rdma_ud_send_step(struct rdev *d, struct rdma_qp *qp)
 {
-	u8 hdrs[V2_BTH_LEN + V2_DETH_LEN + V2_IMM_LEN];
+	u8 hdrs[RDMA_BTH_LEN + RDMA_DETH_LEN + RDMA_IMM_LEN];
 	u8 payload[4096];
 	struct rnic_hdr_tmpl t;
-	struct v2_swqe w;
+	struct rdma_swqe w;
 	u32 qkey, pmtu;
 	size_t hlen;
 	u16 pkey;
@@ -77,14 +77,14 @@ bool v2_ud_send_step(struct rdev *d, struct v2_qp *qp)
 
 	if (qp->state != RNIC_QPS_RTS || qp->sq_next == qp->sq_pi)
 		return false;
-	syn = v2_sq_fetch(d, qp, qp->sq_next, &w);
+	syn = rdma_sq_fetch(d, qp, qp->sq_next, &w);
 	if (syn == RNIC_ERR_DMA_OOB) {
-		v2_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, RNIC_ERR_DMA_OOB,
-			    v2_ring_addr(&qp->sq, qp->sq_next));
+		rdma_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, RNIC_ERR_DMA_OOB,
+			    rdma_ring_addr(&qp->sq, qp->sq_next));
 		return false;
 	}
 	if (syn) {
-		V2_INC(d, wqe_errors);
+		RDMA_INC(d, wqe_errors);
 		return send_fail(d, qp, &w, RNIC_WC_LOC_QP_OP_ERR, syn);
 	}
 	if (ah_read(d, qp, le32_to_cpu(w.seg.ud.ah), &t))
@@ -94,7 +94,7 @@ bool v2_ud_send_step(struct rdev *d, struct v2_qp *qp)
 	if (w.length > pmtu)
 		return send_fail(d, qp, &w, RNIC_WC_LOC_LEN_ERR,
 				 RNIC_ERR_MSG_TOO_LONG);
-	pkey = d->v2->pkey[qp->type == RNIC_QPT_GSI ?
+	pkey = d->rdma->pkey[qp->type == RNIC_QPT_GSI ?
 			   le16_to_cpu(w.seg.ud.pkey_index) : qp->pkey_index];
 	if (!pkey)
 		return send_fail(d, qp, &w, RNIC_WC_LOC_QP_OP_ERR,
@@ -102,10 +102,10 @@ bool v2_ud_send_step(struct rdev *d, struct v2_qp *qp)
 	if (w.flags & RNIC_SQE_F_INLINE) {
 		memcpy(payload, w.inl, w.length);
 	} else {
-		syn = v2_sgl_read(d, w.sge, w.num_sge, qp->pd, 0, payload,
+		syn = rdma_sgl_read(d, w.sge, w.num_sge, qp->pd, 0, payload,
 				  w.length);
 		if (syn == RNIC_ERR_DMA_OOB) {
-			v2_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, syn, 0);
+			rdma_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, syn, 0);
 			return false;
 		}
 		if (syn)
@@ -114,18 +114,18 @@ bool v2_ud_send_step(struct rdev *d, struct v2_qp *qp)
 	qkey = le32_to_cpu(w.seg.ud.remote_qkey);
 	if (qkey & RNIC_QKEY_F_CONTROLLED)
 		qkey = qp->qkey;	/* the QP's own, maybe controlled */
-	v2_bth_build(hdrs, w.opcode == RNIC_SQE_OP_SEND_IMM ?
-		     V2_OP_UD_SEND_ONLY_IMM : V2_OP_UD_SEND_ONLY,
+	rdma_bth_build(hdrs, w.opcode == RNIC_SQE_OP_SEND_IMM ?
+		     RDMA_OP_UD_SEND_ONLY_IMM : RDMA_OP_UD_SEND_ONLY,
 		     w.flags & RNIC_SQE_F_SOLICITED, pkey,
 		     le32_to_cpu(w.seg.ud.remote_qpn), false, qp->sq_psn);
-	put_be32(hdrs + V2_BTH_LEN, qkey);
-	put_be32(hdrs + V2_BTH_LEN + 4, qp->qpn & RNIC_BTH_QPN);
-	hlen = V2_BTH_LEN + V2_DETH_LEN;
+	put_be32(hdrs + RDMA_BTH_LEN, qkey);
+	put_be32(hdrs + RDMA_BTH_LEN + 4, qp->qpn & RNIC_BTH_QPN);
+	hlen = RDMA_BTH_LEN + RDMA_DETH_LEN;
 	if (w.opcode == RNIC_SQE_OP_SEND_IMM) {
 		memcpy(hdrs + hlen, &w.imm, 4);
-		hlen += V2_IMM_LEN;
+		hlen += RDMA_IMM_LEN;
 	}
-	rc = v2_tx_packet(d, qp, &t, hdrs, hlen, payload, w.length);
+	rc = rdma_tx_packet(d, qp, &t, hdrs, hlen, payload, w.length);
 	if (rc == -EAGAIN) {
 		/* Paused by PFC: the WQE is started again on resume. */
 		qp->pfc_wait = true;
@@ -135,77 +135,77 @@ bool v2_ud_send_step(struct rdev *d, struct v2_qp *qp)
 		return send_fail(d, qp, &w, RNIC_WC_LOC_LEN_ERR,
 				 RNIC_ERR_MSG_TOO_LONG);
 	qp->sq_psn = (qp->sq_psn + 1) & RNIC_BTH_PSN;
-	V2_INC(d, ud_send_packets);
-	v2_sq_complete(d, qp, w.idx, w.opcode, RNIC_WC_SUCCESS, 0, w.length,
+	RDMA_INC(d, ud_send_packets);
+	rdma_sq_complete(d, qp, w.idx, w.opcode, RNIC_WC_SUCCESS, 0, w.length,
 		       w.flags & RNIC_SQE_F_SIGNALED);
 	return qp->sq_next != qp->sq_pi;
 }
 
 /* The 40 bytes that precede a UD payload in the receive buffer */
-static void ud_grh(const struct v2_pkt *pkt, u8 *grh)
+static void ud_grh(const struct rdma_pkt *pkt, u8 *grh)
 {
 	const u8 *l3 = pkt->frame + pkt->l3_off;
 
 	if (pkt->net == RNIC_RX_CLASS_ROCE_V2_IPV4) {
-		memset(grh, 0, V2_UD_GRH_LEN - IPV4_HLEN);
-		memcpy(grh + V2_UD_GRH_LEN - IPV4_HLEN, l3, IPV4_HLEN);
+		memset(grh, 0, RDMA_UD_GRH_LEN - IPV4_HLEN);
+		memcpy(grh + RDMA_UD_GRH_LEN - IPV4_HLEN, l3, IPV4_HLEN);
 	} else {
-		memcpy(grh, l3, V2_UD_GRH_LEN);
+		memcpy(grh, l3, RDMA_UD_GRH_LEN);
 	}
 }
 
-static void recv_fail(struct rdev *d, struct v2_qp *qp,
-		      const struct v2_rwqe *w, u8 status, u8 syndrome)
+static void recv_fail(struct rdev *d, struct rdma_qp *qp,
+		      const struct rdma_rwqe *w, u8 status, u8 syndrome)
 {
 	struct rnic_rdma_cqe cqe = {};
 
 	cqe.opcode = RNIC_CQE_OP_RECV;
 	cqe.status = status;
 	cqe.syndrome = syndrome;
-	v2_rq_complete(d, qp, w, &cqe, false);
+	rdma_rq_complete(d, qp, w, &cqe, false);
 }
 
-void v2_ud_recv(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt)
+void rdma_ud_recv(struct rdev *d, struct rdma_qp *qp, struct rdma_pkt *pkt)
 {
-	struct v2_pd *pd = qp->srq ? qp->srq->pd : qp->pd;
+	struct rdma_pd *pd = qp->srq ? qp->srq->pd : qp->pd;
 	struct rnic_rdma_cqe cqe = {};
-	u8 grh[V2_UD_GRH_LEN];
-	struct v2_rwqe w;
+	u8 grh[RDMA_UD_GRH_LEN];
+	struct rdma_rwqe w;
 	u64 info = 0;
 	u8 syn = 0;
 	int rc;
 
 	if (qp->state == RNIC_QPS_ERR)
 		return;
-	rc = v2_rwqe_peek(d, qp, &w, &syn, &info);
+	rc = rdma_rwqe_peek(d, qp, &w, &syn, &info);
 	if (rc == -ENOENT) {
-		V2_INC(d, rx_drop_no_recv_wqe);
+		RDMA_INC(d, rx_drop_no_recv_wqe);
 		return;
 	}
 	if (rc < 0) {
-		v2_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, syn, info);
+		rdma_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, syn, info);
 		return;
 	}
 	if (rc > 0) {
-		V2_INC(d, wqe_errors);
-		v2_rwqe_take(d, qp, &w);
+		RDMA_INC(d, wqe_errors);
+		rdma_rwqe_take(d, qp, &w);
 		recv_fail(d, qp, &w, RNIC_WC_LOC_QP_OP_ERR, rc);
 		return;
 	}
-	if ((u64)pkt->paylen + V2_UD_GRH_LEN > w.total) {
+	if ((u64)pkt->paylen + RDMA_UD_GRH_LEN > w.total) {
 		/* The WQE stays posted for a message that fits. */
-		V2_INC(d, rx_drop_too_long);
+		RDMA_INC(d, rx_drop_too_long);
 		return;
 	}
-	v2_rwqe_take(d, qp, &w);
+	rdma_rwqe_take(d, qp, &w);
 	ud_grh(pkt, grh);
-	syn = v2_sgl_write(d, w.sge, w.num_sge, pd, 0, grh, sizeof(grh));
+	syn = rdma_sgl_write(d, w.sge, w.num_sge, pd, 0, grh, sizeof(grh));
 	if (!syn)
-		syn = v2_sgl_write(d, w.sge, w.num_sge, pd, V2_UD_GRH_LEN,
+		syn = rdma_sgl_write(d, w.sge, w.num_sge, pd, RDMA_UD_GRH_LEN,
 				   pkt->payload, pkt->paylen);
 	if (syn == RNIC_ERR_DMA_OOB) {
 		recv_fail(d, qp, &w, RNIC_WC_LOC_PROT_ERR, syn);
-		v2_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, syn, 0);
+		rdma_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, syn, 0);
 		return;
 	}
 	if (syn) {
@@ -214,7 +214,7 @@ void v2_ud_recv(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt)
 	}
 	cqe.opcode = RNIC_CQE_OP_RECV;
 	cqe.flags = RNIC_RCQE_F_GRH;
-	if (pkt->opcode == V2_OP_UD_SEND_ONLY_IMM) {
+	if (pkt->opcode == RDMA_OP_UD_SEND_ONLY_IMM) {
 		cqe.flags |= RNIC_RCQE_F_IMM;
 		cqe.imm_data = pkt->imm;
 	}
@@ -227,6 +227,6 @@ void v2_ud_recv(struct rdev *d, struct v2_qp *qp, struct v2_pkt *pkt)
 	cqe.src = cpu_to_le32(FIELD_PREP(RNIC_RCQE_SRC_QP, pkt->sqpn) |
 			      FIELD_PREP(RNIC_RCQE_NET, pkt->net));
 	memcpy(cqe.smac, pkt->smac, sizeof(cqe.smac));
-	V2_INC(d, ud_recv_packets);
-	v2_rq_complete(d, qp, &w, &cqe, pkt->se);
+	RDMA_INC(d, ud_recv_packets);
+	rdma_rq_complete(d, qp, &w, &cqe, pkt->se);
 }

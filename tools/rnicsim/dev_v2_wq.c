@@ -12,15 +12,15 @@
 
 #include "dev_v2.h"
 
-bool v2_page_log2_ok(unsigned int log2)
+bool rdma_page_log2_ok(unsigned int log2)
 {
 	return log2 >= RNIC_PAGE_LOG2_MIN && log2 <= RNIC_PAGE_LOG2_MAX &&
-	       (V2_PAGE_SIZE_CAP & BIT_ULL(log2));
+	       (RDMA_PAGE_SIZE_CAP & BIT_ULL(log2));
 }
 
 /* ---- rings ---- */
 
-u8 v2_ring_setup(struct rdev *d, struct v2_ring *r, bool pbl, u64 addr,
+u8 rdma_ring_setup(struct rdev *d, struct rdma_ring *r, bool pbl, u64 addr,
 		 u8 log2_depth, u8 esize_log2, u8 page_log2)
 {
 	u64 bytes = 1ULL << (log2_depth + esize_log2), psize;
@@ -36,7 +36,7 @@ u8 v2_ring_setup(struct rdev *d, struct v2_ring *r, bool pbl, u64 addr,
 		r->base = addr;
 		return RNIC_AQ_SUCCESS;
 	}
-	if (!v2_page_log2_ok(page_log2) || page_log2 < esize_log2)
+	if (!rdma_page_log2_ok(page_log2) || page_log2 < esize_log2)
 		return RNIC_AQ_BAD_PARAM;
 	psize = 1ULL << page_log2;
 	n = (bytes + psize - 1) >> page_log2;
@@ -67,13 +67,13 @@ bad_addr:
 	return RNIC_AQ_BAD_ADDR;
 }
 
-void v2_ring_free(struct v2_ring *r)
+void rdma_ring_free(struct rdma_ring *r)
 {
 	free(r->pages);
 	r->pages = NULL;
 }
 
-u64 v2_ring_addr(const struct v2_ring *r, u16 idx)
+u64 rdma_ring_addr(const struct rdma_ring *r, u16 idx)
 {
 	u64 off = (u64)(idx & ((1U << r->log2_depth) - 1)) << r->esize_log2;
 
@@ -83,10 +83,10 @@ u64 v2_ring_addr(const struct v2_ring *r, u16 idx)
 	       (off & ((1ULL << r->page_log2) - 1));
 }
 
-int v2_ring_read(struct rdev *d, const struct v2_ring *r, u16 idx,
+int rdma_ring_read(struct rdev *d, const struct rdma_ring *r, u16 idx,
 		 void *buf, size_t len)
 {
-	if (plat_dma_read(d->p, v2_ring_addr(r, idx), buf, len)) {
+	if (plat_dma_read(d->p, rdma_ring_addr(r, idx), buf, len)) {
 		RDEV_INC(d, dma_errors);
 		return -EFAULT;
 	}
@@ -122,7 +122,7 @@ static bool op_may_inline(u8 op)
 }
 
 /* The opcode segment: its fields in range, its unused bytes zero. */
-static bool seg_ok(struct v2_qp *qp, const struct v2_swqe *w)
+static bool seg_ok(struct rdma_qp *qp, const struct rdma_swqe *w)
 {
 	const union rnic_sqe_seg *s = &w->seg;
 
@@ -130,7 +130,7 @@ static bool seg_ok(struct v2_qp *qp, const struct v2_swqe *w)
 	case RNIC_SQE_OP_WRITE:
 	case RNIC_SQE_OP_WRITE_IMM:
 	case RNIC_SQE_OP_READ:
-		return v2_all_zero(s->rdma.reserved, sizeof(s->rdma.reserved));
+		return rdma_all_zero(s->rdma.reserved, sizeof(s->rdma.reserved));
 	case RNIC_SQE_OP_CMP_SWAP:
 	case RNIC_SQE_OP_FETCH_ADD:
 		return !s->atomic.reserved &&
@@ -140,21 +140,21 @@ static bool seg_ok(struct v2_qp *qp, const struct v2_swqe *w)
 	case RNIC_SQE_OP_SEND:
 	case RNIC_SQE_OP_SEND_IMM:
 		if (qp->type == RNIC_QPT_RC)
-			return v2_all_zero(s->raw, sizeof(s->raw));
+			return rdma_all_zero(s->raw, sizeof(s->raw));
 		if (!s->ud.ah || s->ud.reserved0 ||
-		    !v2_all_zero(s->ud.reserved1, sizeof(s->ud.reserved1)) ||
+		    !rdma_all_zero(s->ud.reserved1, sizeof(s->ud.reserved1)) ||
 		    (le32_to_cpu(s->ud.remote_qpn) & ~RNIC_BTH_QPN))
 			return false;
 		if (qp->type == RNIC_QPT_GSI)
-			return le16_to_cpu(s->ud.pkey_index) < V2_PKEY_TBL_LEN;
+			return le16_to_cpu(s->ud.pkey_index) < RDMA_PKEY_TBL_LEN;
 		return !s->ud.pkey_index;
 	default:
-		return v2_all_zero(s->raw, sizeof(s->raw));
+		return rdma_all_zero(s->raw, sizeof(s->raw));
 	}
 }
 
 /* The data segment: SGEs that add up to the length, or inline bytes. */
-static bool data_ok(struct v2_qp *qp, struct v2_swqe *w, const u8 *raw)
+static bool data_ok(struct rdma_qp *qp, struct rdma_swqe *w, const u8 *raw)
 {
 	unsigned int max_sge = rnic_sqe_max_sge(qp->sq.esize_log2);
 	unsigned int max_inl = rnic_sqe_max_inline(qp->sq.esize_log2);
@@ -167,12 +167,12 @@ static bool data_ok(struct v2_qp *qp, struct v2_swqe *w, const u8 *raw)
 		       !(w->flags & RNIC_SQE_F_INLINE);
 	if (w->flags & RNIC_SQE_F_INLINE) {
 		if (!op_may_inline(w->opcode) || w->num_sge ||
-		    w->length > max_inl || w->length > V2_MAX_INLINE)
+		    w->length > max_inl || w->length > RDMA_MAX_INLINE)
 			return false;
 		memcpy(w->inl, raw + RNIC_SQE_HDR_SIZE, w->length);
 		return true;
 	}
-	if (w->num_sge > max_sge || w->num_sge > V2_MAX_SEND_SGE)
+	if (w->num_sge > max_sge || w->num_sge > RDMA_MAX_SEND_SGE)
 		return false;
 	memcpy(w->sge, raw + RNIC_SQE_HDR_SIZE,
 	       w->num_sge * sizeof(struct rnic_data_sge));
@@ -186,14 +186,14 @@ static bool data_ok(struct v2_qp *qp, struct v2_swqe *w, const u8 *raw)
 	return true;
 }
 
-u8 v2_sq_fetch(struct rdev *d, struct v2_qp *qp, u16 idx, struct v2_swqe *w)
+u8 rdma_sq_fetch(struct rdev *d, struct rdma_qp *qp, u16 idx, struct rdma_swqe *w)
 {
 	u8 raw[1 << RNIC_SQE_LOG2_MAX];
 	const struct rnic_sqe *sqe = (const void *)raw;
 
-	if (v2_ring_read(d, &qp->sq, idx, raw, 1U << qp->sq.esize_log2))
+	if (rdma_ring_read(d, &qp->sq, idx, raw, 1U << qp->sq.esize_log2))
 		return RNIC_ERR_DMA_OOB;
-	memset(w, 0, offsetof(struct v2_swqe, sge));
+	memset(w, 0, offsetof(struct rdma_swqe, sge));
 	w->idx = idx;
 	w->opcode = sqe->ctrl.opcode;
 	w->flags = sqe->ctrl.flags;
@@ -206,16 +206,16 @@ u8 v2_sq_fetch(struct rdev *d, struct v2_qp *qp, u16 idx, struct v2_swqe *w)
 	    (w->flags & ~RNIC_SQE_F_ALL) ||
 	    sqe->ctrl.reserved0 || sqe->ctrl.reserved1 ||
 	    (!op_uses_key(w->opcode) && w->imm_key) ||
-	    w->length > V2_MAX_MSG || !seg_ok(qp, w) || !data_ok(qp, w, raw))
+	    w->length > RDMA_MAX_MSG || !seg_ok(qp, w) || !data_ok(qp, w, raw))
 		return RNIC_ERR_BAD_WQE;
 	return 0;
 }
 
-u8 v2_sq_opcode(struct rdev *d, struct v2_qp *qp, u16 idx)
+u8 rdma_sq_opcode(struct rdev *d, struct rdma_qp *qp, u16 idx)
 {
 	u8 op;
 
-	if (plat_dma_read(d->p, v2_ring_addr(&qp->sq, idx), &op, 1))
+	if (plat_dma_read(d->p, rdma_ring_addr(&qp->sq, idx), &op, 1))
 		return 0;
 	return op;
 }
@@ -223,17 +223,17 @@ u8 v2_sq_opcode(struct rdev *d, struct v2_qp *qp, u16 idx)
 /* ---- receive WQEs ---- */
 
 /* Check a receive WQE (RQ slot or SRQ slot) and copy its SGEs. */
-static u8 rqe_parse(const u8 *raw, u8 rqe_log2, struct v2_rwqe *w)
+static u8 rqe_parse(const u8 *raw, u8 rqe_log2, struct rdma_rwqe *w)
 {
 	const struct rnic_rqe *rqe = (const void *)raw;
 	unsigned int i;
 
 	w->num_sge = rqe->num_sge;
 	w->total = 0;
-	if (!v2_all_zero(rqe->reserved0, sizeof(rqe->reserved0)) ||
-	    !v2_all_zero(rqe->reserved1, sizeof(rqe->reserved1)) ||
+	if (!rdma_all_zero(rqe->reserved0, sizeof(rqe->reserved0)) ||
+	    !rdma_all_zero(rqe->reserved1, sizeof(rqe->reserved1)) ||
 	    w->num_sge > rnic_rqe_max_sge(rqe_log2) ||
-	    w->num_sge > V2_MAX_RECV_SGE) {
+	    w->num_sge > RDMA_MAX_RECV_SGE) {
 		w->num_sge = 0;
 		return RNIC_ERR_BAD_WQE;
 	}
@@ -244,7 +244,7 @@ static u8 rqe_parse(const u8 *raw, u8 rqe_log2, struct v2_rwqe *w)
 	return 0;
 }
 
-static int srq_peek(struct rdev *d, struct v2_srq *srq, struct v2_rwqe *w)
+static int srq_peek(struct rdev *d, struct rdma_srq *srq, struct rdma_rwqe *w)
 {
 	u32 depth = 1U << srq->wqe.log2_depth;
 	u8 raw[1 << RNIC_RQE_LOG2_MAX];
@@ -255,20 +255,20 @@ static int srq_peek(struct rdev *d, struct v2_srq *srq, struct v2_rwqe *w)
 		return -EIO;
 	if (srq->pi == srq->ci)
 		return -ENOENT;
-	if (v2_ring_read(d, &srq->idx, srq->ci, &e, sizeof(e))) {
-		v2_srq_error(d, srq, RNIC_ERR_DMA_OOB,
-			     v2_ring_addr(&srq->idx, srq->ci));
+	if (rdma_ring_read(d, &srq->idx, srq->ci, &e, sizeof(e))) {
+		rdma_srq_error(d, srq, RNIC_ERR_DMA_OOB,
+			     rdma_ring_addr(&srq->idx, srq->ci));
 		return -EIO;
 	}
 	s = le16_to_cpu(e);
 	if (s >= depth || srq->in_use[s]) {
 		RDEV_INC(d, bad_doorbells);
-		v2_srq_error(d, srq, RNIC_ERR_BAD_DOORBELL, s);
+		rdma_srq_error(d, srq, RNIC_ERR_BAD_DOORBELL, s);
 		return -EIO;
 	}
-	if (v2_ring_read(d, &srq->wqe, s, raw, 1U << srq->rqe_log2)) {
-		v2_srq_error(d, srq, RNIC_ERR_DMA_OOB,
-			     v2_ring_addr(&srq->wqe, s));
+	if (rdma_ring_read(d, &srq->wqe, s, raw, 1U << srq->rqe_log2)) {
+		rdma_srq_error(d, srq, RNIC_ERR_DMA_OOB,
+			     rdma_ring_addr(&srq->wqe, s));
 		return -EIO;
 	}
 	w->srq = true;
@@ -276,13 +276,13 @@ static int srq_peek(struct rdev *d, struct v2_srq *srq, struct v2_rwqe *w)
 	return rqe_parse(raw, srq->rqe_log2, w);
 }
 
-int v2_rwqe_peek(struct rdev *d, struct v2_qp *qp, struct v2_rwqe *w,
+int rdma_rwqe_peek(struct rdev *d, struct rdma_qp *qp, struct rdma_rwqe *w,
 		 u8 *syn, u64 *info)
 {
 	u8 raw[1 << RNIC_RQE_LOG2_MAX];
 	int rc;
 
-	memset(w, 0, offsetof(struct v2_rwqe, sge));
+	memset(w, 0, offsetof(struct rdma_rwqe, sge));
 	if (qp->srq) {
 		rc = srq_peek(d, qp->srq, w);
 		/* The SRQ failed its QPs; this one learns it here too. */
@@ -292,10 +292,10 @@ int v2_rwqe_peek(struct rdev *d, struct v2_qp *qp, struct v2_rwqe *w,
 	}
 	if (qp->rq_next == qp->rq_pi)
 		return -ENOENT;
-	if (v2_ring_read(d, &qp->rq, qp->rq_next, raw,
+	if (rdma_ring_read(d, &qp->rq, qp->rq_next, raw,
 			 1U << qp->rq.esize_log2)) {
 		*syn = RNIC_ERR_DMA_OOB;
-		*info = v2_ring_addr(&qp->rq, qp->rq_next);
+		*info = rdma_ring_addr(&qp->rq, qp->rq_next);
 		return -EIO;
 	}
 	w->srq = false;
@@ -303,9 +303,9 @@ int v2_rwqe_peek(struct rdev *d, struct v2_qp *qp, struct v2_rwqe *w,
 	return rqe_parse(raw, qp->rq.esize_log2, w);
 }
 
-void v2_rwqe_take(struct rdev *d, struct v2_qp *qp, const struct v2_rwqe *w)
+void rdma_rwqe_take(struct rdev *d, struct rdma_qp *qp, const struct rdma_rwqe *w)
 {
-	struct v2_srq *srq = qp->srq;
+	struct rdma_srq *srq = qp->srq;
 	u16 avail;
 
 	if (!w->srq) {
@@ -320,8 +320,8 @@ void v2_rwqe_take(struct rdev *d, struct v2_qp *qp, const struct v2_rwqe *w)
 	if (srq->limit && avail < srq->limit) {
 		/* One event per arm: the limit disarms (IB semantics). */
 		srq->limit = 0;
-		V2_INC(d, srq_limit_events);
-		v2_event(d, RNIC_EQE_SRQ_LIMIT, RNIC_ERR_NONE,
+		RDMA_INC(d, srq_limit_events);
+		rdma_event(d, RNIC_EQE_SRQ_LIMIT, RNIC_ERR_NONE,
 			 RNIC_EQE_OBJ_SRQ, srq->srqn, avail);
 	}
 }
@@ -329,21 +329,21 @@ void v2_rwqe_take(struct rdev *d, struct v2_qp *qp, const struct v2_rwqe *w)
 /* ---- producer index slots ---- */
 
 /* Read a SQ or RQ slot: the new PI, or -EINVAL (the QP failed). */
-static int wq_slot(struct rdev *d, struct v2_qp *qp, u16 slot, u16 ci,
+static int wq_slot(struct rdev *d, struct rdma_qp *qp, u16 slot, u16 ci,
 		   u8 log2, u16 *pi)
 {
-	u32 v = v2_slot_read(d, qp->page, slot);
+	u32 v = rdma_slot_read(d, qp->page, slot);
 
 	if ((v & ~RNIC_DB_RING_PI) || rnic_ring_used(v, ci) > (1U << log2)) {
 		RDEV_INC(d, bad_doorbells);
-		v2_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, RNIC_ERR_BAD_DOORBELL, v);
+		rdma_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, RNIC_ERR_BAD_DOORBELL, v);
 		return -EINVAL;
 	}
 	*pi = v;
 	return 0;
 }
 
-void v2_sq_slot(struct rdev *d, struct v2_qp *qp)
+void rdma_sq_slot(struct rdev *d, struct rdma_qp *qp)
 {
 	u16 pi;
 
@@ -353,12 +353,12 @@ void v2_sq_slot(struct rdev *d, struct v2_qp *qp)
 		return;
 	qp->sq_pi = pi;
 	if (qp->type == RNIC_QPT_RC)
-		v2_rc_sq_doorbell(d, qp);
+		rdma_rc_sq_doorbell(d, qp);
 	else if (qp->state == RNIC_QPS_RTS || qp->state == RNIC_QPS_ERR)
-		v2_runq_add(d, qp);
+		rdma_runq_add(d, qp);
 }
 
-void v2_rq_slot(struct rdev *d, struct v2_qp *qp)
+void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp)
 {
 	u16 pi;
 
@@ -367,30 +367,30 @@ void v2_rq_slot(struct rdev *d, struct v2_qp *qp)
 		return;
 	qp->rq_pi = pi;
 	if (qp->type == RNIC_QPT_RC)
-		v2_rc_rq_doorbell(d, qp);
+		rdma_rc_rq_doorbell(d, qp);
 	else if (qp->state == RNIC_QPS_ERR)
-		v2_runq_add(d, qp);	/* flush what was posted late */
+		rdma_runq_add(d, qp);	/* flush what was posted late */
 }
 
-void v2_srq_slot(struct rdev *d, struct v2_srq *srq)
+void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq)
 {
 	u32 v;
 
 	if (srq->error)
 		return;
-	v = v2_slot_read(d, srq->page, srq->slot);
+	v = rdma_slot_read(d, srq->page, srq->slot);
 	if ((v & ~RNIC_DB_RING_PI) ||
 	    rnic_ring_used(v, srq->ci) > (1U << srq->wqe.log2_depth)) {
 		RDEV_INC(d, bad_doorbells);
-		v2_srq_error(d, srq, RNIC_ERR_BAD_DOORBELL, v);
+		rdma_srq_error(d, srq, RNIC_ERR_BAD_DOORBELL, v);
 		return;
 	}
 	srq->pi = v;
 }
 
-void v2_srq_error(struct rdev *d, struct v2_srq *srq, u8 reason, u64 info)
+void rdma_srq_error(struct rdev *d, struct rdma_srq *srq, u8 reason, u64 info)
 {
-	struct v2_idtab *t = &d->v2->qps;
+	struct rdma_idtab *t = &d->rdma->qps;
 	u32 i;
 
 	if (srq->error)
@@ -398,13 +398,13 @@ void v2_srq_error(struct rdev *d, struct v2_srq *srq, u8 reason, u64 info)
 	srq->error = true;
 	plat_log(d->p, "srq 0x%x error: reason %u info 0x%llx", srq->srqn,
 		 reason, (unsigned long long)info);
-	v2_event(d, RNIC_EQE_SRQ_ERR, reason, RNIC_EQE_OBJ_SRQ, srq->srqn,
+	rdma_event(d, RNIC_EQE_SRQ_ERR, reason, RNIC_EQE_OBJ_SRQ, srq->srqn,
 		 info);
 	for (i = 0; i <= t->mask; i++) {
-		struct v2_qp *qp = t->obj[i];
+		struct rdma_qp *qp = t->obj[i];
 
 		if (qp && qp->srq == srq && qp->state != RNIC_QPS_RESET)
-			v2_qp_fatal(d, qp, RNIC_EQE_QP_FATAL,
+			rdma_qp_fatal(d, qp, RNIC_EQE_QP_FATAL,
 				    RNIC_ERR_SRQ_ERROR, srq->srqn);
 	}
 }

@@ -13,7 +13,7 @@
 
 #include "test.h"
 
-TEST(hw_v2_signature_and_ctrl)
+TEST(hw_rdma_signature_and_ctrl)
 {
 	CHECK_EQ(offsetof(struct rnic_sig, abi_compat), 40);
 	CHECK_EQ(offsetof(struct rnic_sig, model_version), 64);
@@ -35,7 +35,7 @@ TEST(hw_v2_signature_and_ctrl)
 	CHECK(!rnic_sig_serves(RNIC_SIG_MAGIC, 0, 0xffff, 0));
 }
 
-TEST(hw_v2_admin_layout)
+TEST(hw_rdma_admin_layout)
 {
 	CHECK_EQ(offsetof(struct rnic_aq_obj, handle), 8);
 	CHECK_EQ(offsetof(struct rnic_aq_query_obj, handle), 20);
@@ -71,7 +71,7 @@ TEST(hw_v2_admin_layout)
 	CHECK_EQ(sizeof(union rnic_aq_entry), sizeof(struct rnic_aq_modify_qp));
 }
 
-TEST(hw_v2_acqe_view)
+TEST(hw_rdma_acqe_view)
 {
 	struct rnic_acqe c1 = {
 		.status = RNIC_AQ_SUCCESS,
@@ -92,7 +92,7 @@ TEST(hw_v2_acqe_view)
 	CHECK_EQ(le32_to_cpu(c2.resp.db_page.kick), 0x00400100);
 }
 
-TEST(hw_v2_wqe_layout)
+TEST(hw_rdma_wqe_layout)
 {
 	union {
 		struct rnic_sqe sqe;
@@ -127,7 +127,7 @@ TEST(hw_v2_wqe_layout)
 	CHECK_EQ(rnic_rqe_max_sge(RNIC_RQE_LOG2_MAX), 31);
 }
 
-TEST(hw_v2_cqe_layout)
+TEST(hw_rdma_cqe_layout)
 {
 	struct rnic_rdma_cqe c;
 	u32 src;
@@ -154,7 +154,7 @@ TEST(hw_v2_cqe_layout)
 	CHECK(RNIC_CQE_OP_RECV_WRITE_IMM & RNIC_CQE_OP_RECV_BIT);
 }
 
-TEST(hw_v2_doorbell_page)
+TEST(hw_rdma_doorbell_page)
 {
 	u32 v;
 
@@ -174,7 +174,7 @@ TEST(hw_v2_doorbell_page)
 	CHECK_EQ(rnic_db_rdma_cq(5, false, true, 0), 5);
 }
 
-TEST(hw_v2_keys_and_templates)
+TEST(hw_rdma_keys_and_templates)
 {
 	u32 key = rnic_key_build(0x00abcd, 0x7f);
 
@@ -193,7 +193,7 @@ TEST(hw_v2_keys_and_templates)
 	CHECK_EQ(FIELD_PREP(RNIC_TMPL_NET, RNIC_RX_CLASS_ROCE_V2_IPV6), 3);
 }
 
-TEST(hw_v2_transport_helpers)
+TEST(hw_rdma_transport_helpers)
 {
 	CHECK_EQ(rnic_pmtu_bytes(RNIC_PMTU_256), 256);
 	CHECK_EQ(rnic_pmtu_bytes(RNIC_PMTU_1024), 1024);

@@ -29,7 +29,7 @@ static u32 enable_abi(struct t2 *x, unsigned int abi)
  * --signature-abi: the signature of an other firmware (that major alone),
  * and no enable succeeds, not even of the major it advertises.
  */
-TEST(v2_signature_abi_knob)
+TEST(rdma_signature_abi_knob)
 {
 	static const unsigned int majors[] = { 1, 3, 15 };
 	unsigned int i;
@@ -59,7 +59,7 @@ TEST(v2_signature_abi_knob)
 }
 
 /* 2.0 is the only ABI: CTRL.ABI 0 or 1 (1.0) is refused like 3 or 15 */
-TEST(v2_only_abi2_is_served)
+TEST(rdma_only_abi2_is_served)
 {
 	struct t2 *x = t2_new(1, 0);
 	struct rnic_sig s = sig_of(x);
@@ -107,7 +107,7 @@ TEST(v2_only_abi2_is_served)
 }
 
 /* Without the transport capability the device serves no ABI at all */
-TEST(v2_hidden_transport_serves_nothing)
+TEST(rdma_hidden_transport_serves_nothing)
 {
 	struct tdev *t = tdev_new(RNIC_CAP_TRANSPORT);
 
@@ -117,7 +117,7 @@ TEST(v2_hidden_transport_serves_nothing)
 	tdev_free(t);
 }
 
-TEST(v2_reset_drops_every_object)
+TEST(rdma_reset_drops_every_object)
 {
 	struct t2 *x = t2_up(1);
 	struct t2cq cq;
@@ -135,7 +135,7 @@ TEST(v2_reset_drops_every_object)
 	t2_free(x);
 }
 
-TEST(v2_device_fatal_event)
+TEST(rdma_device_fatal_event)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_eqe e;
@@ -150,7 +150,7 @@ TEST(v2_device_fatal_event)
 	t2_free(x);
 }
 
-TEST(v2_query_caps_and_stats)
+TEST(rdma_query_caps_and_stats)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_query_obj q = {};
@@ -240,7 +240,7 @@ TEST(v2_query_caps_and_stats)
 	t2_free(x);
 }
 
-TEST(v2_eq_create_destroy)
+TEST(rdma_eq_create_destroy)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_create_eq c = {};
@@ -297,7 +297,7 @@ TEST(v2_eq_create_destroy)
 	t2_free(x);
 }
 
-TEST(v2_db_pages)
+TEST(rdma_db_pages)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_obj o = {};
@@ -354,7 +354,7 @@ static int modify_gid(struct t2 *x, u16 index, u8 type, u8 flags, u16 vid)
 	return t2_cmd(x, &c, NULL);
 }
 
-TEST(v2_gid_and_pkey)
+TEST(rdma_gid_and_pkey)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_query_obj q = {};
@@ -421,7 +421,7 @@ TEST(v2_gid_and_pkey)
 	t2_free(x);
 }
 
-TEST(v2_pd_lifetime)
+TEST(rdma_pd_lifetime)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_alloc_pd a = {};
@@ -454,7 +454,7 @@ TEST(v2_pd_lifetime)
 	t2_free(x);
 }
 
-TEST(v2_mr_create_errors)
+TEST(rdma_mr_create_errors)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_create_mr c;
@@ -544,7 +544,7 @@ TEST(v2_mr_create_errors)
 	t2_free(x);
 }
 
-TEST(v2_cq_create_errors)
+TEST(rdma_cq_create_errors)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_create_rdma_cq c;
@@ -605,7 +605,7 @@ TEST(v2_cq_create_errors)
 	t2_free(x);
 }
 
-TEST(v2_srq_commands)
+TEST(rdma_srq_commands)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_create_srq c;
@@ -690,7 +690,7 @@ TEST(v2_srq_commands)
 	t2_free(x);
 }
 
-TEST(v2_qp_create_errors)
+TEST(rdma_qp_create_errors)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_create_qp c;
@@ -781,7 +781,7 @@ static int mod(struct t2 *x, struct t2qp *qp, u32 mask, u8 state,
 	return t2_qp_modify(x, m, st);
 }
 
-TEST(v2_qp_state_machine_ud)
+TEST(rdma_qp_state_machine_ud)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_modify_qp m;
@@ -875,7 +875,7 @@ TEST(v2_qp_state_machine_ud)
 	t2_free(x);
 }
 
-TEST(v2_qp_state_machine_rc)
+TEST(rdma_qp_state_machine_rc)
 {
 	struct t2 *x = t2_up(1);
 	struct t2 *peer = t2_new(2, 0);
@@ -1035,7 +1035,7 @@ TEST(v2_qp_state_machine_rc)
  * inside guest RAM, handles often small). Nothing may crash, every
  * command completes, every failure is counted.
  */
-TEST(v2_admin_fuzz)
+TEST(rdma_admin_fuzz)
 {
 	static const u8 ops[] = {
 		0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29,

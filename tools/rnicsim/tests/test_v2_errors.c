@@ -66,7 +66,7 @@ static void self_recv(struct self *s, bool ring)
 	t2_post_recv(s->x, &s->qp, &rs, 1, ring);
 }
 
-TEST(v2_cq_arm_and_completion_eq)
+TEST(rdma_cq_arm_and_completion_eq)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_eqe e;
@@ -119,7 +119,7 @@ TEST(v2_cq_arm_and_completion_eq)
 	t2_free(s.x);
 }
 
-TEST(v2_cq_moderation)
+TEST(rdma_cq_moderation)
 {
 	struct rnic_aq_modify_rdma_cq m = {};
 	struct rnic_rdma_cqe c;
@@ -161,7 +161,7 @@ TEST(v2_cq_moderation)
  * walk of the CQ table: a CQ destroyed while it holds one leaves the
  * list, and another still fires when its period runs out.
  */
-TEST(v2_cq_moderation_list)
+TEST(rdma_cq_moderation_list)
 {
 	struct rnic_aq_modify_rdma_cq m = {};
 	struct t2cq cq2;
@@ -203,7 +203,7 @@ TEST(v2_cq_moderation_list)
 	t2_free(s.x);
 }
 
-TEST(v2_cq_overrun)
+TEST(rdma_cq_overrun)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_eqe e;
@@ -244,7 +244,7 @@ TEST(v2_cq_overrun)
 	t2_free(s.x);
 }
 
-TEST(v2_completion_eq_overflow)
+TEST(rdma_completion_eq_overflow)
 {
 	struct rnic_aq_create_eq ce = {};
 	struct rnic_aq_create_rdma_cq cc = {};
@@ -309,7 +309,7 @@ TEST(v2_completion_eq_overflow)
 	t2_free(s.x);
 }
 
-TEST(v2_ud_flush)
+TEST(rdma_ud_flush)
 {
 	struct rnic_rdma_cqe c;
 	struct self s;
@@ -367,7 +367,7 @@ static int free_db_page(struct t2 *x, u32 page)
  * pages come and go): a freed page's ring is not read, a page allocated
  * in its place is.
  */
-TEST(v2_kick_reads_allocated_pages)
+TEST(rdma_kick_reads_allocated_pages)
 {
 	u32 p1, p2, p3, kicks;
 	struct self s;
@@ -400,7 +400,7 @@ TEST(v2_kick_reads_allocated_pages)
 	t2_free(s.x);
 }
 
-TEST(v2_kick_ring)
+TEST(rdma_kick_ring)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_eqe e;
@@ -460,7 +460,7 @@ TEST(v2_kick_ring)
 	t2_free(s.x);
 }
 
-TEST(v2_slot_errors_stay_in_their_object)
+TEST(rdma_slot_errors_stay_in_their_object)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_eqe e;
@@ -503,7 +503,7 @@ TEST(v2_slot_errors_stay_in_their_object)
 	t2_free(s.x);
 }
 
-TEST(v2_srq_errors)
+TEST(rdma_srq_errors)
 {
 	struct rnic_data_sge rs;
 	struct rnic_rdma_cqe c;
@@ -563,7 +563,7 @@ TEST(v2_srq_errors)
 }
 
 /* Random bytes for WQEs, slots and kick entries: nothing may crash. */
-TEST(v2_hostile_wqes_and_slots)
+TEST(rdma_hostile_wqes_and_slots)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_data_sge rs;
@@ -622,7 +622,7 @@ TEST(v2_hostile_wqes_and_slots)
 	t2_free(s.x);
 }
 
-TEST(v2_destroy_qp_stops_it)
+TEST(rdma_destroy_qp_stops_it)
 {
 	struct rnic_rdma_cqe c;
 	struct self s;
@@ -649,7 +649,7 @@ TEST(v2_destroy_qp_stops_it)
 	t2_free(s.x);
 }
 
-TEST(v2_pfc_pauses_qps)
+TEST(rdma_pfc_pauses_qps)
 {
 	struct rnic_aq_set_port sp = {};
 	struct rnic_rdma_cqe c;
@@ -693,7 +693,7 @@ TEST(v2_pfc_pauses_qps)
 	t2_free(s.x);
 }
 
-TEST(v2_link_down_ud_completes)
+TEST(rdma_link_down_ud_completes)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_hdr_tmpl t;
@@ -717,7 +717,7 @@ TEST(v2_link_down_ud_completes)
 }
 
 /* The Ethernet rings and the QPs take turns on the wire (one kick) */
-TEST(v2_eth_and_qps_take_turns)
+TEST(rdma_eth_and_qps_take_turns)
 {
 	struct rnic_hdr_tmpl t;
 	struct t2 *peer;

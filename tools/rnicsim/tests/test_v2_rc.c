@@ -172,17 +172,17 @@ static void rc_traffic(u8 net)
 	rc_down(&p);
 }
 
-TEST(v2_rc_roce_v1)
+TEST(rdma_rc_roce_v1)
 {
 	rc_traffic(RNIC_RX_CLASS_ROCE_V1);
 }
 
-TEST(v2_rc_roce_v2_ipv4)
+TEST(rdma_rc_roce_v2_ipv4)
 {
 	rc_traffic(RNIC_RX_CLASS_ROCE_V2_IPV4);
 }
 
-TEST(v2_rc_roce_v2_ipv6)
+TEST(rdma_rc_roce_v2_ipv6)
 {
 	rc_traffic(RNIC_RX_CLASS_ROCE_V2_IPV6);
 }
@@ -195,7 +195,7 @@ static bool lossy(struct twire *w, struct twire_frame *f)
 	return f->to != 1 || ++*count % 7;
 }
 
-TEST(v2_rc_loss_recovered_by_timer)
+TEST(rdma_rc_loss_recovered_by_timer)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_data_sge rs;
@@ -239,7 +239,7 @@ static bool wire_pop(struct twire *w, struct twire_frame *f)
  * ran out is taken before the timer at the next tick, however late that
  * tick comes (a busy host): no timeout, no retransmission.
  */
-TEST(v2_rc_tick_takes_rx_before_timers)
+TEST(rdma_rc_tick_takes_rx_before_timers)
 {
 	struct rnic_rdma_cqe c;
 	struct twire_frame *f;
@@ -283,7 +283,7 @@ static bool drop_all(struct twire *w, struct twire_frame *f)
  * not a walk of the QP table: a QP destroyed with its timer armed
  * leaves the list, the others' timers still fire and recover.
  */
-TEST(v2_rc_timer_list)
+TEST(rdma_rc_timer_list)
 {
 	struct t2qp aqp[3], bqp[3];
 	struct rnic_rdma_cqe c;
@@ -328,7 +328,7 @@ TEST(v2_rc_timer_list)
 	rc_down(&p);
 }
 
-TEST(v2_rc_rnr_then_receive)
+TEST(rdma_rc_rnr_then_receive)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_data_sge rs;
@@ -353,7 +353,7 @@ TEST(v2_rc_rnr_then_receive)
 	rc_down(&p);
 }
 
-TEST(v2_rc_remote_access_error)
+TEST(rdma_rc_remote_access_error)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_eqe e;
@@ -383,7 +383,7 @@ TEST(v2_rc_remote_access_error)
 	rc_down(&p);
 }
 
-TEST(v2_rc_flush_and_drain)
+TEST(rdma_rc_flush_and_drain)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_data_sge rs;
@@ -428,7 +428,7 @@ TEST(v2_rc_flush_and_drain)
 	rc_down(&p);
 }
 
-TEST(v2_rc_local_ops_fast_reg)
+TEST(rdma_rc_local_ops_fast_reg)
 {
 	struct rnic_aq_create_mr mc = {};
 	union rnic_aq_resp r;
@@ -519,7 +519,7 @@ TEST(v2_rc_local_ops_fast_reg)
 	rc_down(&p);
 }
 
-TEST(v2_rc_local_op_errors)
+TEST(rdma_rc_local_op_errors)
 {
 	struct rnic_rdma_cqe c;
 	struct rcpair p;
@@ -561,7 +561,7 @@ TEST(v2_rc_local_op_errors)
 	rc_down(&p);
 }
 
-TEST(v2_rc_srq_last_wqe_reached)
+TEST(rdma_rc_srq_last_wqe_reached)
 {
 	struct rnic_rdma_cqe c;
 	struct rnic_data_sge rs;
@@ -645,7 +645,7 @@ static bool chaos_filter(struct twire *w, struct twire_frame *f)
  * A stream of SENDs (each checked at B) and WRITE+READ pairs over a
  * lossy wire, through small rings that wrap many times.
  */
-TEST(v2_rc_stream_lossy_wire)
+TEST(rdma_rc_stream_lossy_wire)
 {
 	struct chaos ch = { .seed = 42 };
 	struct rnic_rdma_cqe c;

@@ -15,12 +15,12 @@
  * Two pages, given to the device in reverse order: ring byte @off is at
  * the second page for the first 4 KiB, the first page after.
  */
-struct rev2 {
+struct rev_pages {
 	u64 base;	/* two contiguous pages */
 	u64 pbl;	/* { base + 4096, base } */
 };
 
-static void rev2_alloc(struct t2 *x, struct rev2 *r)
+static void rev_pages_alloc(struct t2 *x, struct rev_pages *r)
 {
 	__le64 *l;
 
@@ -31,7 +31,7 @@ static void rev2_alloc(struct t2 *x, struct rev2 *r)
 	l[1] = cpu_to_le64(r->base);
 }
 
-static void *rev2_at(struct t2 *x, const struct rev2 *r, u64 off)
+static void *rev_pages_at(struct t2 *x, const struct rev_pages *r, u64 off)
 {
 	return t2_ram(x, off < 4096 ? r->base + 4096 + off :
 				      r->base + off - 4096);
@@ -48,10 +48,10 @@ static struct rnic_data_sge sge(u64 addr, u32 len, u32 key)
 	return s;
 }
 
-static bool cq_poll_rev(struct t2 *x, const struct rev2 *r, struct t2cq *cq,
+static bool cq_poll_rev(struct t2 *x, const struct rev_pages *r, struct t2cq *cq,
 			struct rnic_rdma_cqe *cqe)
 {
-	struct rnic_rdma_cqe *p = rev2_at(x, r, (u64)(cq->ci & 255) * 32);
+	struct rnic_rdma_cqe *p = rev_pages_at(x, r, (u64)(cq->ci & 255) * 32);
 
 	if (rnic_rdma_cqe_phase(p) != rnic_ring_phase(cq->ci, 8))
 		return false;
@@ -62,7 +62,7 @@ static bool cq_poll_rev(struct t2 *x, const struct rev2 *r, struct t2cq *cq,
 	return true;
 }
 
-TEST(v2_pbl_rings_ud)
+TEST(rdma_pbl_rings_ud)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_create_rdma_cq cc = {};
@@ -70,15 +70,15 @@ TEST(v2_pbl_rings_ud)
 	struct rnic_hdr_tmpl t;
 	struct rnic_rdma_cqe c;
 	union rnic_aq_resp r;
-	struct rev2 sq, rq, cqr;
+	struct rev_pages sq, rq, cqr;
 	struct t2cq cq = {};
 	struct t2qp qp = {};
 	u64 buf = t2_alloc(x, 65536, 4096);
 	unsigned int i, got = 0;
 
-	rev2_alloc(x, &sq);
-	rev2_alloc(x, &rq);
-	rev2_alloc(x, &cqr);
+	rev_pages_alloc(x, &sq);
+	rev_pages_alloc(x, &rq);
+	rev_pages_alloc(x, &cqr);
 	/* A CQ of 256 CQEs over two pages */
 	cc.hdr.opcode = RNIC_AQ_CREATE_RDMA_CQ;
 	cc.ring_addr = cpu_to_le64(cqr.pbl);
@@ -116,8 +116,8 @@ TEST(v2_pbl_rings_ud)
 
 	/* 40 messages to itself: both pages of every ring get used */
 	for (i = 0; i < 40; i++) {
-		struct rnic_rqe *rqe = rev2_at(x, &rq, (u64)i * 64);
-		u8 *wqe = rev2_at(x, &sq, (u64)i * 128);
+		struct rnic_rqe *rqe = rev_pages_at(x, &rq, (u64)i * 64);
+		u8 *wqe = rev_pages_at(x, &sq, (u64)i * 128);
 
 		memset(rqe, 0, 64);
 		rqe->num_sge = 1;
@@ -141,14 +141,14 @@ TEST(v2_pbl_rings_ud)
 	t2_free(x);
 }
 
-TEST(v2_pbl_srq_and_user_page)
+TEST(rdma_pbl_srq_and_user_page)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_aq_create_srq sc = {};
 	struct rnic_rdma_cqe c;
 	struct rnic_hdr_tmpl t;
 	union rnic_aq_resp r;
-	struct rev2 wq, iq;
+	struct rev_pages wq, iq;
 	struct t2cq cq;
 	struct t2qp sender, qp;
 	u32 upage, upd, ukey, kernel_page;
@@ -158,8 +158,8 @@ TEST(v2_pbl_srq_and_user_page)
 	unsigned int i;
 	u8 wqe[64];
 
-	rev2_alloc(x, &wq);
-	rev2_alloc(x, &iq);
+	rev_pages_alloc(x, &wq);
+	rev_pages_alloc(x, &iq);
 	REQUIRE(t2_pd_alloc(x, false, &upd) == RNIC_AQ_SUCCESS);
 	REQUIRE(t2_mr_pbl(x, upd, RNIC_ACCESS_LOCAL_WRITE, 0x100000, 65536,
 			  buf, &ukey) == RNIC_AQ_SUCCESS);
@@ -198,8 +198,8 @@ TEST(v2_pbl_srq_and_user_page)
 
 	/* Post slots 200..209 (in the second WQE page) through the user page */
 	for (i = 0; i < 10; i++) {
-		struct rnic_rqe *rqe = rev2_at(x, &wq, (200 + i) * 32);
-		__le16 *e = rev2_at(x, &iq, 2 * i);
+		struct rnic_rqe *rqe = rev_pages_at(x, &wq, (200 + i) * 32);
+		__le16 *e = rev_pages_at(x, &iq, 2 * i);
 
 		memset(rqe, 0, 32);
 		rqe->num_sge = 1;
@@ -231,7 +231,7 @@ TEST(v2_pbl_srq_and_user_page)
 	t2_free(x);
 }
 
-TEST(v2_rc_send_inv_and_comm_est)
+TEST(rdma_rc_send_inv_and_comm_est)
 {
 	struct t2 *a = t2_up(1), *b = t2_up(2);
 	struct twire *w = twire_new(a, b);

@@ -192,29 +192,29 @@ static void ud_round_trip(u8 net, u16 vlan, u8 opcode)
 	pair_down(&p);
 }
 
-TEST(v2_ud_roce_v1)
+TEST(rdma_ud_roce_v1)
 {
 	ud_round_trip(RNIC_RX_CLASS_ROCE_V1, 0, RNIC_SQE_OP_SEND);
 }
 
-TEST(v2_ud_roce_v2_ipv4)
+TEST(rdma_ud_roce_v2_ipv4)
 {
 	ud_round_trip(RNIC_RX_CLASS_ROCE_V2_IPV4, 0, RNIC_SQE_OP_SEND);
 }
 
-TEST(v2_ud_roce_v2_ipv6)
+TEST(rdma_ud_roce_v2_ipv6)
 {
 	ud_round_trip(RNIC_RX_CLASS_ROCE_V2_IPV6, 0, RNIC_SQE_OP_SEND_IMM);
 }
 
-TEST(v2_ud_vlan_each_version)
+TEST(rdma_ud_vlan_each_version)
 {
 	ud_round_trip(RNIC_RX_CLASS_ROCE_V1, 0xa005, RNIC_SQE_OP_SEND_IMM);
 	ud_round_trip(RNIC_RX_CLASS_ROCE_V2_IPV4, 0x6005, RNIC_SQE_OP_SEND);
 	ud_round_trip(RNIC_RX_CLASS_ROCE_V2_IPV6, 0x0005, RNIC_SQE_OP_SEND);
 }
 
-TEST(v2_gsi_mads_both_ways)
+TEST(rdma_gsi_mads_both_ways)
 {
 	struct rnic_data_sge rs;
 	struct rnic_hdr_tmpl t;
@@ -274,7 +274,7 @@ static bool send_one(struct pair *p, const void *wqe, struct rnic_rdma_cqe *c)
 	return t2_cq_poll(p->a, &p->acq, c);
 }
 
-TEST(v2_ud_send_errors_fail_one_wqe)
+TEST(rdma_ud_send_errors_fail_one_wqe)
 {
 	struct rnic_hdr_tmpl t;
 	struct rnic_rdma_cqe c;
@@ -468,7 +468,7 @@ static void truncate_udp(u8 *f, size_t len)
 	f[14 + 20 + 5] -= 4;	/* UDP length disagrees with IP */
 }
 
-TEST(v2_ud_rx_validation)
+TEST(rdma_ud_rx_validation)
 {
 	static const struct {
 		void (*fn)(u8 *f, size_t len);
@@ -527,7 +527,7 @@ TEST(v2_ud_rx_validation)
 	pair_down(&p);
 }
 
-TEST(v2_ud_recv_too_long_keeps_wqe)
+TEST(rdma_ud_recv_too_long_keeps_wqe)
 {
 	struct rnic_data_sge rs;
 	struct rnic_hdr_tmpl t;
@@ -587,7 +587,7 @@ TEST(v2_ud_recv_too_long_keeps_wqe)
 	pair_down(&p);
 }
 
-TEST(v2_ud_loopback)
+TEST(rdma_ud_loopback)
 {
 	struct t2 *x = t2_up(1);
 	struct rnic_data_sge rs;
@@ -625,7 +625,7 @@ TEST(v2_ud_loopback)
 }
 
 /* RoCE frames wait in the receive buffer for the next tick; PFC watches it */
-TEST(v2_rx_buffer_and_pfc)
+TEST(rdma_rx_buffer_and_pfc)
 {
 	struct rnic_aq_set_port sp = {};
 	struct twire_frame f;
@@ -704,7 +704,7 @@ TEST(v2_rx_buffer_and_pfc)
  * The hold is a 2.0 knob: a device takes it before it is enabled; one
  * that serves no ABI (--signature-abi) refuses it.
  */
-TEST(v2_rx_hold_needs_abi2)
+TEST(rdma_rx_hold_needs_abi2)
 {
 	struct t2 *x = t2_new(1, 0);
 	struct t2 *old = t2_new(2, 1);

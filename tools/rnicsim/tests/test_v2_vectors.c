@@ -448,7 +448,7 @@ static void vec_env_down(struct vec_env *e)
 	t2_free(e->x);
 }
 
-TEST(v2_vectors_rxe_requests)
+TEST(rdma_vectors_rxe_requests)
 {
 	static struct vec_msg flows[VEC_MAX_FLOWS];
 	unsigned int by_op[0x20] = {}, msgs = 0, multi = 0, ipv6 = 0;
@@ -732,7 +732,7 @@ static void vec_check_conn(const struct vec_file *v, struct vec_env *e,
 	vec_qp_gone(x, &qp, &e->cq);
 }
 
-TEST(v2_vectors_rxe_responses)
+TEST(rdma_vectors_rxe_responses)
 {
 	static struct vec_conn conns[VEC_MAX_FLOWS];
 	unsigned int by_op[0x20] = {}, nconns = 0, i, k, j;
@@ -849,7 +849,7 @@ static int vec_gsi_up(struct vec_gsi *g, u32 psn)
  * identification here (one AH per frame), so the frames must be equal
  * with no correction at all.
  */
-TEST(v2_vectors_rxe_gsi)
+TEST(rdma_vectors_rxe_gsi)
 {
 	static struct vec_gsi gsi[4];
 	unsigned int ngsi = 0, mads = 0, k, i, got;
