@@ -13,7 +13,7 @@
  *      ICRC check and a DMA scatter of the payload into guest RAM.
  *
  * These two measure the platform alone (--bench without a value);
- * bench_v2.c then runs two ABI 2.0 device models back to back.
+ * bench_rdma.c then runs two ABI 2.0 device models back to back.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -58,7 +58,7 @@ void bench_bar_w32(struct bench_host *h, unsigned int off, u32 v);
 u16 bench_host_max_mtu(struct bench_host *h);
 
 /*
- * rnicsim --bench=abi2 (bench_v2.c): two ABI 2.0 devices on an
+ * rnicsim --bench=abi2 (bench_rdma.c): two ABI 2.0 devices on an
  * in-process wire, or (@tap) over two taps on a bridge in a network
  * namespace of their own, driven by drv2.h. @dev must not be NULL.
  */

@@ -2,7 +2,7 @@
 /*
  * rnicsim --bench: a driver's reach into one device on its own simulator
  * (bench.h, struct bench_host): BAR2, guest RAM, the admin queue and event
- * queue 0, the reset/enable handshake. bench_v2.c drives the 2.0 devices
+ * queue 0, the reset/enable handshake. bench_rdma.c drives the 2.0 devices
  * through it.
  */
 #include <errno.h>

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 
 static bool all_zero(const void *p, size_t n)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 
 #define NS_PER_MS	1000000ULL
 

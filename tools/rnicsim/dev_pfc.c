@@ -8,7 +8,7 @@
  * are below the low watermark (refreshed every half pause time), XON once
  * they reach the high watermark.
  */
-#include "dev_v2.h"
+#include "rdma.h"
 #include "pkt.h"
 
 bool rdev_pfc_active(struct rdev *d)

@@ -9,7 +9,7 @@
  * dev_tx.c	Ethernet TX rings: descriptor parsing, gather, offloads, wire
  * dev_rx.c	RX path: classification, VLAN strip, Ethernet RX delivery
  * dev_pfc.c	802.1Qbb pause honour and emission
- * dev_v2_*.c	ABI 2.0: objects, doorbell pages, transport (dev_v2.h)
+ * rdma_*.c	ABI 2.0: objects, doorbell pages, transport (rdma.h)
  *
  * All state lives in struct rdev; the platform calls in from one thread.
  */

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 
 #define SLOT_CQ_BITS	(RNIC_DB_CQ_CI | RNIC_DB_CQ_ARM_SEQ | RNIC_DB_CQ_ARM)
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rnicsim device model: the RX path. A frame from the wire is classified:
- * PFC frames go to the MAC, RoCE frames to the 2.0 transport (dev_v2_rx.c),
+ * PFC frames go to the MAC, RoCE frames to the 2.0 transport (rdma_rx.c),
  * and the rest, its VLAN tag stripped if asked, into the next posted
  * buffer of the ETH_RX queue, completed with a CQE.
  */
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 #include "pkt.h"
 
 #define ETH_HLEN	14

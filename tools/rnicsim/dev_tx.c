@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 #include "pkt.h"
 
 #define ETH_HLEN	14

@@ -4,7 +4,7 @@
  * admin queue and rings doorbell pages the way hardware-abi2.rst tells
  * a driver to (WQEs, then slots, then kick entries and kick_pi, then one
  * kick). The model's tests (tests/v2drv.c) and rnicsim --bench=abi2
- * (bench_v2.c) both drive the device through it, each on its own
+ * (bench_rdma.c) both drive the device through it, each on its own
  * platform: struct t2_host is what that platform gives the driver.
  *
  * Every function returns the admin status (or 0/-1); the callers decide

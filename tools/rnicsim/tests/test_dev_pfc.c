@@ -2,11 +2,11 @@
 /*
  * Device model: 802.1Qbb PFC. Received pause honoured per priority on TX,
  * XOFF/XON emitted for the no-drop priority from the level of the 2.0
- * RoCE receive buffer (test_v2_ud.c runs it with traffic).
+ * RoCE receive buffer (test_rdma_ud.c runs it with traffic).
  */
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 #include "fake_plat.h"
 #include "frames.h"
 #include "pkt.h"

@@ -4,18 +4,18 @@
  * Documentation/hardware-transport.rst, include/rnic_hw_rdma.h): the device
  * runs the IB transport.
  *
- * dev_v2_core.c	2.0 state lifetime, id tables, the work pump, tick,
+ * rdma_core.c	2.0 state lifetime, id tables, the work pump, tick,
  *			counters
- * dev_v2_admin.c	2.0 admin dispatch; caps, stats, EQs, doorbell
+ * rdma_admin.c	2.0 admin dispatch; caps, stats, EQs, doorbell
  *			pages, AH table, GID, P_Key, PD
- * dev_v2_db.c		doorbell pages: kick rings and slot values
- * dev_v2_mr.c		MRs: commands, key checks, translation, local ops
- * dev_v2_cq.c		RDMA CQs, CQEs, arming, completion EQs, events
- * dev_v2_qp.c		SRQ and QP commands, the QP state machine, flush
- * dev_v2_wq.c		rings in host memory, WQE fetch and validation
- * dev_v2_tx.c		header templates and packet emission, loopback
- * dev_v2_rx.c		RX validation and dispatch of RoCE frames
- * dev_v2_ud.c		UD and GSI send and receive
+ * rdma_db.c		doorbell pages: kick rings and slot values
+ * rdma_mr.c		MRs: commands, key checks, translation, local ops
+ * rdma_cq.c		RDMA CQs, CQEs, arming, completion EQs, events
+ * rdma_qp.c		SRQ and QP commands, the QP state machine, flush
+ * rdma_wq.c		rings in host memory, WQE fetch and validation
+ * rdma_tx.c		header templates and packet emission, loopback
+ * rdma_rx.c		RX validation and dispatch of RoCE frames
+ * rdma_ud.c		UD and GSI send and receive
  *
  * The RC transport engine is not here: RC QPs are handed to it through
  * the hooks at the end of this file.
@@ -23,8 +23,8 @@
  * Every value read from BAR2 or guest memory is checked before use; a bad
  * one stays within the object that owns it.
  */
-#ifndef RNICSIM_DEV_V2_H
-#define RNICSIM_DEV_V2_H
+#ifndef RNICSIM_RDMA_H
+#define RNICSIM_RDMA_H
 
 #include "dev_priv.h"
 #include "pkt.h"
@@ -402,7 +402,7 @@ struct rdma_dev {
 	u8 txbuf[RDEV_TXBUF_SIZE];
 };
 
-/* ---- dev_v2_core.c ---- */
+/* ---- rdma_core.c ---- */
 int rdma_enable(struct rdev *d);		/* 0 or -ENOMEM */
 void rdma_reset(struct rdev *d);		/* frees all 2.0 state, no DMA */
 void rdma_pump(struct rdev *d);		/* run queued RX frames and send work */
@@ -421,7 +421,7 @@ void *idtab_get(struct rdma_idtab *t, u32 id);
 void idtab_free(struct rdma_idtab *t, u32 id);
 bool rdma_all_zero(const void *p, size_t n);
 
-/* ---- dev_v2_admin.c ---- */
+/* ---- rdma_admin.c ---- */
 /* Execute a 2.0 command (opcode >= 0x20); returns enum rnic_aq_status. */
 u8 rdma_admin(struct rdev *d, const union rnic_aq_entry *e,
 	    union rnic_aq_resp *resp);
@@ -433,7 +433,7 @@ bool rdma_pkey_match(u16 a, u16 b);
 bool rdma_gid_is_ours(struct rdev *d, u8 net, const u8 *gid, bool vlan,
 		    u16 vid);
 
-/* ---- dev_v2_db.c ---- */
+/* ---- rdma_db.c ---- */
 int rdma_slot_assign(struct rdev *d, struct rdma_dbp *page, u8 kind, void *obj,
 		   u16 *slot);
 void rdma_slot_release(struct rdev *d, struct rdma_dbp *page, u16 slot);
@@ -445,7 +445,7 @@ u8 rdma_cmd_alloc_db_page(struct rdev *d, const union rnic_aq_entry *e,
 			union rnic_aq_resp *resp);
 u8 rdma_cmd_free_db_page(struct rdev *d, const union rnic_aq_entry *e);
 
-/* ---- dev_v2_mr.c ---- */
+/* ---- rdma_mr.c ---- */
 u8 rdma_cmd_create_mr(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp);
 u8 rdma_cmd_query_mr(struct rdev *d, const union rnic_aq_entry *e,
@@ -483,7 +483,7 @@ u8 rdma_local_op(struct rdev *d, struct rdma_qp *qp, const struct rdma_swqe *w);
 /* Remote invalidation (SEND_INV at the responder): 0 or INV_KEY. */
 u8 rdma_remote_inv(struct rdev *d, struct rdma_qp *qp, u32 key);
 
-/* ---- dev_v2_cq.c ---- */
+/* ---- rdma_cq.c ---- */
 u8 rdma_cmd_create_eq(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp);
 u8 rdma_cmd_destroy_eq(struct rdev *d, const union rnic_aq_entry *e);
@@ -505,7 +505,7 @@ u64 rdma_cq_tick(struct rdev *d, u64 now);
 /* An async event on event queue 0 naming an object */
 void rdma_event(struct rdev *d, u8 type, u8 reason, u8 obj, u32 id, u64 info);
 
-/* ---- dev_v2_wq.c ---- */
+/* ---- rdma_wq.c ---- */
 bool rdma_page_log2_ok(unsigned int log2);
 u8 rdma_ring_setup(struct rdev *d, struct rdma_ring *r, bool pbl, u64 addr,
 		 u8 log2_depth, u8 esize_log2, u8 page_log2);
@@ -537,7 +537,7 @@ void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp);
 void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq);
 void rdma_srq_error(struct rdev *d, struct rdma_srq *srq, u8 reason, u64 info);
 
-/* ---- dev_v2_qp.c ---- */
+/* ---- rdma_qp.c ---- */
 u8 rdma_cmd_create_srq(struct rdev *d, const union rnic_aq_entry *e,
 		     union rnic_aq_resp *resp);
 u8 rdma_cmd_modify_srq(struct rdev *d, const union rnic_aq_entry *e);
@@ -572,7 +572,7 @@ void rdma_qp_flush(struct rdev *d, struct rdma_qp *qp);
 void rdma_qp_sq_idle(struct rdev *d, struct rdma_qp *qp);
 void rdma_qp_cq_failed(struct rdev *d, struct rdma_qp *qp);
 
-/* ---- dev_v2_tx.c ---- */
+/* ---- rdma_tx.c ---- */
 /* Template checks: 0 or -EINVAL. @ah: an AH entry (VALID, pdn) */
 int rdma_tmpl_check(struct rdev *d, const struct rnic_hdr_tmpl *t, bool ah);
 /* The template's network type (enum rnic_rx_class) */
@@ -603,7 +603,7 @@ int rdma_tx_raw(struct rdev *d, struct rdma_qp *qp, const struct rnic_hdr_tmpl *
 void rdma_bth_build(u8 *b, u8 opcode, bool se, u16 pkey, u32 dqpn, bool ackreq,
 		  u32 psn);
 
-/* ---- dev_v2_rx.c ---- */
+/* ---- rdma_rx.c ---- */
 /* A RoCE frame from the wire (classified): into the receive buffer */
 void rdma_rx_frame(struct rdev *d, const u8 *frame, size_t len,
 		 const struct pkt_info *info);
@@ -614,12 +614,12 @@ void rdma_rx_process(struct rdev *d, const u8 *frame, size_t len);
 /* Loopback: a packet of ours to our own MAC */
 void rdma_rx_loopback(struct rdev *d, const u8 *frame, size_t len);
 
-/* ---- dev_v2_ud.c ---- */
+/* ---- rdma_ud.c ---- */
 /* Start one send WQE of a UD/GSI QP; false when there is nothing to do. */
 bool rdma_ud_send_step(struct rdev *d, struct rdma_qp *qp);
 void rdma_ud_recv(struct rdev *d, struct rdma_qp *qp, struct rdma_pkt *pkt);
 
-/* ---- RC engine hooks (dev_v2_rc.c) ---- */
+/* ---- RC engine hooks (rdma_rc.c) ---- */
 int rdma_rc_create(struct rdev *d, struct rdma_qp *qp);
 void rdma_rc_destroy(struct rdev *d, struct rdma_qp *qp);
 /* Send work: one step; false when idle or blocked */
@@ -647,4 +647,4 @@ void rdma_rc_pkey_changed(struct rdev *d, u16 index);
 /* Fill the transport fields of QUERY_QP */
 void rdma_rc_query(struct rdev *d, struct rdma_qp *qp, struct rnic_qp_query *q);
 
-#endif /* RNICSIM_DEV_V2_H */
+#endif /* RNICSIM_RDMA_H */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 
 /* ---- SRQ ---- */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rnicsim --bench=abi2: the ABI 2.0 device model, two of them back to
- * back, running the IB transport (dev_v2_*.c, rc_*.c) for a driver that
+ * back, running the IB transport (rdma_*.c, rc_*.c) for a driver that
  * posts WQEs to rings and rings doorbell pages as the kernel driver does
  * (drv2.h). Each device has its own simulator (sim.c: guest RAM, BAR2,
  * fault injection, pcap); the wire between them is in-process (a frame

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 
 #define CQ_SLOT_BITS	(RNIC_DB_CQ_CI | RNIC_DB_CQ_ARM_SEQ | \
 			 RNIC_DB_CQ_SOLICITED | RNIC_DB_CQ_ARM)

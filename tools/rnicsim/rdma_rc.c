@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 #include "rc.h"
 
 static struct rdma_qp *to_qp(struct rc_qp *rq)

@@ -10,7 +10,7 @@
 
 #include <errno.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 
 #define ETH_ALEN		6
 #define IPV4_HLEN		20

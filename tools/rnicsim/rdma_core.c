@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 
 /* Work items one pump call runs at most; the tick resumes the rest. */
 #define RDMA_PUMP_MAX	(1U << 20)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 
 u8 rdma_put_result(struct rdev *d, u64 addr, u32 buf_len, const void *res,
 		 size_t len)
@@ -56,7 +56,7 @@ static u8 cmd_query_caps(struct rdev *d, const union rnic_aq_entry *e,
 			      RNIC_RDMA_CAP_SEND_INV |
 			      RNIC_RDMA_CAP_CQ_MODERATION |
 			      RNIC_RDMA_CAP_USER_DB);
-	/* The GSI QP's table slot is kept for it (dev_v2_core.c). */
+	/* The GSI QP's table slot is kept for it (rdma_core.c). */
 	a.max_qp = cpu_to_le32(1U << RDMA_QP_LOG2);
 	a.max_cq = cpu_to_le32(1U << RDMA_CQ_LOG2);
 	a.max_srq = cpu_to_le32(1U << RDMA_SRQ_LOG2);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 
 #define ACCESS_NEEDS_LOCAL_WRITE	(RNIC_ACCESS_REMOTE_WRITE | \
 					 RNIC_ACCESS_REMOTE_ATOMIC)

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 
 #define ETH_HLEN		14
 #define VLAN_HLEN		4

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma.h"
 
 #define DBP_KICK_OFF	offsetof(struct rnic_db_page, kick)
 #define DBP_KICK_PI_OFF	offsetof(struct rnic_db_page, kick_pi)
