@@ -32,35 +32,10 @@ void bench_report(const char *dir, size_t len, uint64_t frames,
 		  uint64_t wall_ns, uint64_t cpu_ns, const char *what);
 
 /*
- * A driver's reach into one device on its own simulator: BAR2, guest
- * RAM (a bump allocator from 64 KiB up), the admin queue and event
- * queue 0 (bench_host.c). Doorbells call the device directly.
- */
-struct bench_host {
-	struct sim *s;
-	const struct sim_dev_ops *ops;
-	void *dev;
-	u8 *bar;
-	u64 next;
-	u64 aq_sq, aq_cq, eq;
-	u16 aq_pi, eq_ci, cmd_id;
-};
-
-/* Reset, then enable ABI 2.0; 0 or -errno. */
-int bench_host_up(struct bench_host *h);
-/* One admin command: its status, or -1 if it did not complete. */
-int bench_admin(struct bench_host *h, void *cmd, union rnic_aq_resp *resp);
-bool bench_eq0_next(struct bench_host *h, struct rnic_eqe *e);
-void *bench_ram(struct bench_host *h, u64 gpa);
-u64 bench_alloc(struct bench_host *h, u64 size, u64 align);
-u32 bench_bar_r32(struct bench_host *h, unsigned int off);
-void bench_bar_w32(struct bench_host *h, unsigned int off, u32 v);
-u16 bench_host_max_mtu(struct bench_host *h);
-
-/*
  * rnicsim --bench=abi2 (bench_rdma.c): two ABI 2.0 devices on an
  * in-process wire, or (@tap) over two taps on a bridge in a network
- * namespace of their own, driven by drv2.h. @dev must not be NULL.
+ * namespace of their own, driven by the fake driver
+ * (fakedrv/fakedrv_rdma.h). @dev must not be NULL.
  */
 int bench_abi2(const struct sim_opts *o, const struct bench_dev_hooks *dev,
 	       bool tap);

@@ -3,7 +3,7 @@
  * rnicsim --bench=abi2: the ABI 2.0 device model, two of them back to
  * back, running the IB transport (rdma_*.c, rc_*.c) for a driver that
  * posts WQEs to rings and rings doorbell pages as the kernel driver does
- * (drv2.h). Each device has its own simulator (sim.c: guest RAM, BAR2,
+ * (fakedrv/fakedrv_rdma.h). Each device has its own simulator (sim.c: guest RAM, BAR2,
  * fault injection, pcap); the wire between them is in-process (a frame
  * sent by one goes through the other's RX side into its receive buffer
  * at once, to be run at its next tick), so the figures are the model's
@@ -30,10 +30,12 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "drv2.h"
+#include "fakedrv/fakedrv_rdma.h"
 #include "sim.h"
 
 #define B2_RAM_SIZE	(64ull << 20)
+#define B2_AQ_LOG2	4
+#define B2_EQ_LOG2	6
 #define B2_CQ_LOG2	11
 #define B2_SQ_LOG2	9
 #define B2_RQ_LOG2	9
@@ -58,7 +60,8 @@ struct b2side {
 	unsigned int idx;
 	struct sim_opts o;	/* the device's MAC is t2's */
 	struct sim sim;
-	struct bench_host h;
+	void *dev;		/* the device model */
+	struct fakedrv drv;	/* its driver's bus layer */
 	struct t2 x;
 	struct t2cq cq;
 	struct t2qp qp;
@@ -88,42 +91,30 @@ static u64 cpu_ns(void)
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 
-/* ---- struct t2_host over bench_host ---- */
+/* ---- the driver's reach into a device ---- */
 
-static int host_cmd(void *ctx, void *cmd, union rnic_aq_resp *resp)
+/* The signature says ABI 2.0 is served: 0 or -ENODEV. */
+static int sig_check(struct b2side *sd)
 {
-	struct b2side *sd = ctx;
+	const struct rnic_sig *sig = (const void *)(sd->drv.bar2 +
+						    RNIC_SIG_OFF);
 
-	return bench_admin(&sd->h, cmd, resp);
+	return rnic_sig_serves(le32_to_cpu(sig->magic),
+			       le16_to_cpu(sig->abi_major),
+			       le16_to_cpu(sig->abi_compat),
+			       RNIC_ABI2_MAJOR) ? 0 : -ENODEV;
 }
 
-static bool host_eq0_next(void *ctx, struct rnic_eqe *e)
+/* The largest MTU the device takes, up to 9000 (jumbo frames). */
+static u16 max_mtu(struct b2side *sd)
 {
-	struct b2side *sd = ctx;
+	const struct rnic_sig *sig = (const void *)(sd->drv.bar2 +
+						    RNIC_SIG_OFF);
+	u32 max_frame = le32_to_cpu(sig->max_frame);
 
-	return bench_eq0_next(&sd->h, e);
+	return max_frame > 9000 + RNIC_FRAME_OVERHEAD ? 9000 :
+	       (u16)(max_frame - RNIC_FRAME_OVERHEAD);
 }
-
-static u64 host_alloc(void *ctx, size_t size, size_t align)
-{
-	struct b2side *sd = ctx;
-
-	return bench_alloc(&sd->h, size, align);
-}
-
-static void host_doorbell(void *ctx, unsigned int vector)
-{
-	struct b2side *sd = ctx;
-
-	sd->h.ops->doorbell(sd->h.dev, vector);
-}
-
-static const struct t2_host bench_t2_host = {
-	.cmd = host_cmd,
-	.eq0_next = host_eq0_next,
-	.alloc = host_alloc,
-	.doorbell = host_doorbell,
-};
 
 /* ---- the wire ---- */
 
@@ -220,25 +211,28 @@ static int side_up(struct b2 *b, unsigned int i)
 		return -ENOMEM;
 	}
 	close(fd);
-	sd->h.s = &sd->sim;
-	sd->h.ops = b->hooks->ops;
-	sd->h.bar = sd->sim.ivs.shm;
-	sd->h.dev = b->hooks->create(&sd->sim, &sd->o);
-	if (!sd->h.dev)
+	sd->dev = b->hooks->create(&sd->sim, &sd->o);
+	if (!sd->dev)
 		return -ENODEV;
-	sim_attach_dev(&sd->sim, b->hooks->ops, sd->h.dev);
+	sim_attach_dev(&sd->sim, b->hooks->ops, sd->dev);
 	if (!b->tap)
 		sim_attach_wire_hook(&sd->sim, wire_hook, sd);
-	ret = bench_host_up(&sd->h);
+	fakedrv_init(&sd->drv, sd->sim.ivs.shm, sd->sim.gmem.base,
+		     sd->sim.gmem.size, b->hooks->ops->doorbell, sd->dev,
+		     B2_AQ_LOG2, B2_EQ_LOG2);
+	ret = sig_check(sd);
 	if (ret)
 		return ret;
-	t2_init(&sd->x, (u8)(i + 1), &bench_t2_host, sd, sd->h.bar,
-		bench_ram(&sd->h, 0));
+	if (fakedrv_enable(&sd->drv, RNIC_ABI2_MAJOR) !=
+	    (RNIC_STATUS_ENABLED | FIELD_PREP(RNIC_STATUS_ABI,
+					      RNIC_ABI2_MAJOR)))
+		return -EIO;
+	t2_init(&sd->x, (u8)(i + 1), &sd->drv, sd);
 	sd->x.path_mtu = RNIC_PMTU_4096;
 	/* Jumbo frames, so that 4 KiB path MTU packets fit. */
 	sp.hdr.opcode = RNIC_AQ_SET_PORT;
 	sp.valid = cpu_to_le32(RNIC_PORT_VALID_MTU);
-	sp.mtu = cpu_to_le16(bench_host_max_mtu(&sd->h));
+	sp.mtu = cpu_to_le16(max_mtu(sd));
 	if (t2_cmd(&sd->x, &sp, NULL) || t2_setup(&sd->x))
 		return -EIO;
 	sd->buf = t2_alloc(&sd->x, B2_BUF_SIZE, 4096);
@@ -256,10 +250,10 @@ static void side_down(struct b2 *b, unsigned int i)
 {
 	struct b2side *sd = &b->side[i];
 
-	if (sd->h.dev) {
+	if (sd->dev) {
 		sd->sim.dev_ops = NULL;
-		b->hooks->destroy(sd->h.dev);
-		sd->h.dev = NULL;
+		b->hooks->destroy(sd->dev);
+		sd->dev = NULL;
 	}
 	if (sd->sim.epfd > 0 || sd->sim.rxbuf)
 		sim_fini(&sd->sim);

@@ -8,7 +8,7 @@
 
 #include "../opts.h"
 #include "test.h"
-#include "v2drv.h"
+#include "fake_rdma.h"
 
 #define A_STATE_PK	(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_PKEY_INDEX)
 

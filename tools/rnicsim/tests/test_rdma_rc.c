@@ -10,7 +10,7 @@
 
 #include "../pkt.h"
 #include "test.h"
-#include "v2drv.h"
+#include "fake_rdma.h"
 
 struct rcpair {
 	struct t2 *a, *b;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "v2drv.h"
+#include "fake_rdma.h"
 
 #define QKEY	0x7777
 

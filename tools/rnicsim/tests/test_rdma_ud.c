@@ -10,7 +10,7 @@
 
 #include "../pkt.h"
 #include "test.h"
-#include "v2drv.h"
+#include "fake_rdma.h"
 
 #define QKEY		0x11112222
 #define MSG_LEN		300

@@ -31,7 +31,7 @@
 #include "../rc.h"
 #include "pcapread.h"
 #include "test.h"
-#include "v2drv.h"
+#include "fake_rdma.h"
 
 #define VEC_FILE	"rxe_v2_ops.pcap"
 #define VEC_MAX_FRAMES	1024

@@ -1,24 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A small ABI 2.0 driver ("t2"): it programs a device model through the
- * admin queue and rings doorbell pages the way hardware-abi2.rst tells
- * a driver to (WQEs, then slots, then kick entries and kick_pi, then one
- * kick). The model's tests (tests/v2drv.c) and rnicsim --bench=abi2
- * (bench_rdma.c) both drive the device through it, each on its own
- * platform: struct t2_host is what that platform gives the driver.
+ * The RDMA side of the fake driver ("t2"): it programs a device model
+ * through the admin queue and rings doorbell pages the way
+ * hardware-abi2.rst tells a driver to (WQEs, then slots, then kick
+ * entries and kick_pi, then one kick). The model's tests
+ * (tests/fake_rdma.c) and rnicsim --bench=abi2 (bench_rdma.c) both drive
+ * the device through it, each on its own platform, over the fake
+ * driver's bus layer (fakedrv.h), which that platform sets up.
  *
  * Every function returns the admin status (or 0/-1); the callers decide
  * what to expect. Buffers are guest RAM addresses usable as MR-space
  * addresses of the privileged PD's DMA MR (t2->dma_key).
  */
-#ifndef RNICSIM_DRV2_H
-#define RNICSIM_DRV2_H
+#ifndef RNICSIM_FAKEDRV_RDMA_H
+#define RNICSIM_FAKEDRV_RDMA_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <rnic_compat.h>
 #include <rnic_hw.h>
+
+#include "fakedrv.h"
 
 #define T2_EQ_LOG2	4
 #define T2_AH_ENTRIES	64
@@ -61,27 +64,9 @@ struct t2qp {
 	struct t2srq *srq;
 };
 
-/*
- * How the driver reaches its device: the bus layer under it (the
- * admin queue and event queue 0 included, which the platform's own
- * driver code sets up at enable).
- */
-struct t2_host {
-	/* Submit one admin command, wait: its status, or < 0 (none) */
-	int (*cmd)(void *ctx, void *cmd, union rnic_aq_resp *resp);
-	/* The next entry of event queue 0, consumed; false if none */
-	bool (*eq0_next)(void *ctx, struct rnic_eqe *e);
-	/* Zeroed guest RAM (aborts when there is none left) */
-	u64 (*alloc)(void *ctx, size_t size, size_t align);
-	/* A write of BAR0 Doorbell for this model-side vector */
-	void (*doorbell)(void *ctx, unsigned int vector);
-};
-
 struct t2 {
-	const struct t2_host *host;
-	void *ctx;
-	u8 *bar2;		/* BAR2 as mapped */
-	u8 *ram;		/* guest RAM, at guest-physical 0 */
+	struct fakedrv *bus;	/* BAR2, guest RAM, admin queue, EQ 0 */
+	void *ctx;		/* the platform's, for its own use */
 	u8 id;			/* 1, 2, ...: in the MAC and addresses */
 	u8 mac[6];
 	u8 ip4[4];
@@ -102,8 +87,7 @@ struct t2 {
 };
 
 /* Addresses from @id: MAC 02:00:00:00:00:<id>, 10.0.0.<id>, fd00::<id> */
-void t2_init(struct t2 *x, u8 id, const struct t2_host *host, void *ctx,
-	     u8 *bar2, u8 *ram);
+void t2_init(struct t2 *x, u8 id, struct fakedrv *bus, void *ctx);
 /*
  * After an enable with ABI 2: caps, a doorbell page, a completion EQ, a
  * privileged PD with a DMA MR, the GID table and the AH table. 0 or -1.
@@ -198,4 +182,4 @@ int t2_rc_connect_path(struct t2 *x, struct t2qp *qp,
 		       const struct rnic_hdr_tmpl *t, u32 dest_qpn, u32 rq_psn,
 		       u32 sq_psn, u8 upto);
 
-#endif /* RNICSIM_DRV2_H */
+#endif /* RNICSIM_FAKEDRV_RDMA_H */

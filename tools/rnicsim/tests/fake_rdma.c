@@ -1,41 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ABI 2.0 driver on the fake platform, and the in-process wire; see
- * v2drv.h.
+ * The fake driver's RDMA side on the fake platform, and the in-process
+ * wire; see fake_rdma.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "v2drv.h"
-
-/* ---- struct t2_host over the fake driver ---- */
-
-static int host_cmd(void *ctx, void *cmd, union rnic_aq_resp *resp)
-{
-	return tadmin2(ctx, cmd, resp);
-}
-
-static bool host_eq0_next(void *ctx, struct rnic_eqe *e)
-{
-	return teq_next(ctx, e);
-}
-
-static u64 host_alloc(void *ctx, size_t size, size_t align)
-{
-	return talloc(ctx, size, align);
-}
-
-static void host_doorbell(void *ctx, unsigned int vector)
-{
-	tring(ctx, vector);
-}
-
-static const struct t2_host fake_host = {
-	.cmd = host_cmd,
-	.eq0_next = host_eq0_next,
-	.alloc = host_alloc,
-	.doorbell = host_doorbell,
-};
+#include "fake_rdma.h"
 
 struct t2 *t2_new(u8 id, unsigned int signature_abi)
 {
@@ -50,7 +21,7 @@ struct t2 *t2_new(u8 id, unsigned int signature_abi)
 	cfg.mac[0] = 0x02;
 	cfg.mac[5] = id;
 	t = tdev_new_cfg(&cfg, T2_RAM_SIZE);
-	t2_init(x, id, &fake_host, t, t->p->bar2, t->p->ram);
+	t2_init(x, id, &t->drv, t);
 	return x;
 }
 

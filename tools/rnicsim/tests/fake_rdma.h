@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The ABI 2.0 driver (drv2.h) on the tests' fake platform: devices made
- * by the fake driver (fake_plat.h), whose admin queue and event queue 0
- * t2 uses, and an in-process wire that joins two of them.
+ * The fake driver's RDMA side (fakedrv/fakedrv_rdma.h) on the tests' fake
+ * platform: devices made by the fake driver (fake_plat.h), whose bus
+ * layer t2 uses, and an in-process wire that joins two of them.
  */
-#ifndef RNICSIM_TEST_V2DRV_H
-#define RNICSIM_TEST_V2DRV_H
+#ifndef RNICSIM_TEST_FAKE_RDMA_H
+#define RNICSIM_TEST_FAKE_RDMA_H
 
-#include "../drv2.h"
+#include "fakedrv/fakedrv_rdma.h"
 #include "fake_plat.h"
 
 #define T2_RAM_SIZE	(16u << 20)
@@ -49,4 +49,4 @@ unsigned int twire_run(struct twire *w);
 /* Let time pass on both ends of @w: clock forward, ticks, wire */
 void twire_advance(struct twire *w, u64 ns);
 
-#endif /* RNICSIM_TEST_V2DRV_H */
+#endif /* RNICSIM_TEST_FAKE_RDMA_H */

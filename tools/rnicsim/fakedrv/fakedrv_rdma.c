@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ABI 2.0 driver of the model's tests and benchmark; see drv2.h.
+ * The RDMA side of the fake driver; see fakedrv_rdma.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "drv2.h"
+#include "fakedrv_rdma.h"
 
 #define DBP_KICK_OFF	offsetof(struct rnic_db_page, kick)
 #define DBP_KICK_PI_OFF	offsetof(struct rnic_db_page, kick_pi)
@@ -16,36 +16,19 @@ static void put_be16(u8 *p, u16 v)
 	p[1] = v;
 }
 
-static u32 bar_r32(struct t2 *x, unsigned int off)
-{
-	__le32 v;
-
-	memcpy(&v, x->bar2 + off, 4);
-	return le32_to_cpu(v);
-}
-
-static void bar_w32(struct t2 *x, unsigned int off, u32 val)
-{
-	__le32 v = cpu_to_le32(val);
-
-	memcpy(x->bar2 + off, &v, 4);
-}
-
 int t2_cmd(struct t2 *x, void *cmd, union rnic_aq_resp *resp)
 {
-	union rnic_aq_resp dummy;
-
-	return x->host->cmd(x->ctx, cmd, resp ? resp : &dummy);
+	return fakedrv_admin(x->bus, cmd, resp);
 }
 
 u64 t2_alloc(struct t2 *x, size_t size, size_t align)
 {
-	return x->host->alloc(x->ctx, size, align);
+	return fakedrv_alloc(x->bus, size, align);
 }
 
 void *t2_ram(struct t2 *x, u64 gpa)
 {
-	return x->ram + gpa;
+	return fakedrv_ram(x->bus, gpa);
 }
 
 static u64 query_stat(struct t2 *x, u8 scope, u32 handle, unsigned int i,
@@ -78,20 +61,9 @@ u64 t2_qpctr(struct t2 *x, u32 qpn, enum rnic_qp_stat s)
 			  RNIC_NUM_QP_STATS);
 }
 
-/* Read the way a driver would: QUERY_STATS. */
 u64 t2_pctr(struct t2 *x, enum rnic_port_stat s)
 {
-	u64 buf = t2_alloc(x, 8 * RNIC_NUM_PORT_STATS, 8);
-	struct rnic_aq_query q = {};
-	__le64 v;
-
-	q.hdr.opcode = RNIC_AQ_QUERY_STATS;
-	q.buf_addr = cpu_to_le64(buf);
-	q.buf_len = cpu_to_le32(8 * RNIC_NUM_PORT_STATS);
-	if (t2_cmd(x, &q, NULL))
-		return ~0ULL;
-	memcpy(&v, t2_ram(x, buf + 8 * s), 8);
-	return le64_to_cpu(v);
+	return fakedrv_port_stat(x->bus, s);
 }
 
 /* ---- doorbell pages ---- */
@@ -119,25 +91,25 @@ int t2_alloc_db_page(struct t2 *x, u32 flags, u32 *page)
 
 void t2_slot_write(struct t2 *x, u32 page, u16 db_off, u32 val)
 {
-	bar_w32(x, page_off(x, page) + db_off, val);
+	fakedrv_w32(x->bus, page_off(x, page) + db_off, val);
 }
 
 /* The page's kick_pi is only ever written by this driver: read it back. */
 void t2_kick_add(struct t2 *x, u32 page, u16 db_off)
 {
 	unsigned int base = page_off(x, page);
-	u16 pi = bar_r32(x, base + DBP_KICK_PI_OFF);
+	u16 pi = fakedrv_r32(x->bus, base + DBP_KICK_PI_OFF);
 	__le16 e = cpu_to_le16(db_off / 4);
 
-	memcpy(x->bar2 + base + DBP_KICK_OFF +
+	memcpy(x->bus->bar2 + base + DBP_KICK_OFF +
 	       2 * (pi % RNIC_DBP_KICK_DEPTH), &e, 2);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	bar_w32(x, base + DBP_KICK_PI_OFF, (u16)(pi + 1));
+	fakedrv_w32(x->bus, base + DBP_KICK_PI_OFF, (u16)(pi + 1));
 }
 
 void t2_kick(struct t2 *x)
 {
-	x->host->doorbell(x->ctx, FIELD_GET(RNIC_IVSHMEM_DB_VECTOR, x->kick));
+	fakedrv_ring(x->bus, FIELD_GET(RNIC_IVSHMEM_DB_VECTOR, x->kick));
 }
 
 void t2_ring(struct t2 *x, u16 db_off, u32 val)
@@ -151,23 +123,13 @@ void t2_ring(struct t2 *x, u16 db_off, u32 val)
 
 bool t2_eq0_next(struct t2 *x, struct rnic_eqe *e)
 {
-	return x->host->eq0_next(x->ctx, e);
+	return fakedrv_eq0_next(x->bus, e);
 }
 
 /* Drain event queue 0; how many entries of @type it held. */
 unsigned int t2_eq0_count(struct t2 *x, u8 type, struct rnic_eqe *last)
 {
-	struct rnic_eqe e;
-	unsigned int n = 0;
-
-	while (t2_eq0_next(x, &e)) {
-		if (e.type != type)
-			continue;
-		n++;
-		if (last)
-			*last = e;
-	}
-	return n;
+	return fakedrv_eq0_count(x->bus, type, last);
 }
 
 bool t2_ceq_next(struct t2 *x, struct rnic_eqe *e)
@@ -180,7 +142,7 @@ bool t2_ceq_next(struct t2 *x, struct rnic_eqe *e)
 		return false;
 	*e = *p;
 	x->eq_ci++;
-	bar_w32(x, RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(x->eqn)),
+	fakedrv_w32(x->bus, RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(x->eqn)),
 		rnic_db_cq(x->eq_ci, false, x->eq_arm_seq));
 	return true;
 }
@@ -188,9 +150,9 @@ bool t2_ceq_next(struct t2 *x, struct rnic_eqe *e)
 void t2_ceq_arm(struct t2 *x)
 {
 	x->eq_arm_seq++;
-	bar_w32(x, RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(x->eqn)),
+	fakedrv_w32(x->bus, RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(x->eqn)),
 		rnic_db_cq(x->eq_ci, true, x->eq_arm_seq));
-	x->host->doorbell(x->ctx, RNIC_DB_VEC_EVENT);
+	fakedrv_ring(x->bus, RNIC_DB_VEC_EVENT);
 }
 
 /* ---- CQs ---- */
@@ -631,14 +593,11 @@ void t2_ah_clear(struct t2 *x, u32 idx)
 
 /* ---- bring-up ---- */
 
-void t2_init(struct t2 *x, u8 id, const struct t2_host *host, void *ctx,
-	     u8 *bar2, u8 *ram)
+void t2_init(struct t2 *x, u8 id, struct fakedrv *bus, void *ctx)
 {
 	memset(x, 0, sizeof(*x));
-	x->host = host;
+	x->bus = bus;
 	x->ctx = ctx;
-	x->bar2 = bar2;
-	x->ram = ram;
 	x->id = id;
 	x->mac[0] = 0x02;
 	x->mac[5] = id;
