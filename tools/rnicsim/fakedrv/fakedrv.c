@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fakedrv.h"
+#include "fakedrv/fakedrv.h"
 
 void fakedrv_init(struct fakedrv *f, u8 *bar2, u8 *ram, size_t ram_len,
 		  void (*doorbell)(void *dev, unsigned int vector), void *dev,

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fakedrv_rdma.h"
+#include "fakedrv/fakedrv_rdma.h"
 
 #define DBP_KICK_OFF	offsetof(struct rnic_db_page, kick)
 #define DBP_KICK_PI_OFF	offsetof(struct rnic_db_page, kick_pi)

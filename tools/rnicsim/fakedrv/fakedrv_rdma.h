@@ -21,7 +21,7 @@
 #include <rnic_compat.h>
 #include <rnic_hw.h>
 
-#include "fakedrv.h"
+#include "fakedrv/fakedrv.h"
 
 #define T2_EQ_LOG2	4
 #define T2_AH_ENTRIES	64

@@ -16,9 +16,9 @@
 #include <rnic_hw.h>
 #include <rnic_hw_rdma.h>
 
-#include "device.h"
+#include "pci/device.h"
 #include "fakedrv/fakedrv.h"
-#include "platform.h"
+#include "platform/platform.h"
 
 #define FAKE_MAX_FRAMES		64
 #define FAKE_MAX_VECTORS	16

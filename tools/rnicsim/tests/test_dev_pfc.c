@@ -6,10 +6,10 @@
  */
 #include <string.h>
 
-#include "rdma.h"
+#include "rdma/rdma.h"
 #include "fake_plat.h"
 #include "frames.h"
-#include "pkt.h"
+#include "pkt/pkt.h"
 #include "test.h"
 
 static const u8 peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../opts.h"
+#include "platform/opts.h"
 #include "test.h"
 #include "fake_rdma.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../pkt.h"
+#include "pkt/pkt.h"
 #include "test.h"
 #include "fake_rdma.h"
 

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../pkt.h"
+#include "pkt/pkt.h"
 #include "test.h"
 #include "fake_rdma.h"
 

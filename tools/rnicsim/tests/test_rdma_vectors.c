@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../pkt.h"
-#include "../rc.h"
+#include "pkt/pkt.h"
+#include "transport/rc.h"
 #include "pcapread.h"
 #include "test.h"
 #include "fake_rdma.h"
