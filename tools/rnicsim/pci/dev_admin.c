@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rdma/rdma.h"
+#include "pci/dev_priv.h"
 
 static bool all_zero(const void *p, size_t n)
 {
@@ -175,7 +175,7 @@ static u8 check_set_port(struct rdev *d, const struct rnic_aq_set_port *c)
 	/* Templates carry the port; it cannot change under them. */
 	if ((valid & RNIC_PORT_VALID_UDP_PORT) &&
 	    le16_to_cpu(c->udp_port) != d->port.udp_port &&
-	    (d->rdma->npaths || d->rdma->ah_pages))
+	    d->engine->port_in_use(d))
 		return RNIC_AQ_BAD_STATE;
 	return RNIC_AQ_SUCCESS;
 }
@@ -382,9 +382,9 @@ static u8 execute(struct rdev *d, const union rnic_aq_entry *e,
 	if (e->hdr.reserved0 || e->hdr.reserved1)
 		return RNIC_AQ_BAD_PARAM;
 	if (e->hdr.opcode >= RNIC_AQ_QUERY_RDMA_CAPS) {
-		st = rdma_admin(d, e, resp);
+		st = d->engine->admin(d, e, resp);
 		/* Commands can make QPs runnable or fail them: run that now. */
-		rdma_pump(d);
+		d->engine->pump(d);
 		return st;
 	}
 	st = execute_common(d, e, &result);

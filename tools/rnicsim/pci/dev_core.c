@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdma/rdma.h"
+#include "pci/dev_priv.h"
 
 #define NS_PER_MS	1000000ULL
 
@@ -88,7 +88,7 @@ static void do_reset(struct rdev *d, u32 status)
 	rdev_pfc_release(d);
 
 	/* Every 2.0 object goes, until the next enable. */
-	rdma_reset(d);
+	d->engine->reset(d);
 	memset(d->bar2 + RNIC_DBP_BASE_DEFAULT, 0,
 	       d->bar2_len - RNIC_DBP_BASE_DEFAULT);
 	d->enabled = false;
@@ -138,6 +138,10 @@ struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
 			 cfg->num_vectors);
 		return NULL;
 	}
+	if (!cfg->engine) {
+		plat_log(p, "no RDMA engine to serve ABI 2.0");
+		return NULL;
+	}
 	if (cfg->signature_abi > RDEV_MAX_SIGNATURE_ABI) {
 		plat_log(p, "signature ABI %u: need 1..%u", cfg->signature_abi,
 			 RDEV_MAX_SIGNATURE_ABI);
@@ -148,6 +152,7 @@ struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
 		return NULL;
 	d->p = p;
 	d->cfg = *cfg;
+	d->engine = cfg->engine;
 	d->bar2 = bar2;
 	d->bar2_len = len;
 	/*
@@ -164,7 +169,7 @@ struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
 
 void rdev_destroy(struct rdev *d)
 {
-	rdma_reset(d);
+	d->engine->reset(d);
 	free(d);
 }
 
@@ -273,7 +278,7 @@ static void enable(struct rdev *d, u32 ctrl)
 		set_fatal(d, RNIC_FATAL_BAD_ABI);
 		return;
 	}
-	if (rdma_enable(d)) {
+	if (d->engine->enable(d)) {
 		set_fatal(d, RNIC_FATAL_INTERNAL);
 		return;
 	}
@@ -330,7 +335,7 @@ static void data_doorbell(struct rdev *d)
 		if (d->queues[i].used && !d->queues[i].error)
 			rdev_ring_pi(d, i, &pi);
 	/* The QPs that moved, then every sender takes turns. */
-	rdma_kick(d);
+	d->engine->kick(d);
 	rdev_tx_all(d);
 	rdev_pfc_check_now(d);
 }
@@ -393,7 +398,7 @@ int rdev_rx_hold(struct rdev *d, bool hold)
 		return 0;
 	d->rx_hold = hold;
 	if (!hold && d->rdma)
-		rdma_pump(d);	/* what waited runs now; XON follows */
+		d->engine->pump(d);	/* what waited runs now; XON follows */
 	return 0;
 }
 
@@ -411,7 +416,7 @@ uint64_t rdev_tick(struct rdev *d, uint64_t now_ns)
 	if (!next || next > d->next_heartbeat)
 		next = d->next_heartbeat;
 	if (d->rdma) {
-		u64 t = rdma_tick(d, now_ns);
+		u64 t = d->engine->tick(d, now_ns);
 
 		if (t && t < next)
 			next = t;
@@ -454,5 +459,5 @@ void rdev_dump_counters(struct rdev *d,
 		snprintf(line, sizeof(line), "rx_hold %d", d->rx_hold);
 		out(ctx, line);
 	}
-	rdma_dump_counters(d, out, ctx);
+	d->engine->dump_counters(d, out, ctx);
 }

@@ -8,7 +8,7 @@
  * are below the low watermark (refreshed every half pause time), XON once
  * they reach the high watermark.
  */
-#include "rdma/rdma.h"
+#include "pci/dev_priv.h"
 #include "pkt/pkt.h"
 
 bool rdev_pfc_active(struct rdev *d)
@@ -88,7 +88,7 @@ void rdev_pfc_rx(struct rdev *d, const u8 *frame, size_t len)
 	if (resumed) {
 		rdev_tx_all(d);
 		if (d->rdma)
-			rdma_pfc_resume(d);
+			d->engine->pfc_resume(d);
 	}
 }
 
@@ -137,8 +137,7 @@ static bool rx_room(struct rdev *d, unsigned int *free, unsigned int *depth)
 {
 	if (!d->rdma)
 		return false;
-	*depth = RDMA_RX_FIFO;
-	*free = RDMA_RX_FIFO - d->rdma->fifo_count;
+	d->engine->rx_room(d, free, depth);
 	return true;
 }
 
@@ -188,7 +187,7 @@ u64 rdev_pfc_tick(struct rdev *d, u64 now)
 	if (resumed) {
 		rdev_tx_all(d);
 		if (d->rdma)
-			rdma_pfc_resume(d);
+			d->engine->pfc_resume(d);
 	}
 	rdev_pfc_check(d, now);
 	if (d->pfc.xoff) {

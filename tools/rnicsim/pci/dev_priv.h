@@ -91,10 +91,47 @@ struct rdev_pfc {
 };
 
 struct rdma_dev;
+struct pkt_info;
+
+/*
+ * The RDMA engine as the PCI function sees it: the PCI function calls
+ * it only through this table (rdev_config.engine, filled in by
+ * rdma/rdma_core.c), never by name, so that pci/ does not depend on
+ * rdma/. Every call but enable is harmless while the engine has no
+ * state (d->rdma NULL).
+ */
+struct rdev_engine {
+	int (*enable)(struct rdev *d);		/* 0 or -ENOMEM */
+	void (*reset)(struct rdev *d);		/* frees all its state */
+	void (*pump)(struct rdev *d);		/* queued RX frames, send work */
+	u64 (*tick)(struct rdev *d, u64 now);	/* its next deadline */
+	/* An admin command of the engine (opcode >= 0x20): its status */
+	u8 (*admin)(struct rdev *d, const union rnic_aq_entry *e,
+		    union rnic_aq_resp *resp);
+	void (*kick)(struct rdev *d);		/* doorbell vector 3 */
+	void (*eq_doorbell)(struct rdev *d);	/* vector 2: completion EQs */
+	void (*pfc_resume)(struct rdev *d);	/* a priority unpaused */
+	/* A classified RoCE frame, into the receive buffer */
+	void (*rx_frame)(struct rdev *d, const u8 *frame, size_t len,
+			 const struct pkt_info *info);
+	/* A frame the classifier found malformed: counted per RoCE version */
+	void (*rx_malformed)(struct rdev *d, const u8 *frame, size_t len);
+	void (*dump_counters)(struct rdev *d,
+			      void (*out)(void *ctx, const char *line),
+			      void *ctx);
+	/* The Ethernet TX rings have work: they take turns with the QPs */
+	void (*eth_tx)(struct rdev *d);
+	/* Whether a header template carries the RoCE UDP port */
+	bool (*port_in_use)(struct rdev *d);
+	/* The receive buffer: free entries of @depth */
+	void (*rx_room)(struct rdev *d, unsigned int *free,
+			unsigned int *depth);
+};
 
 struct rdev {
 	struct plat *p;
 	struct rdev_config cfg;
+	const struct rdev_engine *engine;	/* cfg.engine */
 	u8 *bar2;
 	size_t bar2_len;
 	u32 caps;		/* as advertised */

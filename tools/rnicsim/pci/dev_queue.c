@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "rdma/rdma.h"
+#include "pci/dev_priv.h"
 
 #define SLOT_CQ_BITS	(RNIC_DB_CQ_CI | RNIC_DB_CQ_ARM_SEQ | RNIC_DB_CQ_ARM)
 
@@ -230,7 +230,7 @@ void rdev_event_doorbell(struct rdev *d)
 	}
 
 	if (d->rdma)
-		rdma_eq_doorbell(d);
+		d->engine->eq_doorbell(d);
 	for (i = 0; i < RDEV_MAX_CQS; i++) {
 		struct rdev_cq *cq = &d->cqs[i];
 

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "rdma/rdma.h"
+#include "pci/dev_priv.h"
 #include "pkt/pkt.h"
 
 #define ETH_HLEN	14
@@ -166,7 +166,7 @@ void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len)
 	case PKT_CLASS_MALFORMED:
 		RDEV_INC(d, rx_drop_malformed);
 		if (d->rdma)
-			rdma_rx_malformed(d, frame, len);
+			d->engine->rx_malformed(d, frame, len);
 		return;
 	case PKT_CLASS_ROCE_V1:
 		r.rx_class = RNIC_RX_CLASS_ROCE_V1;
@@ -188,7 +188,7 @@ void rdev_rx_frame(struct rdev *d, const u8 *frame, size_t len)
 			return;
 		}
 		count_rx(d, r.rx_class, len);
-		rdma_rx_frame(d, frame, len, &r.info);
+		d->engine->rx_frame(d, frame, len, &r.info);
 		return;
 	}
 	if (!d->enabled || !rdev_queue_usable(d, d->eth_rx)) {

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "rdma/rdma.h"
+#include "pci/dev_priv.h"
 #include "pkt/pkt.h"
 
 #define ETH_HLEN	14
@@ -289,6 +289,5 @@ void rdev_tx_all(struct rdev *d)
 {
 	if (!d->enabled)
 		return;
-	d->rdma->eth_pending = true;
-	rdma_pump(d);
+	d->engine->eth_tx(d);
 }

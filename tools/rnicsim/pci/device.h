@@ -17,6 +17,8 @@
 
 struct plat;
 struct rdev;
+/* What runs ABI 2.0 behind the PCI function (rdma/engine.h: rdma_engine) */
+struct rdev_engine;
 
 /* rdev_config.signature_abi: abi_compat is 16 bits, one per major */
 #define RDEV_MAX_SIGNATURE_ABI	15
@@ -32,6 +34,8 @@ struct rdev_config {
 	 * enable is refused.
 	 */
 	unsigned int signature_abi;
+	/* The RDMA engine the device dispatches to; required */
+	const struct rdev_engine *engine;
 };
 
 /* Create the model and write the signature block into BAR2. */

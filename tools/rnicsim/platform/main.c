@@ -26,6 +26,7 @@
 #include "platform/opts.h"
 #include "platform/platform.h"
 #include "platform/sim.h"
+#include "rdma/engine.h"
 
 /* One per device model; the benchmark builds its own on its own sim. */
 struct plat {
@@ -147,6 +148,7 @@ static struct rdev *make_device(struct plat *p, const struct sim_opts *o)
 	cfg.num_vectors = o->vectors;
 	cfg.caps_disable = o->caps_disable;
 	cfg.signature_abi = o->signature_abi;
+	cfg.engine = &rdma_engine;
 	return rdev_create(p, &cfg);
 }
 

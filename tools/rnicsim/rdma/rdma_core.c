@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rdma/engine.h"
 #include "rdma/rdma.h"
 
 /* Work items one pump call runs at most; the tick resumes the rest. */
@@ -370,3 +371,41 @@ void rdma_dump_counters(struct rdev *d,
 		out(ctx, line);
 	}
 }
+
+/* ---- the engine as the PCI function calls it ---- */
+
+static void engine_eth_tx(struct rdev *d)
+{
+	d->rdma->eth_pending = true;
+	rdma_pump(d);
+}
+
+/* Templates carry the port: it cannot change under them. */
+static bool engine_port_in_use(struct rdev *d)
+{
+	return d->rdma->npaths || d->rdma->ah_pages;
+}
+
+static void engine_rx_room(struct rdev *d, unsigned int *free,
+			   unsigned int *depth)
+{
+	*depth = RDMA_RX_FIFO;
+	*free = RDMA_RX_FIFO - d->rdma->fifo_count;
+}
+
+const struct rdev_engine rdma_engine = {
+	.enable = rdma_enable,
+	.reset = rdma_reset,
+	.pump = rdma_pump,
+	.tick = rdma_tick,
+	.admin = rdma_admin,
+	.kick = rdma_kick,
+	.eq_doorbell = rdma_eq_doorbell,
+	.pfc_resume = rdma_pfc_resume,
+	.rx_frame = rdma_rx_frame,
+	.rx_malformed = rdma_rx_malformed,
+	.dump_counters = rdma_dump_counters,
+	.eth_tx = engine_eth_tx,
+	.port_in_use = engine_port_in_use,
+	.rx_room = engine_rx_room,
+};

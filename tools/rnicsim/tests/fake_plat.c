@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fake_plat.h"
+#include "rdma/engine.h"
 
 const u8 t_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 
@@ -129,12 +130,15 @@ static void ring_rdev(void *dev, unsigned int vector)
 
 struct tdev *tdev_new_cfg(const struct rdev_config *cfg, size_t ram_len)
 {
+	struct rdev_config c = *cfg;
 	struct tdev *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		abort();
+	if (!c.engine)
+		c.engine = &rdma_engine;
 	t->p = fake_plat_new(1 << 20, ram_len);
-	t->d = rdev_create(t->p, cfg);
+	t->d = rdev_create(t->p, &c);
 	if (!t->d)
 		abort();
 	fakedrv_init(&t->drv, t->p->bar2, t->p->ram, t->p->ram_len,

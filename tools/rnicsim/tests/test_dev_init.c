@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fake_plat.h"
+#include "rdma/engine.h"
 #include "test.h"
 
 TEST(dev_signature_block)
@@ -53,7 +54,7 @@ TEST(dev_caps_disable_hides_capabilities)
 /* ABI 2.0 needs doorbell pages past the register file, and 2 vectors */
 TEST(dev_create_refuses_small_bar2)
 {
-	struct rdev_config cfg = { .num_vectors = 4 };
+	struct rdev_config cfg = { .num_vectors = 4, .engine = &rdma_engine };
 	struct plat *p = fake_plat_new(0x2000, 0);
 	struct rdev *d;
 
