@@ -16,7 +16,7 @@
  * rdma_tx.c	header templates and packet emission, loopback
  * rdma_rx.c	RX validation and dispatch of RoCE frames
  * rdma_rc.c	RC QPs handed to the RC engine (transport/rc.h)
- * ../transport/ud.c	UD and GSI send and receive
+ * rdma_ud.c	UD and GSI send and receive
  *
  * The RC transport engine is not here: RC QPs are handed to it through
  * the hooks at the end of this file.
@@ -615,7 +615,7 @@ void rdma_rx_process(struct rdev *d, const u8 *frame, size_t len);
 /* Loopback: a packet of ours to our own MAC */
 void rdma_rx_loopback(struct rdev *d, const u8 *frame, size_t len);
 
-/* ---- transport/ud.c ---- */
+/* ---- rdma_ud.c ---- */
 /* Start one send WQE of a UD/GSI QP; false when there is nothing to do. */
 bool rdma_ud_send_step(struct rdev *d, struct rdma_qp *qp);
 void rdma_ud_recv(struct rdev *d, struct rdma_qp *qp, struct rdma_pkt *pkt);
