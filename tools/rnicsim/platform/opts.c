@@ -10,7 +10,6 @@
 #include <rnic_hw.h>
 #include <rnic_hw_rdma.h>
 
-#include "pci/device.h"
 #include "platform/ivshmem.h"
 #include "platform/opts.h"
 
@@ -248,11 +247,11 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 			     "ABI 2.0 only (to imitate a device without 2.0, "
 			     "see --signature-abi)");
 		case OPT_SIGNATURE_ABI:
-			if (parse_uint(optarg, RDEV_MAX_SIGNATURE_ABI, &v) ||
+			if (parse_uint(optarg, OPTS_MAX_SIGNATURE_ABI, &v) ||
 			    !v)
 				FAIL("--signature-abi '%s': need an ABI major "
 				     "from 1 to %d", optarg,
-				     RDEV_MAX_SIGNATURE_ABI);
+				     OPTS_MAX_SIGNATURE_ABI);
 			o->signature_abi = (unsigned int)v;
 			break;
 		case OPT_BENCH:

@@ -22,6 +22,13 @@ enum sim_mode {
 #define SIM_DEFAULT_SHM_SIZE	(1u << 20)
 #define SIM_MAX_GUEST_MEM	(2ull << 30)	/* GPA == file offset below */
 
+/*
+ * --signature-abi takes 1..this: the device's limit (RDEV_MAX_SIGNATURE_ABI,
+ * pci/device.h; main.c checks they agree), which the platform does not
+ * include.
+ */
+#define OPTS_MAX_SIGNATURE_ABI	15
+
 struct sim_opts {
 	enum sim_mode mode;
 	const char *socket;
