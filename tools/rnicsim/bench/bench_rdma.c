@@ -33,53 +33,53 @@
 #include "fakedrv/fakedrv_rdma.h"
 #include "platform/sim.h"
 
-#define B2_RAM_SIZE	(64ull << 20)
-#define B2_AQ_LOG2	4
-#define B2_EQ_LOG2	6
-#define B2_CQ_LOG2	11
-#define B2_SQ_LOG2	9
-#define B2_RQ_LOG2	9
-#define B2_SQE_LOG2	6		/* header + one SGE */
-#define B2_RQE_LOG2	5
-#define B2_BUF_SIZE	(4ull << 20)	/* per side, behind a PBL MR */
-#define B2_IOVA		0x40000000ull
+#define BP_RAM_SIZE	(64ull << 20)
+#define BP_AQ_LOG2	4
+#define BP_EQ_LOG2	6
+#define BP_CQ_LOG2	11
+#define BP_SQ_LOG2	9
+#define BP_RQ_LOG2	9
+#define BP_SQE_LOG2	6		/* header + one SGE */
+#define BP_RQE_LOG2	5
+#define BP_BUF_SIZE	(4ull << 20)	/* per side, behind a PBL MR */
+#define BP_IOVA		0x40000000ull
 
 #define WR_SIZE		(64u << 10)
-#define WR_SLOTS	16		/* WR_SLOTS * WR_SIZE <= B2_BUF_SIZE / 2 */
+#define WR_SLOTS	16		/* WR_SLOTS * WR_SIZE <= BP_BUF_SIZE / 2 */
 #define WR_DEPTH	16		/* WRITEs outstanding */
 #define SEND_SIZE	64
 #define SEND_SIGNAL	16		/* one signaled SEND in so many */
 #define LAT_SIZE	8
-#define LAT_WORD	(B2_BUF_SIZE - 64)	/* where each side polls */
+#define LAT_WORD	(BP_BUF_SIZE - 64)	/* where each side polls */
 #define LAT_MAX_SAMPLES	(1u << 20)
 /* Untimed rounds first: page faults of first touches are not the model's */
 #define WARMUP_ROUNDS	32
 
-struct b2side {
-	struct b2 *b;
+struct bench_side {
+	struct bench_pair *b;
 	unsigned int idx;
-	struct sim_opts o;	/* the device's MAC is t2's */
+	struct sim_opts o;	/* the device's MAC is the driver's */
 	struct sim sim;
 	void *dev;		/* the device model */
 	struct fakedrv drv;	/* its driver's bus layer */
-	struct t2 x;
-	struct t2cq cq;
-	struct t2qp qp;
+	struct rdrv x;
+	struct rdrv_cq cq;
+	struct rdrv_qp qp;
 	u64 buf;		/* guest address of the MR's buffer */
 	u32 key;		/* PBL MR over it, lkey = rkey */
 	u16 sq_done;		/* SQ WQEs completed (free-running) */
 };
 
-struct b2 {
+struct bench_pair {
 	const char *label;	/* "abi2", "abi2 over tap" */
 	bool tap;		/* the wire: taps on a bridge, not in-process */
 	const struct bench_dev_hooks *hooks;
 	struct sim_opts o;
-	struct b2side side[2];
+	struct bench_side side[2];
 	bool moved;		/* a frame went over the in-process wire */
 };
 
-#define B2_PRINT(b, fmt, ...) \
+#define BP_PRINT(b, fmt, ...) \
 	printf("rnicsim bench: %s " fmt, (b)->label, ##__VA_ARGS__)
 
 /* Process CPU time: both devices and the driver are this thread. */
@@ -94,7 +94,7 @@ static u64 cpu_ns(void)
 /* ---- the driver's reach into a device ---- */
 
 /* The signature says ABI 2.0 is served: 0 or -ENODEV. */
-static int sig_check(struct b2side *sd)
+static int sig_check(struct bench_side *sd)
 {
 	const struct rnic_sig *sig = (const void *)(sd->drv.bar2 +
 						    RNIC_SIG_OFF);
@@ -106,7 +106,7 @@ static int sig_check(struct b2side *sd)
 }
 
 /* The largest MTU the device takes, up to 9000 (jumbo frames). */
-static u16 max_mtu(struct b2side *sd)
+static u16 max_mtu(struct bench_side *sd)
 {
 	const struct rnic_sig *sig = (const void *)(sd->drv.bar2 +
 						    RNIC_SIG_OFF);
@@ -126,14 +126,14 @@ static u16 max_mtu(struct b2side *sd)
  */
 static void wire_hook(void *ctx, const uint8_t *frame, size_t len)
 {
-	struct b2side *from = ctx;
-	struct b2 *b = from->b;
+	struct bench_side *from = ctx;
+	struct bench_pair *b = from->b;
 
 	b->moved = true;
 	sim_wire_rx(&b->side[!from->idx].sim, frame, len);
 }
 
-static void tick(struct b2side *sd)
+static void tick(struct bench_side *sd)
 {
 	struct sim *s = &sd->sim;
 
@@ -149,20 +149,20 @@ static void tick(struct b2side *sd)
 }
 
 /* What rnicsim's loop does after a batch of events: each device ticks. */
-static void wire_step(struct b2 *b)
+static void wire_step(struct bench_pair *b)
 {
 	tick(&b->side[0]);
 	tick(&b->side[1]);
 }
 
-static u64 frames_seen(struct b2 *b)
+static u64 frames_seen(struct bench_pair *b)
 {
 	return b->side[0].sim.rx_frames + b->side[0].sim.tx_frames +
 	       b->side[1].sim.rx_frames + b->side[1].sim.tx_frames;
 }
 
 /* Until no frame moves: every message posted is answered or lost. */
-static void wire_run(struct b2 *b)
+static void wire_run(struct bench_pair *b)
 {
 	u64 seen;
 
@@ -175,9 +175,9 @@ static void wire_run(struct b2 *b)
 
 /* ---- set-up ---- */
 
-static int side_up(struct b2 *b, unsigned int i)
+static int side_up(struct bench_pair *b, unsigned int i)
 {
-	struct b2side *sd = &b->side[i];
+	struct bench_side *sd = &b->side[i];
 	struct rnic_aq_set_port sp = {};
 	char err[256];
 	int fd, ret;
@@ -204,8 +204,8 @@ static int side_up(struct b2 *b, unsigned int i)
 		return ret;
 	}
 	fd = memfd_create("rnicsim-bench2-ram", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)B2_RAM_SIZE) ||
-	    gmem_map_fd(&sd->sim.gmem, fd, B2_RAM_SIZE)) {
+	if (fd < 0 || ftruncate(fd, (off_t)BP_RAM_SIZE) ||
+	    gmem_map_fd(&sd->sim.gmem, fd, BP_RAM_SIZE)) {
 		if (fd >= 0)
 			close(fd);
 		return -ENOMEM;
@@ -219,7 +219,7 @@ static int side_up(struct b2 *b, unsigned int i)
 		sim_attach_wire_hook(&sd->sim, wire_hook, sd);
 	fakedrv_init(&sd->drv, sd->sim.ivs.shm, sd->sim.gmem.base,
 		     sd->sim.gmem.size, b->hooks->ops->doorbell, sd->dev,
-		     B2_AQ_LOG2, B2_EQ_LOG2);
+		     BP_AQ_LOG2, BP_EQ_LOG2);
 	ret = sig_check(sd);
 	if (ret)
 		return ret;
@@ -227,28 +227,28 @@ static int side_up(struct b2 *b, unsigned int i)
 	    (RNIC_STATUS_ENABLED | FIELD_PREP(RNIC_STATUS_ABI,
 					      RNIC_ABI2_MAJOR)))
 		return -EIO;
-	t2_init(&sd->x, (u8)(i + 1), &sd->drv, sd);
+	rdrv_init(&sd->x, (u8)(i + 1), &sd->drv, sd);
 	sd->x.path_mtu = RNIC_PMTU_4096;
 	/* Jumbo frames, so that 4 KiB path MTU packets fit. */
 	sp.hdr.opcode = RNIC_AQ_SET_PORT;
 	sp.valid = cpu_to_le32(RNIC_PORT_VALID_MTU);
 	sp.mtu = cpu_to_le16(max_mtu(sd));
-	if (t2_cmd(&sd->x, &sp, NULL) || t2_setup(&sd->x))
+	if (rdrv_cmd(&sd->x, &sp, NULL) || rdrv_setup(&sd->x))
 		return -EIO;
-	sd->buf = t2_alloc(&sd->x, B2_BUF_SIZE, 4096);
-	if (t2_mr_pbl(&sd->x, sd->x.pdn, RNIC_ACCESS_ALL, B2_IOVA,
-		      B2_BUF_SIZE, sd->buf, &sd->key) ||
-	    t2_cq_create(&sd->x, B2_CQ_LOG2, &sd->cq) ||
-	    t2_qp_create(&sd->x, RNIC_QPT_RC, sd->x.pdn, &sd->cq, &sd->cq,
-			 NULL, B2_SQ_LOG2, B2_SQE_LOG2, B2_RQ_LOG2, B2_RQE_LOG2,
+	sd->buf = rdrv_alloc(&sd->x, BP_BUF_SIZE, 4096);
+	if (rdrv_mr_pbl(&sd->x, sd->x.pdn, RNIC_ACCESS_ALL, BP_IOVA,
+		      BP_BUF_SIZE, sd->buf, &sd->key) ||
+	    rdrv_cq_create(&sd->x, BP_CQ_LOG2, &sd->cq) ||
+	    rdrv_qp_create(&sd->x, RNIC_QPT_RC, sd->x.pdn, &sd->cq, &sd->cq,
+			 NULL, BP_SQ_LOG2, BP_SQE_LOG2, BP_RQ_LOG2, BP_RQE_LOG2,
 			 &sd->qp))
 		return -EIO;
 	return 0;
 }
 
-static void side_down(struct b2 *b, unsigned int i)
+static void side_down(struct bench_pair *b, unsigned int i)
 {
-	struct b2side *sd = &b->side[i];
+	struct bench_side *sd = &b->side[i];
 
 	if (sd->dev) {
 		sd->sim.dev_ops = NULL;
@@ -259,13 +259,13 @@ static void side_down(struct b2 *b, unsigned int i)
 		sim_fini(&sd->sim);
 }
 
-static int connect_pair(struct b2 *b)
+static int connect_pair(struct bench_pair *b)
 {
-	struct b2side *a = &b->side[0], *c = &b->side[1];
+	struct bench_side *a = &b->side[0], *c = &b->side[1];
 
-	if (t2_rc_connect(&a->x, &a->qp, &c->x, c->qp.qpn,
+	if (rdrv_rc_connect(&a->x, &a->qp, &c->x, c->qp.qpn,
 			  RNIC_RX_CLASS_ROCE_V2_IPV4) ||
-	    t2_rc_connect(&c->x, &c->qp, &a->x, a->qp.qpn,
+	    rdrv_rc_connect(&c->x, &c->qp, &a->x, a->qp.qpn,
 			  RNIC_RX_CLASS_ROCE_V2_IPV4))
 		return -EIO;
 	return 0;
@@ -273,9 +273,9 @@ static int connect_pair(struct b2 *b)
 
 /* ---- the driver's side of the runs ---- */
 
-static void *mem(struct b2side *sd, u64 off)
+static void *mem(struct bench_side *sd, u64 off)
 {
-	return t2_ram(&sd->x, sd->buf + off);
+	return rdrv_ram(&sd->x, sd->buf + off);
 }
 
 /*
@@ -283,15 +283,15 @@ static void *mem(struct b2side *sd, u64 off)
  * unsignaled WQEs before it), receive ones go to @recv. Returns the
  * number of CQEs in error.
  */
-static unsigned int reap(struct b2side *sd,
-			 void (*recv)(struct b2side *sd,
+static unsigned int reap(struct bench_side *sd,
+			 void (*recv)(struct bench_side *sd,
 				      const struct rnic_rdma_cqe *c, void *arg),
 			 void *arg)
 {
 	struct rnic_rdma_cqe c;
 	unsigned int bad = 0;
 
-	while (t2_cq_poll(&sd->x, &sd->cq, &c)) {
+	while (rdrv_cq_poll(&sd->x, &sd->cq, &c)) {
 		if (c.status != RNIC_WC_SUCCESS) {
 			bad++;
 			continue;
@@ -306,22 +306,22 @@ static unsigned int reap(struct b2side *sd,
 	return bad;
 }
 
-static unsigned int sq_room(struct b2side *sd, unsigned int depth)
+static unsigned int sq_room(struct bench_side *sd, unsigned int depth)
 {
 	u16 used = sd->qp.sq_pi - sd->sq_done;
 
 	return used >= depth ? 0 : depth - used;
 }
 
-static void post_write(struct b2side *from, struct b2side *to, u64 src_off,
+static void post_write(struct bench_side *from, struct bench_side *to, u64 src_off,
 		       u64 dst_off, u32 len, bool signaled, bool ring)
 {
-	u8 wqe[1u << B2_SQE_LOG2];
+	u8 wqe[1u << BP_SQE_LOG2];
 
-	t2_rc_wqe(wqe, RNIC_SQE_OP_WRITE, signaled ? RNIC_SQE_F_SIGNALED : 0,
-		  len, B2_IOVA + src_off, from->key, B2_IOVA + dst_off,
+	rdrv_rc_wqe(wqe, RNIC_SQE_OP_WRITE, signaled ? RNIC_SQE_F_SIGNALED : 0,
+		  len, BP_IOVA + src_off, from->key, BP_IOVA + dst_off,
 		  to->key);
-	t2_post_send(&from->x, &from->qp, wqe, ring);
+	rdrv_post_send(&from->x, &from->qp, wqe, ring);
 }
 
 static bool out_of_time(u64 end)
@@ -329,7 +329,7 @@ static bool out_of_time(u64 end)
 	return sim_stop_signal || sim_now_ns() >= end;
 }
 
-static void report(struct b2 *b, const char *what, double count,
+static void report(struct bench_pair *b, const char *what, double count,
 		   double unit, const char *uname, u64 wall, u64 cpu,
 		   const char *note)
 {
@@ -356,10 +356,10 @@ static void fill(u8 *p, size_t n, unsigned int seed)
  * One round of the WRITE run: fill the SQ up to WR_DEPTH, let the wire
  * run dry, reap. Returns CQEs in error; *@done counts messages done.
  */
-static unsigned int write_round(struct b2 *b, u64 *posted, u64 *done)
+static unsigned int write_round(struct bench_pair *b, u64 *posted, u64 *done)
 {
-	struct b2side *a = &b->side[0], *c = &b->side[1];
-	const u64 dst = B2_BUF_SIZE / 2;
+	struct bench_side *a = &b->side[0], *c = &b->side[1];
+	const u64 dst = BP_BUF_SIZE / 2;
 	unsigned int room = sq_room(a, WR_DEPTH), i, slot, bad;
 
 	for (i = 0; i < room; i++, (*posted)++) {
@@ -374,10 +374,10 @@ static unsigned int write_round(struct b2 *b, u64 *posted, u64 *done)
 }
 
 /* 64 KiB WRITEs from A's first half to B's second half. */
-static int run_write(struct b2 *b)
+static int run_write(struct bench_pair *b)
 {
-	struct b2side *a = &b->side[0], *c = &b->side[1];
-	const u64 dst = B2_BUF_SIZE / 2;
+	struct bench_side *a = &b->side[0], *c = &b->side[1];
+	const u64 dst = BP_BUF_SIZE / 2;
 	u64 t0, c0, wall, cpu, end, done = 0, done0, posted = 0;
 	unsigned int bad = 0, i;
 
@@ -397,7 +397,7 @@ static int run_write(struct b2 *b)
 	wall = sim_now_ns() - t0;
 	cpu = cpu_ns() - c0;
 	if (bad) {
-		B2_PRINT(b, "WRITE: %u completions in error!\n",
+		BP_PRINT(b, "WRITE: %u completions in error!\n",
 		       bad);
 		return -EIO;
 	}
@@ -419,11 +419,11 @@ static int run_write(struct b2 *b)
 		bad += reap(a, NULL, NULL);
 	}
 	if (bad || memcmp(mem(a, 0), mem(c, dst), (size_t)WR_SLOTS * WR_SIZE)) {
-		B2_PRINT(b, "WRITE: the data written differs "
+		BP_PRINT(b, "WRITE: the data written differs "
 		       "from its source!\n");
 		return -EIO;
 	}
-	B2_PRINT(b, "WRITE data verified (%u KiB compared "
+	BP_PRINT(b, "WRITE data verified (%u KiB compared "
 	       "with the source)\n", WR_SLOTS * WR_SIZE >> 10);
 	return 0;
 }
@@ -437,23 +437,23 @@ struct send_state {
 /* B's receive buffer for RQ index @idx: the second half of its buffer */
 static u64 rbuf_off(u16 idx)
 {
-	return B2_BUF_SIZE / 2 + (u64)(idx & ((1u << B2_RQ_LOG2) - 1)) *
+	return BP_BUF_SIZE / 2 + (u64)(idx & ((1u << BP_RQ_LOG2) - 1)) *
 				 SEND_SIZE;
 }
 
-static void post_recv(struct b2side *sd, bool ring)
+static void post_recv(struct bench_side *sd, bool ring)
 {
 	struct rnic_data_sge sge = {
-		.addr = cpu_to_le64(B2_IOVA + rbuf_off(sd->qp.rq_pi)),
+		.addr = cpu_to_le64(BP_IOVA + rbuf_off(sd->qp.rq_pi)),
 		.len = cpu_to_le32(SEND_SIZE),
 		.lkey = cpu_to_le32(sd->key),
 	};
 
-	t2_post_recv(&sd->x, &sd->qp, &sge, 1, ring);
+	rdrv_post_recv(&sd->x, &sd->qp, &sge, 1, ring);
 }
 
 /* Every message in order, of the right length, carrying its number. */
-static void send_recv(struct b2side *sd, const struct rnic_rdma_cqe *c,
+static void send_recv(struct bench_side *sd, const struct rnic_rdma_cqe *c,
 		      void *arg)
 {
 	struct send_state *st = arg;
@@ -468,26 +468,26 @@ static void send_recv(struct b2side *sd, const struct rnic_rdma_cqe *c,
 }
 
 /* One round of the SEND run, as write_round(). */
-static unsigned int send_round(struct b2 *b, u64 *posted,
+static unsigned int send_round(struct bench_pair *b, u64 *posted,
 			       struct send_state *st)
 {
-	struct b2side *a = &b->side[0], *c = &b->side[1];
-	unsigned int rq_depth = 1u << B2_RQ_LOG2, room, i, slot, bad;
-	u8 wqe[1u << B2_SQE_LOG2];
+	struct bench_side *a = &b->side[0], *c = &b->side[1];
+	unsigned int rq_depth = 1u << BP_RQ_LOG2, room, i, slot, bad;
+	u8 wqe[1u << BP_SQE_LOG2];
 
 	/* No more than B has receives posted for: no RNR waits. */
-	room = sq_room(a, 1u << B2_SQ_LOG2);
+	room = sq_room(a, 1u << BP_SQ_LOG2);
 	if (room > rq_depth - (u16)(*posted - st->received))
 		room = rq_depth - (u16)(*posted - st->received);
 	room -= room % SEND_SIGNAL;
 	for (i = 0; i < room; i++, (*posted)++) {
-		slot = *posted % (1u << B2_SQ_LOG2);
+		slot = *posted % (1u << BP_SQ_LOG2);
 		memcpy(mem(a, (u64)slot * SEND_SIZE), posted, 8);
-		t2_rc_wqe(wqe, RNIC_SQE_OP_SEND,
+		rdrv_rc_wqe(wqe, RNIC_SQE_OP_SEND,
 			  (*posted + 1) % SEND_SIGNAL ? 0 : RNIC_SQE_F_SIGNALED,
-			  SEND_SIZE, B2_IOVA + (u64)slot * SEND_SIZE, a->key,
+			  SEND_SIZE, BP_IOVA + (u64)slot * SEND_SIZE, a->key,
 			  0, 0);
-		t2_post_send(&a->x, &a->qp, wqe, i == room - 1);
+		rdrv_post_send(&a->x, &a->qp, wqe, i == room - 1);
 	}
 	wire_run(b);
 	bad = reap(a, NULL, NULL);
@@ -498,10 +498,10 @@ static unsigned int send_round(struct b2 *b, u64 *posted,
 	return bad;
 }
 
-static int run_send(struct b2 *b)
+static int run_send(struct bench_pair *b)
 {
-	struct b2side *c = &b->side[1];
-	unsigned int rq_depth = 1u << B2_RQ_LOG2, bad = 0, i;
+	struct bench_side *c = &b->side[1];
+	unsigned int rq_depth = 1u << BP_RQ_LOG2, bad = 0, i;
 	u64 t0, c0, wall, cpu, end, posted = 0, rcvd0;
 	struct send_state st = {};
 
@@ -519,7 +519,7 @@ static int run_send(struct b2 *b)
 	wall = sim_now_ns() - t0;
 	cpu = cpu_ns() - c0;
 	if (bad || st.wrong || st.received != posted) {
-		B2_PRINT(b, "SEND: %u completions in error, "
+		BP_PRINT(b, "SEND: %u completions in error, "
 		       "%llu of %llu messages wrong or missing!\n", bad,
 		       (unsigned long long)st.wrong,
 		       (unsigned long long)(posted - st.received + st.wrong));
@@ -527,7 +527,7 @@ static int run_send(struct b2 *b)
 	}
 	report(b, "RC SEND 64 B", (double)(st.received - rcvd0), 1e-6,
 	       "M msg/s", wall, cpu, "A to B, each message checked at B");
-	B2_PRINT(b, "SEND data verified (%llu messages, each "
+	BP_PRINT(b, "SEND data verified (%llu messages, each "
 	       "in order with its number)\n",
 	       (unsigned long long)st.received);
 	return 0;
@@ -541,7 +541,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Post an 8-byte WRITE of @seq into the peer's polled word, and wait. */
-static bool ping(struct b2 *b, struct b2side *from, struct b2side *to,
+static bool ping(struct bench_pair *b, struct bench_side *from, struct bench_side *to,
 		 u64 seq)
 {
 	volatile u64 *seen = mem(to, LAT_WORD);
@@ -549,7 +549,7 @@ static bool ping(struct b2 *b, struct b2side *from, struct b2side *to,
 	u64 give_up = 0;
 
 	memcpy(mem(from, 0), &seq, LAT_SIZE);
-	if (!sq_room(from, 1u << B2_SQ_LOG2))
+	if (!sq_room(from, 1u << BP_SQ_LOG2))
 		return false;
 	/* Signaled now and then, for the SQ to retire */
 	post_write(from, to, 0, LAT_WORD, LAT_SIZE, !(seq % 64), true);
@@ -585,9 +585,9 @@ static u64 clock_cost(void)
 	return d[50];
 }
 
-static int run_latency(struct b2 *b)
+static int run_latency(struct bench_pair *b)
 {
-	struct b2side *a = &b->side[0], *c = &b->side[1];
+	struct bench_side *a = &b->side[0], *c = &b->side[1];
 	u64 *lat, t, t1, end, cost, n = 0, seq = 1;
 	int ret = 0;
 
@@ -612,13 +612,13 @@ static int run_latency(struct b2 *b)
 		t = t1;
 	}
 	if (ret || !n) {
-		B2_PRINT(b, "WRITE 8 B: a round trip did not "
+		BP_PRINT(b, "WRITE 8 B: a round trip did not "
 		       "complete!\n");
 		free(lat);
 		return -EIO;
 	}
 	qsort(lat, n, sizeof(*lat), cmp_u64);
-	B2_PRINT(b, "RC WRITE 8 B round trip: p50 %6.2f us "
+	BP_PRINT(b, "RC WRITE 8 B round trip: p50 %6.2f us "
 	       "p99 %6.2f us  (CPU time, %llu round trips, each side polls "
 	       "the word the other writes; the clock read, %.2f us, taken "
 	       "off)\n", (double)lat[n / 2] / 1e3,
@@ -633,7 +633,7 @@ int bench_abi2(const struct sim_opts *o, const struct bench_dev_hooks *dev,
 {
 	struct bench_net net = { .home = -1 };
 	char why[256];
-	struct b2 *b;
+	struct bench_pair *b;
 	int ret = 0;
 
 	b = calloc(1, sizeof(*b));
@@ -654,21 +654,21 @@ int bench_abi2(const struct sim_opts *o, const struct bench_dev_hooks *dev,
 		ret = bench_net_up(&net, why, sizeof(why));
 		if (ret == -EPERM) {
 			/* Not a failure of the model: said, and not counted */
-			B2_PRINT(b, "SKIPPED: %s\n", why);
+			BP_PRINT(b, "SKIPPED: %s\n", why);
 			free(b);
 			return 0;
 		}
 		if (ret) {
-			B2_PRINT(b, "network: %s!\n", why);
+			BP_PRINT(b, "network: %s!\n", why);
 			free(b);
 			return ret;
 		}
-		B2_PRINT(b, "bridge %s, taps %s and %s, in a network "
+		BP_PRINT(b, "bridge %s, taps %s and %s, in a network "
 			 "namespace of its own\n", BENCH_NET_BRIDGE,
 			 bench_net_taps[0], bench_net_taps[1]);
 	}
 	if (side_up(b, 0) || side_up(b, 1) || connect_pair(b)) {
-		B2_PRINT(b, "devices: did not come up!\n");
+		BP_PRINT(b, "devices: did not come up!\n");
 		ret = -EIO;
 	}
 	if (!ret)

@@ -16,26 +16,26 @@ static void put_be16(u8 *p, u16 v)
 	p[1] = v;
 }
 
-int t2_cmd(struct t2 *x, void *cmd, union rnic_aq_resp *resp)
+int rdrv_cmd(struct rdrv *x, void *cmd, union rnic_aq_resp *resp)
 {
 	return fakedrv_admin(x->bus, cmd, resp);
 }
 
-u64 t2_alloc(struct t2 *x, size_t size, size_t align)
+u64 rdrv_alloc(struct rdrv *x, size_t size, size_t align)
 {
 	return fakedrv_alloc(x->bus, size, align);
 }
 
-void *t2_ram(struct t2 *x, u64 gpa)
+void *rdrv_ram(struct rdrv *x, u64 gpa)
 {
 	return fakedrv_ram(x->bus, gpa);
 }
 
-static u64 query_stat(struct t2 *x, u8 scope, u32 handle, unsigned int i,
+static u64 query_stat(struct rdrv *x, u8 scope, u32 handle, unsigned int i,
 		      unsigned int n)
 {
 	struct rnic_aq_query_obj q = {};
-	u64 buf = t2_alloc(x, 8 * n, 8);
+	u64 buf = rdrv_alloc(x, 8 * n, 8);
 	__le64 v;
 
 	q.hdr.opcode = RNIC_AQ_QUERY_RDMA_STATS;
@@ -43,37 +43,37 @@ static u64 query_stat(struct t2 *x, u8 scope, u32 handle, unsigned int i,
 	q.buf_len = cpu_to_le32(8 * n);
 	q.handle = cpu_to_le32(handle);
 	q.scope = scope;
-	if (t2_cmd(x, &q, NULL))
+	if (rdrv_cmd(x, &q, NULL))
 		return ~0ULL;
-	memcpy(&v, t2_ram(x, buf + 8 * i), 8);
+	memcpy(&v, rdrv_ram(x, buf + 8 * i), 8);
 	return le64_to_cpu(v);
 }
 
-u64 t2_rctr(struct t2 *x, enum rnic_rdma_stat s)
+u64 rdrv_rctr(struct rdrv *x, enum rnic_rdma_stat s)
 {
 	return query_stat(x, RNIC_RDMA_STATS_SCOPE_PORT, 0, s,
 			  RNIC_NUM_RDMA_STATS);
 }
 
-u64 t2_qpctr(struct t2 *x, u32 qpn, enum rnic_qp_stat s)
+u64 rdrv_qpctr(struct rdrv *x, u32 qpn, enum rnic_qp_stat s)
 {
 	return query_stat(x, RNIC_RDMA_STATS_SCOPE_QP, qpn, s,
 			  RNIC_NUM_QP_STATS);
 }
 
-u64 t2_pctr(struct t2 *x, enum rnic_port_stat s)
+u64 rdrv_pctr(struct rdrv *x, enum rnic_port_stat s)
 {
 	return fakedrv_port_stat(x->bus, s);
 }
 
 /* ---- doorbell pages ---- */
 
-static unsigned int page_off(struct t2 *x, u32 page)
+static unsigned int page_off(struct rdrv *x, u32 page)
 {
 	return le32_to_cpu(x->caps.db_base) + (page << x->caps.db_page_log2);
 }
 
-int t2_alloc_db_page(struct t2 *x, u32 flags, u32 *page)
+int rdrv_alloc_db_page(struct rdrv *x, u32 flags, u32 *page)
 {
 	struct rnic_aq_alloc_db_page c = {};
 	union rnic_aq_resp r;
@@ -81,7 +81,7 @@ int t2_alloc_db_page(struct t2 *x, u32 flags, u32 *page)
 
 	c.hdr.opcode = RNIC_AQ_ALLOC_DB_PAGE;
 	c.flags = cpu_to_le32(flags);
-	st = t2_cmd(x, &c, &r);
+	st = rdrv_cmd(x, &c, &r);
 	if (!st) {
 		*page = le32_to_cpu(r.db_page.page);
 		x->kick = le32_to_cpu(r.db_page.kick);
@@ -89,13 +89,13 @@ int t2_alloc_db_page(struct t2 *x, u32 flags, u32 *page)
 	return st;
 }
 
-void t2_slot_write(struct t2 *x, u32 page, u16 db_off, u32 val)
+void rdrv_slot_write(struct rdrv *x, u32 page, u16 db_off, u32 val)
 {
 	fakedrv_w32(x->bus, page_off(x, page) + db_off, val);
 }
 
 /* The page's kick_pi is only ever written by this driver: read it back. */
-void t2_kick_add(struct t2 *x, u32 page, u16 db_off)
+void rdrv_kick_add(struct rdrv *x, u32 page, u16 db_off)
 {
 	unsigned int base = page_off(x, page);
 	u16 pi = fakedrv_r32(x->bus, base + DBP_KICK_PI_OFF);
@@ -107,38 +107,38 @@ void t2_kick_add(struct t2 *x, u32 page, u16 db_off)
 	fakedrv_w32(x->bus, base + DBP_KICK_PI_OFF, (u16)(pi + 1));
 }
 
-void t2_kick(struct t2 *x)
+void rdrv_kick(struct rdrv *x)
 {
 	fakedrv_ring(x->bus, FIELD_GET(RNIC_IVSHMEM_DB_VECTOR, x->kick));
 }
 
-void t2_ring(struct t2 *x, u16 db_off, u32 val)
+void rdrv_ring(struct rdrv *x, u16 db_off, u32 val)
 {
-	t2_slot_write(x, x->dbp, db_off, val);
-	t2_kick_add(x, x->dbp, db_off);
-	t2_kick(x);
+	rdrv_slot_write(x, x->dbp, db_off, val);
+	rdrv_kick_add(x, x->dbp, db_off);
+	rdrv_kick(x);
 }
 
 /* ---- event queues ---- */
 
-bool t2_eq0_next(struct t2 *x, struct rnic_eqe *e)
+bool rdrv_eq0_next(struct rdrv *x, struct rnic_eqe *e)
 {
 	return fakedrv_eq0_next(x->bus, e);
 }
 
 /* Drain event queue 0; how many entries of @type it held. */
-unsigned int t2_eq0_count(struct t2 *x, u8 type, struct rnic_eqe *last)
+unsigned int rdrv_eq0_count(struct rdrv *x, u8 type, struct rnic_eqe *last)
 {
 	return fakedrv_eq0_count(x->bus, type, last);
 }
 
-bool t2_ceq_next(struct t2 *x, struct rnic_eqe *e)
+bool rdrv_ceq_next(struct rdrv *x, struct rnic_eqe *e)
 {
-	unsigned int mask = (1U << T2_EQ_LOG2) - 1;
-	struct rnic_eqe *p = t2_ram(x, x->eq_base +
+	unsigned int mask = (1U << RDRV_EQ_LOG2) - 1;
+	struct rnic_eqe *p = rdrv_ram(x, x->eq_base +
 				     (x->eq_ci & mask) * RNIC_EQE_SIZE);
 
-	if (rnic_eqe_phase(p) != rnic_ring_phase(x->eq_ci, T2_EQ_LOG2))
+	if (rnic_eqe_phase(p) != rnic_ring_phase(x->eq_ci, RDRV_EQ_LOG2))
 		return false;
 	*e = *p;
 	x->eq_ci++;
@@ -147,7 +147,7 @@ bool t2_ceq_next(struct t2 *x, struct rnic_eqe *e)
 	return true;
 }
 
-void t2_ceq_arm(struct t2 *x)
+void rdrv_ceq_arm(struct rdrv *x)
 {
 	x->eq_arm_seq++;
 	fakedrv_w32(x->bus, RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(x->eqn)),
@@ -157,7 +157,7 @@ void t2_ceq_arm(struct t2 *x)
 
 /* ---- CQs ---- */
 
-int t2_cq_create(struct t2 *x, u8 log2, struct t2cq *cq)
+int rdrv_cq_create(struct rdrv *x, u8 log2, struct rdrv_cq *cq)
 {
 	struct rnic_aq_create_rdma_cq c = {};
 	union rnic_aq_resp r;
@@ -165,13 +165,13 @@ int t2_cq_create(struct t2 *x, u8 log2, struct t2cq *cq)
 
 	memset(cq, 0, sizeof(*cq));
 	cq->log2 = log2;
-	cq->base = t2_alloc(x, RNIC_RDMA_CQE_SIZE << log2, 4096);
+	cq->base = rdrv_alloc(x, RNIC_RDMA_CQE_SIZE << log2, 4096);
 	c.hdr.opcode = RNIC_AQ_CREATE_RDMA_CQ;
 	c.ring_addr = cpu_to_le64(cq->base);
 	c.eqn = cpu_to_le32(x->eqn);
 	c.db_page = cpu_to_le32(x->dbp);
 	c.log2_depth = log2;
-	st = t2_cmd(x, &c, &r);
+	st = rdrv_cmd(x, &c, &r);
 	if (!st) {
 		cq->cqn = le32_to_cpu(r.create_cq.cqn);
 		cq->db_off = le16_to_cpu(r.create_cq.db_off);
@@ -179,19 +179,19 @@ int t2_cq_create(struct t2 *x, u8 log2, struct t2cq *cq)
 	return st;
 }
 
-int t2_cq_destroy(struct t2 *x, struct t2cq *cq)
+int rdrv_cq_destroy(struct rdrv *x, struct rdrv_cq *cq)
 {
 	struct rnic_aq_obj c = {};
 
 	c.hdr.opcode = RNIC_AQ_DESTROY_RDMA_CQ;
 	c.handle = cpu_to_le32(cq->cqn);
-	return t2_cmd(x, &c, NULL);
+	return rdrv_cmd(x, &c, NULL);
 }
 
-bool t2_cq_poll(struct t2 *x, struct t2cq *cq, struct rnic_rdma_cqe *cqe)
+bool rdrv_cq_poll(struct rdrv *x, struct rdrv_cq *cq, struct rnic_rdma_cqe *cqe)
 {
 	unsigned int mask = (1U << cq->log2) - 1;
-	struct rnic_rdma_cqe *p = t2_ram(x, cq->base +
+	struct rnic_rdma_cqe *p = rdrv_ram(x, cq->base +
 					 (cq->ci & mask) * RNIC_RDMA_CQE_SIZE);
 
 	if (rnic_rdma_cqe_phase(p) != rnic_ring_phase(cq->ci, cq->log2))
@@ -199,21 +199,21 @@ bool t2_cq_poll(struct t2 *x, struct t2cq *cq, struct rnic_rdma_cqe *cqe)
 	*cqe = *p;
 	cq->ci++;
 	/* A CI-only write needs neither a kick entry nor a kick. */
-	t2_slot_write(x, x->dbp, cq->db_off,
+	rdrv_slot_write(x, x->dbp, cq->db_off,
 		      rnic_db_rdma_cq(cq->ci, false, false, cq->arm_seq));
 	return true;
 }
 
-void t2_cq_arm(struct t2 *x, struct t2cq *cq, bool solicited)
+void rdrv_cq_arm(struct rdrv *x, struct rdrv_cq *cq, bool solicited)
 {
 	cq->arm_seq++;
-	t2_ring(x, cq->db_off, rnic_db_rdma_cq(cq->ci, true, solicited,
+	rdrv_ring(x, cq->db_off, rnic_db_rdma_cq(cq->ci, true, solicited,
 					       cq->arm_seq));
 }
 
 /* ---- PD, MR ---- */
 
-int t2_pd_alloc(struct t2 *x, bool priv, u32 *pdn)
+int rdrv_pd_alloc(struct rdrv *x, bool priv, u32 *pdn)
 {
 	struct rnic_aq_alloc_pd c = {};
 	union rnic_aq_resp r;
@@ -221,21 +221,21 @@ int t2_pd_alloc(struct t2 *x, bool priv, u32 *pdn)
 
 	c.hdr.opcode = RNIC_AQ_ALLOC_PD;
 	c.flags = cpu_to_le32(priv ? RNIC_PD_F_PRIVILEGED : 0);
-	st = t2_cmd(x, &c, &r);
+	st = rdrv_cmd(x, &c, &r);
 	if (!st)
 		*pdn = le32_to_cpu(r.id.id);
 	return st;
 }
 
 /* A PBL MR of 4 KiB pages over the contiguous guest buffer @buf */
-int t2_mr_pbl(struct t2 *x, u32 pdn, u8 access, u64 iova, u64 len,
+int rdrv_mr_pbl(struct rdrv *x, u32 pdn, u8 access, u64 iova, u64 len,
 	      u64 buf, u32 *key)
 {
 	u32 n = ((iova & 4095) + len + 4095) / 4096, i;
-	u64 pbl = t2_alloc(x, 8 * n, 8);
+	u64 pbl = rdrv_alloc(x, 8 * n, 8);
 	struct rnic_aq_create_mr c = {};
 	union rnic_aq_resp r;
-	__le64 *pages = t2_ram(x, pbl);
+	__le64 *pages = rdrv_ram(x, pbl);
 	int st;
 
 	for (i = 0; i < n; i++)
@@ -249,13 +249,13 @@ int t2_mr_pbl(struct t2 *x, u32 pdn, u8 access, u64 iova, u64 len,
 	c.length = cpu_to_le64(len);
 	c.pbl_addr = cpu_to_le64(pbl);
 	c.npages = cpu_to_le32(n);
-	st = t2_cmd(x, &c, &r);
+	st = rdrv_cmd(x, &c, &r);
 	if (!st)
 		*key = le32_to_cpu(r.id.id);
 	return st;
 }
 
-static int mr_dma(struct t2 *x, u32 pdn, u32 *key)
+static int mr_dma(struct rdrv *x, u32 pdn, u32 *key)
 {
 	struct rnic_aq_create_mr c = {};
 	union rnic_aq_resp r;
@@ -265,7 +265,7 @@ static int mr_dma(struct t2 *x, u32 pdn, u32 *key)
 	c.type = RNIC_MRT_DMA;
 	c.access = RNIC_ACCESS_ALL;
 	c.pdn = cpu_to_le32(pdn);
-	st = t2_cmd(x, &c, &r);
+	st = rdrv_cmd(x, &c, &r);
 	if (!st)
 		*key = le32_to_cpu(r.id.id);
 	return st;
@@ -273,8 +273,8 @@ static int mr_dma(struct t2 *x, u32 pdn, u32 *key)
 
 /* ---- SRQ ---- */
 
-int t2_srq_create(struct t2 *x, u32 pdn, u8 log2, u8 rqe_log2, u32 limit,
-		  struct t2srq *srq)
+int rdrv_srq_create(struct rdrv *x, u32 pdn, u8 log2, u8 rqe_log2, u32 limit,
+		  struct rdrv_srq *srq)
 {
 	struct rnic_aq_create_srq c = {};
 	union rnic_aq_resp r;
@@ -283,8 +283,8 @@ int t2_srq_create(struct t2 *x, u32 pdn, u8 log2, u8 rqe_log2, u32 limit,
 	memset(srq, 0, sizeof(*srq));
 	srq->log2 = log2;
 	srq->rqe_log2 = rqe_log2;
-	srq->wqe = t2_alloc(x, 1U << (log2 + rqe_log2), 4096);
-	srq->idx = t2_alloc(x, 2U << log2, 64);
+	srq->wqe = rdrv_alloc(x, 1U << (log2 + rqe_log2), 4096);
+	srq->idx = rdrv_alloc(x, 2U << log2, 64);
 	c.hdr.opcode = RNIC_AQ_CREATE_SRQ;
 	c.pdn = cpu_to_le32(pdn);
 	c.db_page = cpu_to_le32(x->dbp);
@@ -293,7 +293,7 @@ int t2_srq_create(struct t2 *x, u32 pdn, u8 log2, u8 rqe_log2, u32 limit,
 	c.log2_depth = log2;
 	c.rqe_log2 = rqe_log2;
 	c.limit = cpu_to_le32(limit);
-	st = t2_cmd(x, &c, &r);
+	st = rdrv_cmd(x, &c, &r);
 	if (!st) {
 		srq->srqn = le32_to_cpu(r.create_srq.srqn);
 		srq->db_off = le16_to_cpu(r.create_srq.db_off);
@@ -311,23 +311,23 @@ static void rqe_write(void *dst, const struct rnic_data_sge *sge,
 	memcpy(rqe->sge, sge, n * sizeof(*sge));
 }
 
-void t2_srq_post(struct t2 *x, struct t2srq *srq, u16 slot,
+void rdrv_srq_post(struct rdrv *x, struct rdrv_srq *srq, u16 slot,
 		 const struct rnic_data_sge *sge, unsigned int n)
 {
-	__le16 *idx = t2_ram(x, srq->idx);
+	__le16 *idx = rdrv_ram(x, srq->idx);
 
-	rqe_write(t2_ram(x, srq->wqe + ((u64)slot << srq->rqe_log2)), sge, n,
+	rqe_write(rdrv_ram(x, srq->wqe + ((u64)slot << srq->rqe_log2)), sge, n,
 		  1U << srq->rqe_log2);
 	idx[srq->pi & ((1U << srq->log2) - 1)] = cpu_to_le16(slot);
 	srq->pi++;
-	t2_ring(x, srq->db_off, srq->pi);
+	rdrv_ring(x, srq->db_off, srq->pi);
 }
 
 /* ---- QPs ---- */
 
-int t2_qp_create(struct t2 *x, u8 type, u32 pdn, struct t2cq *scq,
-		 struct t2cq *rcq, struct t2srq *srq, u8 sq_log2, u8 sqe_log2,
-		 u8 rq_log2, u8 rqe_log2, struct t2qp *qp)
+int rdrv_qp_create(struct rdrv *x, u8 type, u32 pdn, struct rdrv_cq *scq,
+		 struct rdrv_cq *rcq, struct rdrv_srq *srq, u8 sq_log2, u8 sqe_log2,
+		 u8 rq_log2, u8 rqe_log2, struct rdrv_qp *qp)
 {
 	struct rnic_aq_create_qp c = {};
 	union rnic_aq_resp r;
@@ -340,7 +340,7 @@ int t2_qp_create(struct t2 *x, u8 type, u32 pdn, struct t2cq *scq,
 	qp->srq = srq;
 	qp->sq_log2 = sq_log2;
 	qp->sqe_log2 = sqe_log2;
-	qp->sq = t2_alloc(x, 1U << (sq_log2 + sqe_log2), 4096);
+	qp->sq = rdrv_alloc(x, 1U << (sq_log2 + sqe_log2), 4096);
 	c.hdr.opcode = RNIC_AQ_CREATE_QP;
 	c.type = type;
 	c.pdn = cpu_to_le32(pdn);
@@ -356,12 +356,12 @@ int t2_qp_create(struct t2 *x, u8 type, u32 pdn, struct t2cq *scq,
 	} else {
 		qp->rq_log2 = rq_log2;
 		qp->rqe_log2 = rqe_log2;
-		qp->rq = t2_alloc(x, 1U << (rq_log2 + rqe_log2), 4096);
+		qp->rq = rdrv_alloc(x, 1U << (rq_log2 + rqe_log2), 4096);
 		c.rq_addr = cpu_to_le64(qp->rq);
 		c.rq_log2_depth = rq_log2;
 		c.rqe_log2 = rqe_log2;
 	}
-	st = t2_cmd(x, &c, &r);
+	st = rdrv_cmd(x, &c, &r);
 	if (!st) {
 		qp->qpn = le32_to_cpu(r.create_qp.qpn);
 		qp->sq_off = le16_to_cpu(r.create_qp.sq_db_off);
@@ -370,54 +370,54 @@ int t2_qp_create(struct t2 *x, u8 type, u32 pdn, struct t2cq *scq,
 	return st;
 }
 
-int t2_qp_modify(struct t2 *x, struct rnic_aq_modify_qp *m, u8 *state)
+int rdrv_qp_modify(struct rdrv *x, struct rnic_aq_modify_qp *m, u8 *state)
 {
 	union rnic_aq_resp r;
 	int st;
 
 	m->hdr.opcode = RNIC_AQ_MODIFY_QP;
 	m->hdr.cmd_id = 0;
-	st = t2_cmd(x, m, &r);
+	st = rdrv_cmd(x, m, &r);
 	if (state)
 		*state = r.modify_qp.state;
 	return st;
 }
 
-int t2_qp_destroy(struct t2 *x, struct t2qp *qp)
+int rdrv_qp_destroy(struct rdrv *x, struct rdrv_qp *qp)
 {
 	struct rnic_aq_obj c = {};
 
 	c.hdr.opcode = RNIC_AQ_DESTROY_QP;
 	c.handle = cpu_to_le32(qp->qpn);
-	return t2_cmd(x, &c, NULL);
+	return rdrv_cmd(x, &c, NULL);
 }
 
-int t2_qp_query(struct t2 *x, u32 qpn, struct rnic_qp_query *q)
+int rdrv_qp_query(struct rdrv *x, u32 qpn, struct rnic_qp_query *q)
 {
 	struct rnic_aq_query_obj c = {};
-	u64 buf = t2_alloc(x, sizeof(*q), 8);
+	u64 buf = rdrv_alloc(x, sizeof(*q), 8);
 	int st;
 
 	c.hdr.opcode = RNIC_AQ_QUERY_QP;
 	c.buf_addr = cpu_to_le64(buf);
 	c.buf_len = cpu_to_le32(sizeof(*q));
 	c.handle = cpu_to_le32(qpn);
-	st = t2_cmd(x, &c, NULL);
-	memcpy(q, t2_ram(x, buf), sizeof(*q));
+	st = rdrv_cmd(x, &c, NULL);
+	memcpy(q, rdrv_ram(x, buf), sizeof(*q));
 	return st;
 }
 
-int t2_qp_state(struct t2 *x, struct t2qp *qp, u8 state)
+int rdrv_qp_state(struct rdrv *x, struct rdrv_qp *qp, u8 state)
 {
 	struct rnic_aq_modify_qp m = {};
 
 	m.qpn = cpu_to_le32(qp->qpn);
 	m.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE);
 	m.state = state;
-	return t2_qp_modify(x, &m, NULL);
+	return rdrv_qp_modify(x, &m, NULL);
 }
 
-int t2_ud_up(struct t2 *x, struct t2qp *qp, u32 qkey)
+int rdrv_ud_up(struct rdrv *x, struct rdrv_qp *qp, u32 qkey)
 {
 	struct rnic_aq_modify_qp m = {};
 	int st;
@@ -427,10 +427,10 @@ int t2_ud_up(struct t2 *x, struct t2qp *qp, u32 qkey)
 				  RNIC_QP_ATTR_QKEY);
 	m.state = RNIC_QPS_INIT;
 	m.qkey = cpu_to_le32(qkey);
-	st = t2_qp_modify(x, &m, NULL);
+	st = rdrv_qp_modify(x, &m, NULL);
 	if (st)
 		return st;
-	st = t2_qp_state(x, qp, RNIC_QPS_RTR);
+	st = rdrv_qp_state(x, qp, RNIC_QPS_RTR);
 	if (st)
 		return st;
 	memset(&m, 0, sizeof(m));
@@ -438,38 +438,38 @@ int t2_ud_up(struct t2 *x, struct t2qp *qp, u32 qkey)
 	m.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_SQ_PSN);
 	m.state = RNIC_QPS_RTS;
 	m.sq_psn = cpu_to_le32(0x100);
-	return t2_qp_modify(x, &m, NULL);
+	return rdrv_qp_modify(x, &m, NULL);
 }
 
-void t2_post_send(struct t2 *x, struct t2qp *qp, const void *wqe, bool ring)
+void rdrv_post_send(struct rdrv *x, struct rdrv_qp *qp, const void *wqe, bool ring)
 {
 	u64 a = qp->sq + ((u64)(qp->sq_pi & ((1U << qp->sq_log2) - 1)) <<
 			  qp->sqe_log2);
 
-	memcpy(t2_ram(x, a), wqe, 1U << qp->sqe_log2);
+	memcpy(rdrv_ram(x, a), wqe, 1U << qp->sqe_log2);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	qp->sq_pi++;
 	if (ring)
-		t2_ring(x, qp->sq_off, qp->sq_pi);
+		rdrv_ring(x, qp->sq_off, qp->sq_pi);
 	else
-		t2_slot_write(x, x->dbp, qp->sq_off, qp->sq_pi);
+		rdrv_slot_write(x, x->dbp, qp->sq_off, qp->sq_pi);
 }
 
-void t2_post_recv(struct t2 *x, struct t2qp *qp,
+void rdrv_post_recv(struct rdrv *x, struct rdrv_qp *qp,
 		  const struct rnic_data_sge *sge, unsigned int n, bool ring)
 {
 	u64 a = qp->rq + ((u64)(qp->rq_pi & ((1U << qp->rq_log2) - 1)) <<
 			  qp->rqe_log2);
 
-	rqe_write(t2_ram(x, a), sge, n, 1U << qp->rqe_log2);
+	rqe_write(rdrv_ram(x, a), sge, n, 1U << qp->rqe_log2);
 	qp->rq_pi++;
 	if (ring)
-		t2_ring(x, qp->rq_off, qp->rq_pi);
+		rdrv_ring(x, qp->rq_off, qp->rq_pi);
 	else
-		t2_slot_write(x, x->dbp, qp->rq_off, qp->rq_pi);
+		rdrv_slot_write(x, x->dbp, qp->rq_off, qp->rq_pi);
 }
 
-void t2_ud_wqe(void *wqe, u8 opcode, u8 flags, u32 ah, u32 rqpn, u32 qkey,
+void rdrv_ud_wqe(void *wqe, u8 opcode, u8 flags, u32 ah, u32 rqpn, u32 qkey,
 	       u64 addr, u32 len, u32 lkey)
 {
 	struct rnic_sqe *s = wqe;
@@ -493,7 +493,7 @@ void t2_ud_wqe(void *wqe, u8 opcode, u8 flags, u32 ah, u32 rqpn, u32 qkey,
 
 /* ---- templates and the AH table ---- */
 
-static void gid_ll(const struct t2 *x, u8 *gid)
+static void gid_ll(const struct rdrv *x, u8 *gid)
 {
 	memset(gid, 0, 16);
 	gid[0] = 0xfe;
@@ -508,14 +508,14 @@ static void gid_ll(const struct t2 *x, u8 *gid)
 	gid[15] = x->mac[5];
 }
 
-static void gid_ip4(const struct t2 *x, u8 *gid)
+static void gid_ip4(const struct rdrv *x, u8 *gid)
 {
 	memset(gid, 0, 16);
 	gid[10] = gid[11] = 0xff;
 	memcpy(gid + 12, x->ip4, 4);
 }
 
-void t2_tmpl(const struct t2 *src, const struct t2 *dst, u8 net, u16 vlan,
+void rdrv_tmpl(const struct rdrv *src, const struct rdrv *dst, u8 net, u16 vlan,
 	     struct rnic_hdr_tmpl *t)
 {
 	u8 *h = t->hdr, *l3;
@@ -567,15 +567,15 @@ void t2_tmpl(const struct t2 *src, const struct t2 *dst, u8 net, u16 vlan,
 	}
 }
 
-static struct rnic_hdr_tmpl *ah_entry(struct t2 *x, u32 idx)
+static struct rnic_hdr_tmpl *ah_entry(struct rdrv *x, u32 idx)
 {
-	__le64 *pages = t2_ram(x, x->ah_pages);
+	__le64 *pages = rdrv_ram(x, x->ah_pages);
 	u64 page = le64_to_cpu(pages[idx / RNIC_AH_PER_PAGE]);
 
-	return t2_ram(x, page + (idx % RNIC_AH_PER_PAGE) * RNIC_TMPL_SIZE);
+	return rdrv_ram(x, page + (idx % RNIC_AH_PER_PAGE) * RNIC_TMPL_SIZE);
 }
 
-void t2_ah_set(struct t2 *x, u32 idx, u32 pdn, const struct rnic_hdr_tmpl *t)
+void rdrv_ah_set(struct rdrv *x, u32 idx, u32 pdn, const struct rnic_hdr_tmpl *t)
 {
 	struct rnic_hdr_tmpl *e = ah_entry(x, idx);
 
@@ -586,14 +586,14 @@ void t2_ah_set(struct t2 *x, u32 idx, u32 pdn, const struct rnic_hdr_tmpl *t)
 	e->flags |= cpu_to_le32(RNIC_TMPL_F_VALID);
 }
 
-void t2_ah_clear(struct t2 *x, u32 idx)
+void rdrv_ah_clear(struct rdrv *x, u32 idx)
 {
 	ah_entry(x, idx)->flags &= ~cpu_to_le32(RNIC_TMPL_F_VALID);
 }
 
 /* ---- bring-up ---- */
 
-void t2_init(struct t2 *x, u8 id, struct fakedrv *bus, void *ctx)
+void rdrv_init(struct rdrv *x, u8 id, struct fakedrv *bus, void *ctx)
 {
 	memset(x, 0, sizeof(*x));
 	x->bus = bus;
@@ -607,38 +607,38 @@ void t2_init(struct t2 *x, u8 id, struct fakedrv *bus, void *ctx)
 	x->ip6[15] = id;
 }
 
-static int query_caps(struct t2 *x)
+static int query_caps(struct rdrv *x)
 {
 	struct rnic_aq_query_obj q = {};
-	u64 buf = t2_alloc(x, sizeof(x->caps), 8);
+	u64 buf = rdrv_alloc(x, sizeof(x->caps), 8);
 	int st;
 
 	q.hdr.opcode = RNIC_AQ_QUERY_RDMA_CAPS;
 	q.buf_addr = cpu_to_le64(buf);
 	q.buf_len = cpu_to_le32(sizeof(x->caps));
-	st = t2_cmd(x, &q, NULL);
-	memcpy(&x->caps, t2_ram(x, buf), sizeof(x->caps));
+	st = rdrv_cmd(x, &q, NULL);
+	memcpy(&x->caps, rdrv_ram(x, buf), sizeof(x->caps));
 	return st;
 }
 
-static int create_eq(struct t2 *x)
+static int create_eq(struct rdrv *x)
 {
 	struct rnic_aq_create_eq c = {};
 	union rnic_aq_resp r;
 	int st;
 
-	x->eq_base = t2_alloc(x, RNIC_EQE_SIZE << T2_EQ_LOG2, 4096);
+	x->eq_base = rdrv_alloc(x, RNIC_EQE_SIZE << RDRV_EQ_LOG2, 4096);
 	c.hdr.opcode = RNIC_AQ_CREATE_EQ;
 	c.ring_addr = cpu_to_le64(x->eq_base);
-	c.log2_depth = T2_EQ_LOG2;
+	c.log2_depth = RDRV_EQ_LOG2;
 	c.msix_vector = cpu_to_le16(1);
-	st = t2_cmd(x, &c, &r);
+	st = rdrv_cmd(x, &c, &r);
 	if (!st)
 		x->eqn = le32_to_cpu(r.id.id);
 	return st;
 }
 
-static int add_gid(struct t2 *x, u16 index, u8 type, const u8 *gid)
+static int add_gid(struct rdrv *x, u16 index, u8 type, const u8 *gid)
 {
 	struct rnic_aq_modify_gid c = {};
 
@@ -647,56 +647,56 @@ static int add_gid(struct t2 *x, u16 index, u8 type, const u8 *gid)
 	c.entry.type = type;
 	c.entry.flags = RNIC_GID_F_VALID;
 	memcpy(c.entry.gid, gid, 16);
-	return t2_cmd(x, &c, NULL);
+	return rdrv_cmd(x, &c, NULL);
 }
 
-static int gids(struct t2 *x)
+static int gids(struct rdrv *x)
 {
 	u8 gid[16];
 
 	gid_ll(x, gid);
-	if (add_gid(x, T2_GID_V1_LL, RNIC_GID_TYPE_ROCE_V1, gid) ||
-	    add_gid(x, T2_GID_V2_LL, RNIC_GID_TYPE_ROCE_V2, gid))
+	if (add_gid(x, RDRV_GID_V1_LL, RNIC_GID_TYPE_ROCE_V1, gid) ||
+	    add_gid(x, RDRV_GID_V2_LL, RNIC_GID_TYPE_ROCE_V2, gid))
 		return -1;
 	gid_ip4(x, gid);
-	if (add_gid(x, T2_GID_V1_IP4, RNIC_GID_TYPE_ROCE_V1, gid) ||
-	    add_gid(x, T2_GID_V2_IP4, RNIC_GID_TYPE_ROCE_V2, gid))
+	if (add_gid(x, RDRV_GID_V1_IP4, RNIC_GID_TYPE_ROCE_V1, gid) ||
+	    add_gid(x, RDRV_GID_V2_IP4, RNIC_GID_TYPE_ROCE_V2, gid))
 		return -1;
-	if (add_gid(x, T2_GID_V1_IP6, RNIC_GID_TYPE_ROCE_V1, x->ip6) ||
-	    add_gid(x, T2_GID_V2_IP6, RNIC_GID_TYPE_ROCE_V2, x->ip6))
+	if (add_gid(x, RDRV_GID_V1_IP6, RNIC_GID_TYPE_ROCE_V1, x->ip6) ||
+	    add_gid(x, RDRV_GID_V2_IP6, RNIC_GID_TYPE_ROCE_V2, x->ip6))
 		return -1;
 	return 0;
 }
 
-static int ah_table(struct t2 *x)
+static int ah_table(struct rdrv *x)
 {
-	unsigned int n = T2_AH_ENTRIES / RNIC_AH_PER_PAGE, i;
+	unsigned int n = RDRV_AH_ENTRIES / RNIC_AH_PER_PAGE, i;
 	struct rnic_aq_set_ah_table c = {};
 	__le64 *pages;
 
-	x->ah_pages = t2_alloc(x, 8 * n, 8);
-	pages = t2_ram(x, x->ah_pages);
+	x->ah_pages = rdrv_alloc(x, 8 * n, 8);
+	pages = rdrv_ram(x, x->ah_pages);
 	for (i = 0; i < n; i++)
-		pages[i] = cpu_to_le64(t2_alloc(x, RNIC_AH_PAGE_SIZE, 4096));
+		pages[i] = cpu_to_le64(rdrv_alloc(x, RNIC_AH_PAGE_SIZE, 4096));
 	c.hdr.opcode = RNIC_AQ_SET_AH_TABLE;
 	c.pbl_addr = cpu_to_le64(x->ah_pages);
-	c.num_entries = cpu_to_le32(T2_AH_ENTRIES);
-	return t2_cmd(x, &c, NULL);
+	c.num_entries = cpu_to_le32(RDRV_AH_ENTRIES);
+	return rdrv_cmd(x, &c, NULL);
 }
 
-int t2_setup(struct t2 *x)
+int rdrv_setup(struct rdrv *x)
 {
-	if (query_caps(x) || t2_alloc_db_page(x, 0, &x->dbp) ||
-	    create_eq(x) || t2_pd_alloc(x, true, &x->pdn) ||
+	if (query_caps(x) || rdrv_alloc_db_page(x, 0, &x->dbp) ||
+	    create_eq(x) || rdrv_pd_alloc(x, true, &x->pdn) ||
 	    mr_dma(x, x->pdn, &x->dma_key) || gids(x) || ah_table(x))
 		return -1;
-	t2_ceq_arm(x);
+	rdrv_ceq_arm(x);
 	return 0;
 }
 
 /* ---- RC ---- */
 
-void t2_rc_wqe(void *wqe, u8 opcode, u8 flags, u32 len, u64 addr, u32 lkey,
+void rdrv_rc_wqe(void *wqe, u8 opcode, u8 flags, u32 len, u64 addr, u32 lkey,
 	       u64 raddr, u32 rkey)
 {
 	struct rnic_sqe *s = wqe;
@@ -720,17 +720,17 @@ void t2_rc_wqe(void *wqe, u8 opcode, u8 flags, u32 len, u64 addr, u32 lkey,
 	}
 }
 
-int t2_rc_connect(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
+int rdrv_rc_connect(struct rdrv *x, struct rdrv_qp *qp, const struct rdrv *peer,
 		  u32 peer_qpn, u8 net)
 {
-	return t2_rc_connect_upto(x, qp, peer, peer_qpn, net, RNIC_QPS_RTS);
+	return rdrv_rc_connect_upto(x, qp, peer, peer_qpn, net, RNIC_QPS_RTS);
 }
 
-int t2_rc_connect_path(struct t2 *x, struct t2qp *qp,
+int rdrv_rc_connect_path(struct rdrv *x, struct rdrv_qp *qp,
 		       const struct rnic_hdr_tmpl *t, u32 dest_qpn, u32 rq_psn,
 		       u32 sq_psn, u8 upto)
 {
-	u64 path = t2_alloc(x, sizeof(struct rnic_hdr_tmpl), 8);
+	u64 path = rdrv_alloc(x, sizeof(struct rnic_hdr_tmpl), 8);
 	struct rnic_aq_modify_qp m = {};
 	int st;
 
@@ -740,10 +740,10 @@ int t2_rc_connect_path(struct t2 *x, struct t2qp *qp,
 	m.state = RNIC_QPS_INIT;
 	m.access = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
 		   RNIC_ACCESS_REMOTE_ATOMIC;
-	st = t2_qp_modify(x, &m, NULL);
+	st = rdrv_qp_modify(x, &m, NULL);
 	if (st)
 		return st;
-	memcpy(t2_ram(x, path), t, sizeof(*t));
+	memcpy(rdrv_ram(x, path), t, sizeof(*t));
 	memset(&m, 0, sizeof(m));
 	m.qpn = cpu_to_le32(qp->qpn);
 	m.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_PATH |
@@ -758,7 +758,7 @@ int t2_rc_connect_path(struct t2 *x, struct t2qp *qp,
 	m.rq_psn = cpu_to_le32(rq_psn);
 	m.max_dest_rd_atomic = 16;
 	m.min_rnr_timer = 1;
-	st = t2_qp_modify(x, &m, NULL);
+	st = rdrv_qp_modify(x, &m, NULL);
 	if (st || upto == RNIC_QPS_RTR)
 		return st;
 	memset(&m, 0, sizeof(m));
@@ -774,15 +774,15 @@ int t2_rc_connect_path(struct t2 *x, struct t2qp *qp,
 	m.retry_cnt = 7;
 	m.rnr_retry = 7;
 	m.max_rd_atomic = 16;
-	return t2_qp_modify(x, &m, NULL);
+	return rdrv_qp_modify(x, &m, NULL);
 }
 
-int t2_rc_connect_upto(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
+int rdrv_rc_connect_upto(struct rdrv *x, struct rdrv_qp *qp, const struct rdrv *peer,
 		       u32 peer_qpn, u8 net, u8 upto)
 {
 	struct rnic_hdr_tmpl t;
 
-	t2_tmpl(x, peer, net, 0, &t);
-	return t2_rc_connect_path(x, qp, &t, peer_qpn, 0x1000 + peer_qpn,
+	rdrv_tmpl(x, peer, net, 0, &t);
+	return rdrv_rc_connect_path(x, qp, &t, peer_qpn, 0x1000 + peer_qpn,
 				  0x1000 + qp->qpn, upto);
 }

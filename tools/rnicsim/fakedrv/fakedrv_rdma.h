@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The RDMA side of the fake driver ("t2"): it programs a device model
+ * The RDMA side of the fake driver (struct rdrv): it programs a device model
  * through the admin queue and rings doorbell pages the way
  * hardware-abi2.rst tells a driver to (WQEs, then slots, then kick
  * entries and kick_pi, then one kick). The model's tests
@@ -10,7 +10,7 @@
  *
  * Every function returns the admin status (or 0/-1); the callers decide
  * what to expect. Buffers are guest RAM addresses usable as MR-space
- * addresses of the privileged PD's DMA MR (t2->dma_key).
+ * addresses of the privileged PD's DMA MR (rdrv->dma_key).
  */
 #ifndef RNICSIM_FAKEDRV_RDMA_H
 #define RNICSIM_FAKEDRV_RDMA_H
@@ -23,20 +23,20 @@
 
 #include "fakedrv/fakedrv.h"
 
-#define T2_EQ_LOG2	4
-#define T2_AH_ENTRIES	64
+#define RDRV_EQ_LOG2	4
+#define RDRV_AH_ENTRIES	64
 
-/* GID table indices t2_up() fills */
+/* GID table indices rdrv_up() fills */
 enum {
-	T2_GID_V1_LL,		/* RoCE v1, fe80::<from MAC> */
-	T2_GID_V2_LL,
-	T2_GID_V1_IP4,		/* ::ffff:10.0.0.<n> */
-	T2_GID_V2_IP4,
-	T2_GID_V1_IP6,		/* fd00::<n> */
-	T2_GID_V2_IP6,
+	RDRV_GID_V1_LL,		/* RoCE v1, fe80::<from MAC> */
+	RDRV_GID_V2_LL,
+	RDRV_GID_V1_IP4,		/* ::ffff:10.0.0.<n> */
+	RDRV_GID_V2_IP4,
+	RDRV_GID_V1_IP6,		/* fd00::<n> */
+	RDRV_GID_V2_IP6,
 };
 
-struct t2cq {
+struct rdrv_cq {
 	u32 cqn;
 	u16 db_off;
 	u64 base;
@@ -45,7 +45,7 @@ struct t2cq {
 	u8 arm_seq;
 };
 
-struct t2srq {
+struct rdrv_srq {
 	u32 srqn;
 	u16 db_off;
 	u64 wqe, idx;
@@ -53,18 +53,18 @@ struct t2srq {
 	u16 pi;
 };
 
-struct t2qp {
+struct rdrv_qp {
 	u32 qpn;
 	u8 type;
 	u16 sq_off, rq_off;
 	u64 sq, rq;
 	u8 sq_log2, sqe_log2, rq_log2, rqe_log2;
 	u16 sq_pi, rq_pi;
-	struct t2cq *scq, *rcq;
-	struct t2srq *srq;
+	struct rdrv_cq *scq, *rcq;
+	struct rdrv_srq *srq;
 };
 
-struct t2 {
+struct rdrv {
 	struct fakedrv *bus;	/* BAR2, guest RAM, admin queue, EQ 0 */
 	void *ctx;		/* the platform's, for its own use */
 	u8 id;			/* 1, 2, ...: in the MAC and addresses */
@@ -81,104 +81,104 @@ struct t2 {
 	u8 eq_arm_seq;
 	u32 pdn;		/* privileged */
 	u32 dma_key;
-	u64 ah_pages;		/* T2_AH_ENTRIES / 32 pages */
+	u64 ah_pages;		/* RDRV_AH_ENTRIES / 32 pages */
 	u8 path_mtu;		/* RC paths (RNIC_PMTU_*); 0: 1024 */
 	void *wire;		/* the platform's in-process wire */
 };
 
 /* Addresses from @id: MAC 02:00:00:00:00:<id>, 10.0.0.<id>, fd00::<id> */
-void t2_init(struct t2 *x, u8 id, struct fakedrv *bus, void *ctx);
+void rdrv_init(struct rdrv *x, u8 id, struct fakedrv *bus, void *ctx);
 /*
  * After an enable with ABI 2: caps, a doorbell page, a completion EQ, a
  * privileged PD with a DMA MR, the GID table and the AH table. 0 or -1.
  */
-int t2_setup(struct t2 *x);
+int rdrv_setup(struct rdrv *x);
 
-int t2_cmd(struct t2 *x, void *cmd, union rnic_aq_resp *resp);
-u64 t2_alloc(struct t2 *x, size_t size, size_t align);
-void *t2_ram(struct t2 *x, u64 gpa);
-u64 t2_rctr(struct t2 *x, enum rnic_rdma_stat s);
-u64 t2_pctr(struct t2 *x, enum rnic_port_stat s);
-u64 t2_qpctr(struct t2 *x, u32 qpn, enum rnic_qp_stat s);
+int rdrv_cmd(struct rdrv *x, void *cmd, union rnic_aq_resp *resp);
+u64 rdrv_alloc(struct rdrv *x, size_t size, size_t align);
+void *rdrv_ram(struct rdrv *x, u64 gpa);
+u64 rdrv_rctr(struct rdrv *x, enum rnic_rdma_stat s);
+u64 rdrv_pctr(struct rdrv *x, enum rnic_port_stat s);
+u64 rdrv_qpctr(struct rdrv *x, u32 qpn, enum rnic_qp_stat s);
 
 /* Doorbell pages */
-int t2_alloc_db_page(struct t2 *x, u32 flags, u32 *page);
-void t2_slot_write(struct t2 *x, u32 page, u16 db_off, u32 val);
+int rdrv_alloc_db_page(struct rdrv *x, u32 flags, u32 *page);
+void rdrv_slot_write(struct rdrv *x, u32 page, u16 db_off, u32 val);
 /* Append slot @db_off / 4 to @page's kick ring (kick_pi follows) */
-void t2_kick_add(struct t2 *x, u32 page, u16 db_off);
-void t2_kick(struct t2 *x);	/* BAR0 doorbell with the page's value */
+void rdrv_kick_add(struct rdrv *x, u32 page, u16 db_off);
+void rdrv_kick(struct rdrv *x);	/* BAR0 doorbell with the page's value */
 /* Slot write + kick entry + kick, on the kernel page */
-void t2_ring(struct t2 *x, u16 db_off, u32 val);
+void rdrv_ring(struct rdrv *x, u16 db_off, u32 val);
 
 /* Events */
-bool t2_eq0_next(struct t2 *x, struct rnic_eqe *e);
-unsigned int t2_eq0_count(struct t2 *x, u8 type, struct rnic_eqe *last);
-bool t2_ceq_next(struct t2 *x, struct rnic_eqe *e);
-void t2_ceq_arm(struct t2 *x);
+bool rdrv_eq0_next(struct rdrv *x, struct rnic_eqe *e);
+unsigned int rdrv_eq0_count(struct rdrv *x, u8 type, struct rnic_eqe *last);
+bool rdrv_ceq_next(struct rdrv *x, struct rnic_eqe *e);
+void rdrv_ceq_arm(struct rdrv *x);
 
 /* CQs */
-int t2_cq_create(struct t2 *x, u8 log2, struct t2cq *cq);
-int t2_cq_destroy(struct t2 *x, struct t2cq *cq);
-bool t2_cq_poll(struct t2 *x, struct t2cq *cq, struct rnic_rdma_cqe *cqe);
-void t2_cq_arm(struct t2 *x, struct t2cq *cq, bool solicited);
+int rdrv_cq_create(struct rdrv *x, u8 log2, struct rdrv_cq *cq);
+int rdrv_cq_destroy(struct rdrv *x, struct rdrv_cq *cq);
+bool rdrv_cq_poll(struct rdrv *x, struct rdrv_cq *cq, struct rnic_rdma_cqe *cqe);
+void rdrv_cq_arm(struct rdrv *x, struct rdrv_cq *cq, bool solicited);
 
 /* PD, MR */
-int t2_pd_alloc(struct t2 *x, bool priv, u32 *pdn);
-int t2_mr_pbl(struct t2 *x, u32 pdn, u8 access, u64 iova, u64 len,
+int rdrv_pd_alloc(struct rdrv *x, bool priv, u32 *pdn);
+int rdrv_mr_pbl(struct rdrv *x, u32 pdn, u8 access, u64 iova, u64 len,
 	      u64 buf, u32 *key);
 
 /* SRQ */
-int t2_srq_create(struct t2 *x, u32 pdn, u8 log2, u8 rqe_log2, u32 limit,
-		  struct t2srq *srq);
-void t2_srq_post(struct t2 *x, struct t2srq *srq, u16 slot,
+int rdrv_srq_create(struct rdrv *x, u32 pdn, u8 log2, u8 rqe_log2, u32 limit,
+		  struct rdrv_srq *srq);
+void rdrv_srq_post(struct rdrv *x, struct rdrv_srq *srq, u16 slot,
 		 const struct rnic_data_sge *sge, unsigned int n);
 
 /* QPs */
-int t2_qp_create(struct t2 *x, u8 type, u32 pdn, struct t2cq *scq,
-		 struct t2cq *rcq, struct t2srq *srq, u8 sq_log2, u8 sqe_log2,
-		 u8 rq_log2, u8 rqe_log2, struct t2qp *qp);
-int t2_qp_modify(struct t2 *x, struct rnic_aq_modify_qp *m, u8 *state);
-int t2_qp_destroy(struct t2 *x, struct t2qp *qp);
-int t2_qp_query(struct t2 *x, u32 qpn, struct rnic_qp_query *q);
+int rdrv_qp_create(struct rdrv *x, u8 type, u32 pdn, struct rdrv_cq *scq,
+		 struct rdrv_cq *rcq, struct rdrv_srq *srq, u8 sq_log2, u8 sqe_log2,
+		 u8 rq_log2, u8 rqe_log2, struct rdrv_qp *qp);
+int rdrv_qp_modify(struct rdrv *x, struct rnic_aq_modify_qp *m, u8 *state);
+int rdrv_qp_destroy(struct rdrv *x, struct rdrv_qp *qp);
+int rdrv_qp_query(struct rdrv *x, u32 qpn, struct rnic_qp_query *q);
 /* RESET -> INIT -> RTR -> RTS for a UD or GSI QP */
-int t2_ud_up(struct t2 *x, struct t2qp *qp, u32 qkey);
-int t2_qp_state(struct t2 *x, struct t2qp *qp, u8 state);
+int rdrv_ud_up(struct rdrv *x, struct rdrv_qp *qp, u32 qkey);
+int rdrv_qp_state(struct rdrv *x, struct rdrv_qp *qp, u8 state);
 /* Write a send WQE (sqe_log2 bytes) and ring */
-void t2_post_send(struct t2 *x, struct t2qp *qp, const void *wqe, bool ring);
-void t2_post_recv(struct t2 *x, struct t2qp *qp,
+void rdrv_post_send(struct rdrv *x, struct rdrv_qp *qp, const void *wqe, bool ring);
+void rdrv_post_recv(struct rdrv *x, struct rdrv_qp *qp,
 		  const struct rnic_data_sge *sge, unsigned int n, bool ring);
 
 /* A UD send WQE: one SGE (or inline when @inl) */
-void t2_ud_wqe(void *wqe, u8 opcode, u8 flags, u32 ah, u32 rqpn, u32 qkey,
+void rdrv_ud_wqe(void *wqe, u8 opcode, u8 flags, u32 ah, u32 rqpn, u32 qkey,
 	       u64 addr, u32 len, u32 lkey);
 
 /* Header templates from @src to @dst */
-void t2_tmpl(const struct t2 *src, const struct t2 *dst, u8 net, u16 vlan,
+void rdrv_tmpl(const struct rdrv *src, const struct rdrv *dst, u8 net, u16 vlan,
 	     struct rnic_hdr_tmpl *t);
 /* AH table entry @idx of PD @pdn */
-void t2_ah_set(struct t2 *x, u32 idx, u32 pdn,
+void rdrv_ah_set(struct rdrv *x, u32 idx, u32 pdn,
 	       const struct rnic_hdr_tmpl *t);
-void t2_ah_clear(struct t2 *x, u32 idx);
+void rdrv_ah_clear(struct rdrv *x, u32 idx);
 
 /*
  * An RC send WQE with one SGE in MR space (none for @len 0 but an
  * atomic): its header and first SGE, the 64 bytes it writes.
  */
-void t2_rc_wqe(void *wqe, u8 opcode, u8 flags, u32 len, u64 addr, u32 lkey,
+void rdrv_rc_wqe(void *wqe, u8 opcode, u8 flags, u32 len, u64 addr, u32 lkey,
 	       u64 raddr, u32 rkey);
 
 /* RESET -> INIT -> RTR -> RTS for an RC QP whose peer is @peer_qpn on @peer */
-int t2_rc_connect(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
+int rdrv_rc_connect(struct rdrv *x, struct rdrv_qp *qp, const struct rdrv *peer,
 		  u32 peer_qpn, u8 net);
 /* The same, stopping at @upto (RNIC_QPS_RTR or RNIC_QPS_RTS) */
-int t2_rc_connect_upto(struct t2 *x, struct t2qp *qp, const struct t2 *peer,
+int rdrv_rc_connect_upto(struct rdrv *x, struct rdrv_qp *qp, const struct rdrv *peer,
 		       u32 peer_qpn, u8 net, u8 upto);
 
 /*
  * The same with the path template @t (copied), the destination QPN and
  * both PSNs given: path MTU x->path_mtu, rights and limits as above
  */
-int t2_rc_connect_path(struct t2 *x, struct t2qp *qp,
+int rdrv_rc_connect_path(struct rdrv *x, struct rdrv_qp *qp,
 		       const struct rnic_hdr_tmpl *t, u32 dest_qpn, u32 rq_psn,
 		       u32 sq_psn, u8 upto);
 

@@ -8,36 +8,36 @@
 
 #include "fake_rdma.h"
 
-struct t2 *t2_new(u8 id, unsigned int signature_abi)
+struct rdrv *rdrv_new(u8 id, unsigned int signature_abi)
 {
 	struct rdev_config cfg = { .num_vectors = 8,
 				   .signature_abi = signature_abi };
-	struct t2 *x = calloc(1, sizeof(*x));
+	struct rdrv *x = calloc(1, sizeof(*x));
 	struct tdev *t;
 
 	if (!x)
 		abort();
-	/* The MAC t2_init gives it */
+	/* The MAC rdrv_init gives it */
 	cfg.mac[0] = 0x02;
 	cfg.mac[5] = id;
-	t = tdev_new_cfg(&cfg, T2_RAM_SIZE);
-	t2_init(x, id, &t->drv, t);
+	t = tdev_new_cfg(&cfg, RDRV_RAM_SIZE);
+	rdrv_init(x, id, &t->drv, t);
 	return x;
 }
 
-void t2_free(struct t2 *x)
+void rdrv_free(struct rdrv *x)
 {
-	tdev_free(t2_tdev(x));
+	tdev_free(rdrv_tdev(x));
 	free(x);
 }
 
-struct t2 *t2_up(u8 id)
+struct rdrv *rdrv_up(u8 id)
 {
-	struct t2 *x = t2_new(id, 0);
+	struct rdrv *x = rdrv_new(id, 0);
 
-	if (tdev_init_abi(t2_tdev(x), RNIC_ABI2_MAJOR) !=
+	if (tdev_init_abi(rdrv_tdev(x), RNIC_ABI2_MAJOR) !=
 	    (RNIC_STATUS_ENABLED | FIELD_PREP(RNIC_STATUS_ABI, 2)) ||
-	    t2_setup(x))
+	    rdrv_setup(x))
 		abort();
 	return x;
 }
@@ -46,15 +46,15 @@ struct t2 *t2_up(u8 id)
 
 static int wire_hook(void *ctx, const u8 *frame, size_t len)
 {
-	struct t2 *from = ctx;
+	struct rdrv *from = ctx;
 	struct twire *w = from->wire;
 	struct twire_frame *f;
 
-	if (w->count >= T2_WIRE_MAX || len > sizeof(f->data)) {
+	if (w->count >= RDRV_WIRE_MAX || len > sizeof(f->data)) {
 		w->dropped++;
 		return 0;
 	}
-	f = &w->q[(w->head + w->count) % T2_WIRE_MAX];
+	f = &w->q[(w->head + w->count) % RDRV_WIRE_MAX];
 	f->to = from == w->a ? 1 : 0;
 	f->len = len;
 	memcpy(f->data, frame, len);
@@ -62,27 +62,27 @@ static int wire_hook(void *ctx, const u8 *frame, size_t len)
 	return 0;
 }
 
-struct twire *twire_new(struct t2 *a, struct t2 *b)
+struct twire *twire_new(struct rdrv *a, struct rdrv *b)
 {
 	struct twire *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		abort();
-	w->q = calloc(T2_WIRE_MAX, sizeof(*w->q));
+	w->q = calloc(RDRV_WIRE_MAX, sizeof(*w->q));
 	if (!w->q)
 		abort();
 	w->a = a;
 	w->b = b;
 	a->wire = b->wire = w;
-	t2_tdev(a)->p->wire_hook = t2_tdev(b)->p->wire_hook = wire_hook;
-	t2_tdev(a)->p->wire_ctx = a;
-	t2_tdev(b)->p->wire_ctx = b;
+	rdrv_tdev(a)->p->wire_hook = rdrv_tdev(b)->p->wire_hook = wire_hook;
+	rdrv_tdev(a)->p->wire_ctx = a;
+	rdrv_tdev(b)->p->wire_ctx = b;
 	return w;
 }
 
 void twire_free(struct twire *w)
 {
-	t2_tdev(w->a)->p->wire_hook = t2_tdev(w->b)->p->wire_hook = NULL;
+	rdrv_tdev(w->a)->p->wire_hook = rdrv_tdev(w->b)->p->wire_hook = NULL;
 	free(w->q);
 	free(w);
 }
@@ -93,14 +93,14 @@ void twire_free(struct twire *w)
  */
 unsigned int twire_run(struct twire *w)
 {
-	struct tdev *a = t2_tdev(w->a), *b = t2_tdev(w->b);
+	struct tdev *a = rdrv_tdev(w->a), *b = rdrv_tdev(w->b);
 	unsigned int n = 0, batch;
 	struct twire_frame f;
 
 	do {
 		for (batch = w->count; batch; batch--) {
 			f = w->q[w->head];
-			w->head = (w->head + 1) % T2_WIRE_MAX;
+			w->head = (w->head + 1) % RDRV_WIRE_MAX;
 			w->count--;
 			if (w->filter && !w->filter(w, &f)) {
 				w->dropped++;
@@ -118,7 +118,7 @@ unsigned int twire_run(struct twire *w)
 
 void twire_advance(struct twire *w, u64 ns)
 {
-	struct tdev *a = t2_tdev(w->a), *b = t2_tdev(w->b);
+	struct tdev *a = rdrv_tdev(w->a), *b = rdrv_tdev(w->b);
 
 	a->p->now += ns;
 	b->p->now += ns;

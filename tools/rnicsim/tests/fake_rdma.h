@@ -2,7 +2,7 @@
 /*
  * The fake driver's RDMA side (fakedrv/fakedrv_rdma.h) on the tests' fake
  * platform: devices made by the fake driver (fake_plat.h), whose bus
- * layer t2 uses, and an in-process wire that joins two of them.
+ * layer rdrv uses, and an in-process wire that joins two of them.
  */
 #ifndef RNICSIM_TEST_FAKE_RDMA_H
 #define RNICSIM_TEST_FAKE_RDMA_H
@@ -10,11 +10,11 @@
 #include "fakedrv/fakedrv_rdma.h"
 #include "fake_plat.h"
 
-#define T2_RAM_SIZE	(16u << 20)
-#define T2_WIRE_MAX	256
+#define RDRV_RAM_SIZE	(16u << 20)
+#define RDRV_WIRE_MAX	256
 
 /* The fake driver under @x */
-static inline struct tdev *t2_tdev(struct t2 *x)
+static inline struct tdev *rdrv_tdev(struct rdrv *x)
 {
 	return x->ctx;
 }
@@ -27,8 +27,8 @@ struct twire_frame {
 };
 
 struct twire {
-	struct t2 *a, *b;
-	struct twire_frame *q;	/* T2_WIRE_MAX */
+	struct rdrv *a, *b;
+	struct twire_frame *q;	/* RDRV_WIRE_MAX */
 	unsigned int head, count;
 	unsigned int delivered, dropped;
 	/* tests may drop or alter frames before they arrive */
@@ -36,13 +36,13 @@ struct twire {
 	void *filter_ctx;
 };
 
-struct t2 *t2_new(u8 id, unsigned int signature_abi);
-/* t2_new + enable with ABI 2 + t2_setup() */
-struct t2 *t2_up(u8 id);
-void t2_free(struct t2 *x);
+struct rdrv *rdrv_new(u8 id, unsigned int signature_abi);
+/* rdrv_new + enable with ABI 2 + rdrv_setup() */
+struct rdrv *rdrv_up(u8 id);
+void rdrv_free(struct rdrv *x);
 
 /* The wire */
-struct twire *twire_new(struct t2 *a, struct t2 *b);
+struct twire *twire_new(struct rdrv *a, struct rdrv *b);
 void twire_free(struct twire *w);
 /* Deliver until nothing is in flight; returns frames delivered */
 unsigned int twire_run(struct twire *w);

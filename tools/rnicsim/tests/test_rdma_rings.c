@@ -20,20 +20,20 @@ struct rev_pages {
 	u64 pbl;	/* { base + 4096, base } */
 };
 
-static void rev_pages_alloc(struct t2 *x, struct rev_pages *r)
+static void rev_pages_alloc(struct rdrv *x, struct rev_pages *r)
 {
 	__le64 *l;
 
-	r->base = t2_alloc(x, 8192, 4096);
-	r->pbl = t2_alloc(x, 16, 8);
-	l = t2_ram(x, r->pbl);
+	r->base = rdrv_alloc(x, 8192, 4096);
+	r->pbl = rdrv_alloc(x, 16, 8);
+	l = rdrv_ram(x, r->pbl);
 	l[0] = cpu_to_le64(r->base + 4096);
 	l[1] = cpu_to_le64(r->base);
 }
 
-static void *rev_pages_at(struct t2 *x, const struct rev_pages *r, u64 off)
+static void *rev_pages_at(struct rdrv *x, const struct rev_pages *r, u64 off)
 {
-	return t2_ram(x, off < 4096 ? r->base + 4096 + off :
+	return rdrv_ram(x, off < 4096 ? r->base + 4096 + off :
 				      r->base + off - 4096);
 }
 
@@ -48,7 +48,7 @@ static struct rnic_data_sge sge(u64 addr, u32 len, u32 key)
 	return s;
 }
 
-static bool cq_poll_rev(struct t2 *x, const struct rev_pages *r, struct t2cq *cq,
+static bool cq_poll_rev(struct rdrv *x, const struct rev_pages *r, struct rdrv_cq *cq,
 			struct rnic_rdma_cqe *cqe)
 {
 	struct rnic_rdma_cqe *p = rev_pages_at(x, r, (u64)(cq->ci & 255) * 32);
@@ -57,23 +57,23 @@ static bool cq_poll_rev(struct t2 *x, const struct rev_pages *r, struct t2cq *cq
 		return false;
 	*cqe = *p;
 	cq->ci++;
-	t2_slot_write(x, x->dbp, cq->db_off, rnic_db_rdma_cq(cq->ci, false,
+	rdrv_slot_write(x, x->dbp, cq->db_off, rnic_db_rdma_cq(cq->ci, false,
 							     false, 0));
 	return true;
 }
 
 TEST(rdma_pbl_rings_ud)
 {
-	struct t2 *x = t2_up(1);
+	struct rdrv *x = rdrv_up(1);
 	struct rnic_aq_create_rdma_cq cc = {};
 	struct rnic_aq_create_qp qc = {};
 	struct rnic_hdr_tmpl t;
 	struct rnic_rdma_cqe c;
 	union rnic_aq_resp r;
 	struct rev_pages sq, rq, cqr;
-	struct t2cq cq = {};
-	struct t2qp qp = {};
-	u64 buf = t2_alloc(x, 65536, 4096);
+	struct rdrv_cq cq = {};
+	struct rdrv_qp qp = {};
+	u64 buf = rdrv_alloc(x, 65536, 4096);
 	unsigned int i, got = 0;
 
 	rev_pages_alloc(x, &sq);
@@ -87,7 +87,7 @@ TEST(rdma_pbl_rings_ud)
 	cc.log2_depth = 8;
 	cc.page_log2 = 12;
 	cc.flags = RNIC_RING_F_PBL;
-	REQUIRE(t2_cmd(x, &cc, &r) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_cmd(x, &cc, &r) == RNIC_AQ_SUCCESS);
 	cq.cqn = le32_to_cpu(r.create_cq.cqn);
 	cq.db_off = le16_to_cpu(r.create_cq.db_off);
 	cq.log2 = 8;
@@ -106,13 +106,13 @@ TEST(rdma_pbl_rings_ud)
 	qc.rq_log2_depth = 7;
 	qc.rqe_log2 = 6;
 	qc.rq_page_log2 = 12;
-	REQUIRE(t2_cmd(x, &qc, &r) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_cmd(x, &qc, &r) == RNIC_AQ_SUCCESS);
 	qp.qpn = le32_to_cpu(r.create_qp.qpn);
 	qp.sq_off = le16_to_cpu(r.create_qp.sq_db_off);
 	qp.rq_off = le16_to_cpu(r.create_qp.rq_db_off);
-	REQUIRE(t2_ud_up(x, &qp, QKEY) == RNIC_AQ_SUCCESS);
-	t2_tmpl(x, x, RNIC_RX_CLASS_ROCE_V2_IPV6, 0, &t);
-	t2_ah_set(x, 1, x->pdn, &t);
+	REQUIRE(rdrv_ud_up(x, &qp, QKEY) == RNIC_AQ_SUCCESS);
+	rdrv_tmpl(x, x, RNIC_RX_CLASS_ROCE_V2_IPV6, 0, &t);
+	rdrv_ah_set(x, 1, x->pdn, &t);
 
 	/* 40 messages to itself: both pages of every ring get used */
 	for (i = 0; i < 40; i++) {
@@ -122,13 +122,13 @@ TEST(rdma_pbl_rings_ud)
 		memset(rqe, 0, 64);
 		rqe->num_sge = 1;
 		rqe->sge[0] = sge(buf + 1024 * i, 1024, x->dma_key);
-		t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED |
+		rdrv_ud_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED |
 			  RNIC_SQE_F_INLINE, 1, qp.qpn, QKEY, 0, 8, 0);
 		memset(wqe + 48, 'a' + i % 26, 8);
 	}
 	for (i = 0; i < 40; i += 20) {
-		t2_ring(x, qp.rq_off, i + 20);
-		t2_ring(x, qp.sq_off, i + 20);
+		rdrv_ring(x, qp.rq_off, i + 20);
+		rdrv_ring(x, qp.sq_off, i + 20);
 	}
 	while (cq_poll_rev(x, &cqr, &cq, &c)) {
 		CHECK_EQ(c.status, RNIC_WC_SUCCESS);
@@ -136,23 +136,23 @@ TEST(rdma_pbl_rings_ud)
 	}
 	CHECK_EQ(got, 80);
 	for (i = 0; i < 40; i++)
-		CHECK_EQ(((u8 *)t2_ram(x, buf + 1024 * i))[40 + 7],
+		CHECK_EQ(((u8 *)rdrv_ram(x, buf + 1024 * i))[40 + 7],
 			 'a' + i % 26);
-	t2_free(x);
+	rdrv_free(x);
 }
 
 TEST(rdma_pbl_srq_and_user_page)
 {
-	struct t2 *x = t2_up(1);
+	struct rdrv *x = rdrv_up(1);
 	struct rnic_aq_create_srq sc = {};
 	struct rnic_rdma_cqe c;
 	struct rnic_hdr_tmpl t;
 	union rnic_aq_resp r;
 	struct rev_pages wq, iq;
-	struct t2cq cq;
-	struct t2qp sender, qp;
+	struct rdrv_cq cq;
+	struct rdrv_qp sender, qp;
 	u32 upage, upd, ukey, kernel_page;
-	u64 buf = t2_alloc(x, 65536, 4096);
+	u64 buf = rdrv_alloc(x, 65536, 4096);
 	u16 srq_off;
 	u32 srqn;
 	unsigned int i;
@@ -160,11 +160,11 @@ TEST(rdma_pbl_srq_and_user_page)
 
 	rev_pages_alloc(x, &wq);
 	rev_pages_alloc(x, &iq);
-	REQUIRE(t2_pd_alloc(x, false, &upd) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_mr_pbl(x, upd, RNIC_ACCESS_LOCAL_WRITE, 0x100000, 65536,
+	REQUIRE(rdrv_pd_alloc(x, false, &upd) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_mr_pbl(x, upd, RNIC_ACCESS_LOCAL_WRITE, 0x100000, 65536,
 			  buf, &ukey) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_cq_create(x, 7, &cq) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_alloc_db_page(x, RNIC_DBP_F_USER, &upage) ==
+	REQUIRE(rdrv_cq_create(x, 7, &cq) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_alloc_db_page(x, RNIC_DBP_F_USER, &upage) ==
 		RNIC_AQ_SUCCESS);
 	/*
 	 * An SRQ of a user PD, on the user page, both lists as page lists:
@@ -180,21 +180,21 @@ TEST(rdma_pbl_srq_and_user_page)
 	sc.rqe_log2 = 5;
 	sc.page_log2 = 12;
 	sc.flags = RNIC_SRQ_F_WQE_PBL | RNIC_SRQ_F_IDX_PBL;
-	REQUIRE(t2_cmd(x, &sc, &r) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_cmd(x, &sc, &r) == RNIC_AQ_SUCCESS);
 	srqn = le32_to_cpu(r.create_srq.srqn);
 	srq_off = le16_to_cpu(r.create_srq.db_off);
 	{
-		struct t2srq s = { .srqn = srqn };
+		struct rdrv_srq s = { .srqn = srqn };
 
-		REQUIRE(t2_qp_create(x, RNIC_QPT_UD, upd, &cq, &cq, &s, 4, 6, 0,
+		REQUIRE(rdrv_qp_create(x, RNIC_QPT_UD, upd, &cq, &cq, &s, 4, 6, 0,
 				     0, &qp) == RNIC_AQ_SUCCESS);
 	}
-	REQUIRE(t2_ud_up(x, &qp, QKEY) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_qp_create(x, RNIC_QPT_UD, x->pdn, &cq, &cq, NULL, 4, 6, 4,
+	REQUIRE(rdrv_ud_up(x, &qp, QKEY) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_qp_create(x, RNIC_QPT_UD, x->pdn, &cq, &cq, NULL, 4, 6, 4,
 			     5, &sender) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_ud_up(x, &sender, QKEY) == RNIC_AQ_SUCCESS);
-	t2_tmpl(x, x, RNIC_RX_CLASS_ROCE_V1, 0, &t);
-	t2_ah_set(x, 1, x->pdn, &t);
+	REQUIRE(rdrv_ud_up(x, &sender, QKEY) == RNIC_AQ_SUCCESS);
+	rdrv_tmpl(x, x, RNIC_RX_CLASS_ROCE_V1, 0, &t);
+	rdrv_ah_set(x, 1, x->pdn, &t);
 
 	/* Post slots 200..209 (in the second WQE page) through the user page */
 	for (i = 0; i < 10; i++) {
@@ -208,15 +208,15 @@ TEST(rdma_pbl_srq_and_user_page)
 	}
 	kernel_page = x->dbp;
 	x->dbp = upage;
-	t2_ring(x, srq_off, 10);
+	rdrv_ring(x, srq_off, 10);
 	x->dbp = kernel_page;
 	for (i = 0; i < 10; i++) {
-		t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, qp.qpn, QKEY, buf + 60000,
+		rdrv_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, qp.qpn, QKEY, buf + 60000,
 			  100, x->dma_key);
-		t2_post_send(x, &sender, wqe, true);
+		rdrv_post_send(x, &sender, wqe, true);
 	}
 	for (i = 0; i < 10; i++) {
-		REQUIRE(t2_cq_poll(x, &cq, &c));
+		REQUIRE(rdrv_cq_poll(x, &cq, &c));
 		CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 		CHECK(c.flags & RNIC_RCQE_F_SRQ);
 		CHECK_EQ(le16_to_cpu(c.wqe_idx), 200 + i);
@@ -226,14 +226,14 @@ TEST(rdma_pbl_srq_and_user_page)
 		struct rnic_aq_obj o = { .hdr.opcode = RNIC_AQ_FREE_DB_PAGE };
 
 		o.handle = cpu_to_le32(upage);
-		CHECK_EQ(t2_cmd(x, &o, NULL), RNIC_AQ_BAD_STATE);
+		CHECK_EQ(rdrv_cmd(x, &o, NULL), RNIC_AQ_BAD_STATE);
 	}
-	t2_free(x);
+	rdrv_free(x);
 }
 
 TEST(rdma_rc_send_inv_and_comm_est)
 {
-	struct t2 *a = t2_up(1), *b = t2_up(2);
+	struct rdrv *a = rdrv_up(1), *b = rdrv_up(2);
 	struct twire *w = twire_new(a, b);
 	struct rnic_aq_create_mr mc = {};
 	struct rnic_aq_query_obj q = {};
@@ -241,25 +241,25 @@ TEST(rdma_rc_send_inv_and_comm_est)
 	struct rnic_data_sge rs;
 	struct rnic_eqe e;
 	union rnic_aq_resp r;
-	struct t2cq acq, bcq;
-	struct t2qp aqp, bqp;
+	struct rdrv_cq acq, bcq;
+	struct rdrv_qp aqp, bqp;
 	struct rnic_sqe *s;
-	u64 abuf = t2_alloc(a, 8192, 4096), bbuf = t2_alloc(b, 8192, 4096);
-	u64 pbl = t2_alloc(b, 8, 8), qbuf = t2_alloc(b, 64, 8);
-	struct rnic_mr_query *mq = t2_ram(b, qbuf);
+	u64 abuf = rdrv_alloc(a, 8192, 4096), bbuf = rdrv_alloc(b, 8192, 4096);
+	u64 pbl = rdrv_alloc(b, 8, 8), qbuf = rdrv_alloc(b, 64, 8);
+	struct rnic_mr_query *mq = rdrv_ram(b, qbuf);
 	u8 wqe[128];
 	u32 frkey;
 
-	REQUIRE(t2_cq_create(a, 5, &acq) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_cq_create(b, 5, &bcq) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_qp_create(a, RNIC_QPT_RC, a->pdn, &acq, &acq, NULL, 4, 7,
+	REQUIRE(rdrv_cq_create(a, 5, &acq) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_cq_create(b, 5, &bcq) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_qp_create(a, RNIC_QPT_RC, a->pdn, &acq, &acq, NULL, 4, 7,
 			     4, 5, &aqp) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_qp_create(b, RNIC_QPT_RC, b->pdn, &bcq, &bcq, NULL, 4, 7,
+	REQUIRE(rdrv_qp_create(b, RNIC_QPT_RC, b->pdn, &bcq, &bcq, NULL, 4, 7,
 			     4, 5, &bqp) == RNIC_AQ_SUCCESS);
 	/* B stops in RTR: its first request posts COMM_EST */
-	REQUIRE(t2_rc_connect(a, &aqp, b, bqp.qpn,
+	REQUIRE(rdrv_rc_connect(a, &aqp, b, bqp.qpn,
 			      RNIC_RX_CLASS_ROCE_V2_IPV4) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_rc_connect_upto(b, &bqp, a, aqp.qpn,
+	REQUIRE(rdrv_rc_connect_upto(b, &bqp, a, aqp.qpn,
 				   RNIC_RX_CLASS_ROCE_V2_IPV4, RNIC_QPS_RTR) ==
 		RNIC_AQ_SUCCESS);
 
@@ -271,17 +271,17 @@ TEST(rdma_rc_send_inv_and_comm_est)
 	mc.type = RNIC_MRT_FAST_REG;
 	mc.pdn = cpu_to_le32(b->pdn);
 	mc.npages = cpu_to_le32(1);
-	REQUIRE(t2_cmd(b, &mc, &r) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_cmd(b, &mc, &r) == RNIC_AQ_SUCCESS);
 	frkey = le32_to_cpu(r.id.id);
-	*(__le64 *)t2_ram(b, pbl) = cpu_to_le64(bbuf + 4096);
+	*(__le64 *)rdrv_ram(b, pbl) = cpu_to_le64(bbuf + 4096);
 	{
-		struct t2qp lq;
-		struct t2cq lcq;
+		struct rdrv_qp lq;
+		struct rdrv_cq lcq;
 
-		REQUIRE(t2_cq_create(b, 4, &lcq) == RNIC_AQ_SUCCESS);
-		REQUIRE(t2_qp_create(b, RNIC_QPT_RC, b->pdn, &lcq, &lcq, NULL,
+		REQUIRE(rdrv_cq_create(b, 4, &lcq) == RNIC_AQ_SUCCESS);
+		REQUIRE(rdrv_qp_create(b, RNIC_QPT_RC, b->pdn, &lcq, &lcq, NULL,
 				     4, 7, 4, 5, &lq) == RNIC_AQ_SUCCESS);
-		REQUIRE(t2_rc_connect(b, &lq, a, 0x99,
+		REQUIRE(rdrv_rc_connect(b, &lq, a, 0x99,
 				      RNIC_RX_CLASS_ROCE_V2_IPV4) ==
 			RNIC_AQ_SUCCESS);
 		s = (void *)wqe;
@@ -296,14 +296,14 @@ TEST(rdma_rc_send_inv_and_comm_est)
 		s->seg.reg_mr.page_log2 = 12;
 		s->seg.reg_mr.access = RNIC_ACCESS_LOCAL_WRITE |
 				       RNIC_ACCESS_REMOTE_WRITE;
-		t2_post_send(b, &lq, wqe, true);
-		REQUIRE(t2_cq_poll(b, &lcq, &c));
+		rdrv_post_send(b, &lq, wqe, true);
+		REQUIRE(rdrv_cq_poll(b, &lcq, &c));
 		CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 	}
 
 	/* A: SEND_INV of B's key */
 	rs = sge(bbuf, 256, b->dma_key);
-	t2_post_recv(b, &bqp, &rs, 1, true);
+	rdrv_post_recv(b, &bqp, &rs, 1, true);
 	s = (void *)wqe;
 	memset(wqe, 0, sizeof(wqe));
 	s->ctrl.opcode = RNIC_SQE_OP_SEND_INV;
@@ -312,12 +312,12 @@ TEST(rdma_rc_send_inv_and_comm_est)
 	s->ctrl.key = cpu_to_le32(frkey);
 	s->ctrl.num_sge = 1;
 	s->sge[0] = sge(abuf, 16, a->dma_key);
-	t2_post_send(a, &aqp, wqe, true);
+	rdrv_post_send(a, &aqp, wqe, true);
 	twire_run(w);
-	REQUIRE(t2_cq_poll(a, &acq, &c));
+	REQUIRE(rdrv_cq_poll(a, &acq, &c));
 	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 	CHECK_EQ(c.opcode, RNIC_SQE_OP_SEND_INV);
-	REQUIRE(t2_cq_poll(b, &bcq, &c));
+	REQUIRE(rdrv_cq_poll(b, &bcq, &c));
 	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 	CHECK(c.flags & RNIC_RCQE_F_INV);
 	CHECK_EQ(le32_to_cpu(c.inv_key), frkey);
@@ -326,12 +326,12 @@ TEST(rdma_rc_send_inv_and_comm_est)
 	q.buf_addr = cpu_to_le64(qbuf);
 	q.buf_len = cpu_to_le32(48);
 	q.handle = cpu_to_le32(frkey);
-	REQUIRE(t2_cmd(b, &q, NULL) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_cmd(b, &q, NULL) == RNIC_AQ_SUCCESS);
 	CHECK_EQ(mq->state, RNIC_MRS_INVALID);
 	/* COMM_EST: once, for B's QP, while it was in RTR */
-	CHECK_EQ(t2_eq0_count(b, RNIC_EQE_COMM_EST, &e), 1);
+	CHECK_EQ(rdrv_eq0_count(b, RNIC_EQE_COMM_EST, &e), 1);
 	CHECK_EQ(le32_to_cpu(e.data), bqp.qpn);
 	twire_free(w);
-	t2_free(a);
-	t2_free(b);
+	rdrv_free(a);
+	rdrv_free(b);
 }

@@ -16,38 +16,38 @@
 #define MSG_LEN		300
 
 struct pair {
-	struct t2 *a, *b;
+	struct rdrv *a, *b;
 	struct twire *w;
-	struct t2cq acq, bcq;
-	struct t2qp aqp, bqp;
+	struct rdrv_cq acq, bcq;
+	struct rdrv_qp aqp, bqp;
 	u64 abuf, bbuf;		/* 64 KiB each */
 };
 
 static void pair_up(struct pair *p, u8 type)
 {
 	memset(p, 0, sizeof(*p));
-	p->a = t2_up(1);
-	p->b = t2_up(2);
+	p->a = rdrv_up(1);
+	p->b = rdrv_up(2);
 	p->w = twire_new(p->a, p->b);
-	if (t2_cq_create(p->a, 6, &p->acq) || t2_cq_create(p->b, 6, &p->bcq) ||
-	    t2_qp_create(p->a, type, p->a->pdn, &p->acq, &p->acq, NULL, 5, 7,
+	if (rdrv_cq_create(p->a, 6, &p->acq) || rdrv_cq_create(p->b, 6, &p->bcq) ||
+	    rdrv_qp_create(p->a, type, p->a->pdn, &p->acq, &p->acq, NULL, 5, 7,
 			 5, 6, &p->aqp) ||
-	    t2_qp_create(p->b, type, p->b->pdn, &p->bcq, &p->bcq, NULL, 5, 7,
+	    rdrv_qp_create(p->b, type, p->b->pdn, &p->bcq, &p->bcq, NULL, 5, 7,
 			 5, 6, &p->bqp) ||
-	    t2_ud_up(p->a, &p->aqp, type == RNIC_QPT_GSI ? RNIC_QKEY_GSI :
+	    rdrv_ud_up(p->a, &p->aqp, type == RNIC_QPT_GSI ? RNIC_QKEY_GSI :
 				    QKEY) ||
-	    t2_ud_up(p->b, &p->bqp, type == RNIC_QPT_GSI ? RNIC_QKEY_GSI :
+	    rdrv_ud_up(p->b, &p->bqp, type == RNIC_QPT_GSI ? RNIC_QKEY_GSI :
 				    QKEY))
 		test_fail(__FILE__, __LINE__, "pair_up failed");
-	p->abuf = t2_alloc(p->a, 65536, 4096);
-	p->bbuf = t2_alloc(p->b, 65536, 4096);
+	p->abuf = rdrv_alloc(p->a, 65536, 4096);
+	p->bbuf = rdrv_alloc(p->b, 65536, 4096);
 }
 
 static void pair_down(struct pair *p)
 {
 	twire_free(p->w);
-	t2_free(p->a);
-	t2_free(p->b);
+	rdrv_free(p->a);
+	rdrv_free(p->b);
 }
 
 static void fill(u8 *buf, size_t n, u8 seed)
@@ -97,21 +97,21 @@ static void ud_round_trip(u8 net, u16 vlan, u8 opcode)
 		} else {
 			struct rnic_hdr_tmpl tt;
 
-			t2_tmpl(p.a, p.b, net, 0, &tt);
+			rdrv_tmpl(p.a, p.b, net, 0, &tt);
 			memcpy(g.entry.gid, tt.hdr + 14 + 24, 16);
 		}
-		REQUIRE(t2_cmd(p.b, &g, NULL) == RNIC_AQ_SUCCESS);
+		REQUIRE(rdrv_cmd(p.b, &g, NULL) == RNIC_AQ_SUCCESS);
 	}
-	t2_tmpl(p.a, p.b, net, vlan, &t);
-	t2_ah_set(p.a, 1, p.a->pdn, &t);
-	fill(t2_ram(p.a, p.abuf), MSG_LEN, net);
-	rb = t2_ram(p.b, p.bbuf);
+	rdrv_tmpl(p.a, p.b, net, vlan, &t);
+	rdrv_ah_set(p.a, 1, p.a->pdn, &t);
+	fill(rdrv_ram(p.a, p.abuf), MSG_LEN, net);
+	rb = rdrv_ram(p.b, p.bbuf);
 	memset(rb, 0xee, 4096);
 	rs = sge(p.bbuf, 40 + MSG_LEN + 10, p.b->dma_key);
-	t2_post_recv(p.b, &p.bqp, &rs, 1, true);
-	t2_ud_wqe(wqe, opcode, RNIC_SQE_F_SIGNALED | RNIC_SQE_F_SOLICITED, 1,
+	rdrv_post_recv(p.b, &p.bqp, &rs, 1, true);
+	rdrv_ud_wqe(wqe, opcode, RNIC_SQE_F_SIGNALED | RNIC_SQE_F_SOLICITED, 1,
 		  p.bqp.qpn, QKEY, p.abuf, MSG_LEN, p.a->dma_key);
-	t2_post_send(p.a, &p.aqp, wqe, true);
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
 
 	/* The frame: ICRC good, our template's fields kept */
 	REQUIRE(p.w->count == 1);
@@ -139,15 +139,15 @@ static void ud_round_trip(u8 net, u16 vlan, u8 opcode)
 	}
 	CHECK_EQ(twire_run(p.w), 1);
 
-	REQUIRE(t2_cq_poll(p.a, &p.acq, &c));
+	REQUIRE(rdrv_cq_poll(p.a, &p.acq, &c));
 	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 	CHECK_EQ(c.opcode, opcode);
 	CHECK_EQ(le32_to_cpu(c.qpn), p.aqp.qpn);
 	CHECK_EQ(le16_to_cpu(c.wqe_idx), 0);
 	CHECK_EQ(le32_to_cpu(c.byte_len), MSG_LEN);
-	CHECK(!t2_cq_poll(p.a, &p.acq, &c));
+	CHECK(!rdrv_cq_poll(p.a, &p.acq, &c));
 
-	REQUIRE(t2_cq_poll(p.b, &p.bcq, &c));
+	REQUIRE(rdrv_cq_poll(p.b, &p.bcq, &c));
 	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 	CHECK_EQ(c.opcode, RNIC_CQE_OP_RECV);
 	CHECK(c.flags & RNIC_RCQE_F_GRH);
@@ -166,7 +166,7 @@ static void ud_round_trip(u8 net, u16 vlan, u8 opcode)
 	CHECK_MEM_EQ(c.smac, p.a->mac, 6);
 	CHECK_EQ(le16_to_cpu(c.pkey_index), 0);
 	/* The data after the 40-byte header area, and nothing past it */
-	CHECK_MEM_EQ(rb + 40, t2_ram(p.a, p.abuf), MSG_LEN);
+	CHECK_MEM_EQ(rb + 40, rdrv_ram(p.a, p.abuf), MSG_LEN);
 	CHECK_EQ(rb[40 + MSG_LEN], 0xee);
 	/* The header area as ib_init_ah_attr_from_wc() parses it */
 	if (net == RNIC_RX_CLASS_ROCE_V2_IPV4) {
@@ -180,13 +180,13 @@ static void ud_round_trip(u8 net, u16 vlan, u8 opcode)
 		CHECK_EQ(rb[0] >> 4, 6);
 		CHECK_MEM_EQ(rb + 8, t.hdr + (vlan ? 18 : 14) + 8, 32);
 	}
-	CHECK_EQ(t2_rctr(p.a, RNIC_RDMA_STAT_ud_send_packets), 1);
-	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_ud_recv_packets), 1);
-	CHECK_EQ(t2_qpctr(p.b, p.bqp.qpn, RNIC_QP_STAT_rx_packets), 1);
+	CHECK_EQ(rdrv_rctr(p.a, RNIC_RDMA_STAT_ud_send_packets), 1);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_ud_recv_packets), 1);
+	CHECK_EQ(rdrv_qpctr(p.b, p.bqp.qpn, RNIC_QP_STAT_rx_packets), 1);
 	/* transport packet bytes: BTH, DETH, ImmDt, payload */
-	CHECK_EQ(t2_qpctr(p.a, p.aqp.qpn, RNIC_QP_STAT_tx_bytes),
+	CHECK_EQ(rdrv_qpctr(p.a, p.aqp.qpn, RNIC_QP_STAT_tx_bytes),
 		 12 + 8 + MSG_LEN + (opcode == RNIC_SQE_OP_SEND_IMM ? 4 : 0));
-	CHECK_EQ(t2_pctr(p.a, net == RNIC_RX_CLASS_ROCE_V1 ?
+	CHECK_EQ(rdrv_pctr(p.a, net == RNIC_RX_CLASS_ROCE_V1 ?
 			 RNIC_PORT_STAT_tx_roce_v1_frames :
 			 RNIC_PORT_STAT_tx_roce_v2_frames), 1);
 	pair_down(&p);
@@ -226,52 +226,52 @@ TEST(rdma_gsi_mads_both_ways)
 	pair_up(&p, RNIC_QPT_GSI);
 	CHECK_EQ(p.aqp.qpn, 1);
 	CHECK_EQ(p.bqp.qpn, 1);
-	t2_tmpl(p.a, p.b, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
-	t2_ah_set(p.a, 3, p.a->pdn, &t);
-	t2_tmpl(p.b, p.a, RNIC_RX_CLASS_ROCE_V2_IPV6, 0, &t);
-	t2_ah_set(p.b, 4, p.b->pdn, &t);
+	rdrv_tmpl(p.a, p.b, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
+	rdrv_ah_set(p.a, 3, p.a->pdn, &t);
+	rdrv_tmpl(p.b, p.a, RNIC_RX_CLASS_ROCE_V2_IPV6, 0, &t);
+	rdrv_ah_set(p.b, 4, p.b->pdn, &t);
 	for (i = 0; i < 4; i++) {
 		rs = sge(p.bbuf + 512 * i, 512, p.b->dma_key);
-		t2_post_recv(p.b, &p.bqp, &rs, 1, i == 3);
+		rdrv_post_recv(p.b, &p.bqp, &rs, 1, i == 3);
 		rs = sge(p.abuf + 512 * i, 512, p.a->dma_key);
-		t2_post_recv(p.a, &p.aqp, &rs, 1, i == 3);
+		rdrv_post_recv(p.a, &p.aqp, &rs, 1, i == 3);
 	}
-	fill(t2_ram(p.a, p.abuf + 8192), 256, 1);
-	fill(t2_ram(p.b, p.bbuf + 8192), 256, 2);
+	fill(rdrv_ram(p.a, p.abuf + 8192), 256, 1);
+	fill(rdrv_ram(p.b, p.bbuf + 8192), 256, 2);
 	for (i = 0; i < 4; i++) {
 		/* The controlled GSI Q_Key: the WQE asks for the QP's own. */
-		t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 3, 1,
+		rdrv_ud_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 3, 1,
 			  RNIC_QKEY_F_CONTROLLED, p.abuf + 8192, 256,
 			  p.a->dma_key);
-		t2_post_send(p.a, &p.aqp, wqe, true);
-		t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 4, 1,
+		rdrv_post_send(p.a, &p.aqp, wqe, true);
+		rdrv_ud_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 4, 1,
 			  RNIC_QKEY_GSI, p.bbuf + 8192, 256, p.b->dma_key);
-		t2_post_send(p.b, &p.bqp, wqe, true);
+		rdrv_post_send(p.b, &p.bqp, wqe, true);
 	}
 	CHECK_EQ(twire_run(p.w), 8);
 	for (i = 0; i < 8; i++) {
-		struct t2 *x = i & 1 ? p.b : p.a;
-		struct t2cq *cq = i & 1 ? &p.bcq : &p.acq;
+		struct rdrv *x = i & 1 ? p.b : p.a;
+		struct rdrv_cq *cq = i & 1 ? &p.bcq : &p.acq;
 
-		REQUIRE(t2_cq_poll(x, cq, &c));
+		REQUIRE(rdrv_cq_poll(x, cq, &c));
 		CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 	}
 	/* Each side got four MADs, with the peer's network type */
-	CHECK_MEM_EQ((u8 *)t2_ram(p.b, p.bbuf + 512 * 3) + 40,
-		     t2_ram(p.a, p.abuf + 8192), 256);
-	CHECK_MEM_EQ((u8 *)t2_ram(p.a, p.abuf + 512 * 3) + 40,
-		     t2_ram(p.b, p.bbuf + 8192), 256);
-	CHECK_EQ(t2_rctr(p.a, RNIC_RDMA_STAT_ud_recv_packets), 4);
-	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_ud_recv_packets), 4);
+	CHECK_MEM_EQ((u8 *)rdrv_ram(p.b, p.bbuf + 512 * 3) + 40,
+		     rdrv_ram(p.a, p.abuf + 8192), 256);
+	CHECK_MEM_EQ((u8 *)rdrv_ram(p.a, p.abuf + 512 * 3) + 40,
+		     rdrv_ram(p.b, p.bbuf + 8192), 256);
+	CHECK_EQ(rdrv_rctr(p.a, RNIC_RDMA_STAT_ud_recv_packets), 4);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_ud_recv_packets), 4);
 	pair_down(&p);
 }
 
 /* Post one UD WQE on A and return A's CQE for it */
 static bool send_one(struct pair *p, const void *wqe, struct rnic_rdma_cqe *c)
 {
-	t2_post_send(p->a, &p->aqp, wqe, true);
+	rdrv_post_send(p->a, &p->aqp, wqe, true);
 	twire_run(p->w);
-	return t2_cq_poll(p->a, &p->acq, c);
+	return rdrv_cq_poll(p->a, &p->acq, c);
 }
 
 TEST(rdma_ud_send_errors_fail_one_wqe)
@@ -285,20 +285,20 @@ TEST(rdma_ud_send_errors_fail_one_wqe)
 
 	pair_up(&p, RNIC_QPT_UD);
 	s = (void *)wqe;
-	t2_tmpl(p.a, p.b, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
-	t2_ah_set(p.a, 1, p.a->pdn, &t);
-	REQUIRE(t2_pd_alloc(p.a, false, &upd) == RNIC_AQ_SUCCESS);
-	t2_ah_set(p.a, 2, upd, &t);		/* another PD's entry */
-	t2_ah_set(p.a, 5, p.a->pdn, &t);
-	t2_ah_clear(p.a, 5);			/* destroyed */
+	rdrv_tmpl(p.a, p.b, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
+	rdrv_ah_set(p.a, 1, p.a->pdn, &t);
+	REQUIRE(rdrv_pd_alloc(p.a, false, &upd) == RNIC_AQ_SUCCESS);
+	rdrv_ah_set(p.a, 2, upd, &t);		/* another PD's entry */
+	rdrv_ah_set(p.a, 5, p.a->pdn, &t);
+	rdrv_ah_clear(p.a, 5);			/* destroyed */
 	t.hdr[0] = 0x01;			/* multicast */
-	t2_ah_set(p.a, 6, p.a->pdn, &t);
-	REQUIRE(t2_mr_pbl(p.a, upd, RNIC_ACCESS_LOCAL_WRITE, 0x10000, 4096,
+	rdrv_ah_set(p.a, 6, p.a->pdn, &t);
+	REQUIRE(rdrv_mr_pbl(p.a, upd, RNIC_ACCESS_LOCAL_WRITE, 0x10000, 4096,
 			  p.abuf, &ukey) == RNIC_AQ_SUCCESS);
 
 #define SEND_BAD(setup, st_, syn_)				\
 	do {								\
-		t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, p.bqp.qpn, QKEY, \
+		rdrv_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, p.bqp.qpn, QKEY, \
 			  p.abuf, 64, p.a->dma_key);			\
 		setup;							\
 		REQUIRE(send_one(&p, wqe, &c));				\
@@ -310,7 +310,7 @@ TEST(rdma_ud_send_errors_fail_one_wqe)
 	} while (0)
 	/* Address handles */
 	SEND_BAD(s->seg.ud.ah = 0, RNIC_WC_LOC_QP_OP_ERR, RNIC_ERR_BAD_WQE);
-	SEND_BAD(s->seg.ud.ah = cpu_to_le32(T2_AH_ENTRIES),
+	SEND_BAD(s->seg.ud.ah = cpu_to_le32(RDRV_AH_ENTRIES),
 		 RNIC_WC_LOC_QP_OP_ERR, RNIC_ERR_BAD_AH);
 	SEND_BAD(s->seg.ud.ah = cpu_to_le32(2), RNIC_WC_LOC_QP_OP_ERR,
 		 RNIC_ERR_BAD_AH);
@@ -354,32 +354,32 @@ TEST(rdma_ud_send_errors_fail_one_wqe)
 		 RNIC_WC_LOC_PROT_ERR, RNIC_ERR_BAD_KEY);
 	SEND_BAD(s->sge[0].lkey = cpu_to_le32(ukey), RNIC_WC_LOC_PROT_ERR,
 		 RNIC_ERR_KEY_PD);
-	SEND_BAD(s->sge[0].addr = cpu_to_le64(T2_RAM_SIZE - 32),
+	SEND_BAD(s->sge[0].addr = cpu_to_le64(RDRV_RAM_SIZE - 32),
 		 RNIC_WC_LOC_PROT_ERR, RNIC_ERR_KEY_BOUNDS);
 	SEND_BAD(s->sge[0].addr = cpu_to_le64(~0ULL - 8),
 		 RNIC_WC_LOC_PROT_ERR, RNIC_ERR_KEY_BOUNDS);
 #undef SEND_BAD
 	CHECK_EQ(p.w->delivered, 0);
-	CHECK(t2_rctr(p.a, RNIC_RDMA_STAT_wqe_errors) >= 12);
-	CHECK_EQ(t2_rctr(p.a, RNIC_RDMA_STAT_key_violations), 5);
+	CHECK(rdrv_rctr(p.a, RNIC_RDMA_STAT_wqe_errors) >= 12);
+	CHECK_EQ(rdrv_rctr(p.a, RNIC_RDMA_STAT_key_violations), 5);
 
 	/* The QP is still in RTS and sends the next good WQE. */
 	{
 		struct rnic_data_sge rs = sge(p.bbuf, 512, p.b->dma_key);
 		struct rnic_qp_query q;
 
-		CHECK_EQ(t2_qp_query(p.a, p.aqp.qpn, &q), RNIC_AQ_SUCCESS);
+		CHECK_EQ(rdrv_qp_query(p.a, p.aqp.qpn, &q), RNIC_AQ_SUCCESS);
 		CHECK_EQ(q.state, RNIC_QPS_RTS);
-		t2_post_recv(p.b, &p.bqp, &rs, 1, true);
-		t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_INLINE, 1,
+		rdrv_post_recv(p.b, &p.bqp, &rs, 1, true);
+		rdrv_ud_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_INLINE, 1,
 			  p.bqp.qpn, QKEY, 0, 80, 0);
 		memset(wqe + 48, 0x5a, 80);
-		t2_post_send(p.a, &p.aqp, wqe, true);	/* unsignaled */
+		rdrv_post_send(p.a, &p.aqp, wqe, true);	/* unsignaled */
 		CHECK_EQ(twire_run(p.w), 1);
-		CHECK(!t2_cq_poll(p.a, &p.acq, &c));
-		REQUIRE(t2_cq_poll(p.b, &p.bcq, &c));
+		CHECK(!rdrv_cq_poll(p.a, &p.acq, &c));
+		REQUIRE(rdrv_cq_poll(p.b, &p.bcq, &c));
 		CHECK_EQ(le32_to_cpu(c.byte_len), 80);
-		CHECK_EQ(((u8 *)t2_ram(p.b, p.bbuf))[40 + 79], 0x5a);
+		CHECK_EQ(((u8 *)rdrv_ram(p.b, p.bbuf))[40 + 79], 0x5a);
 	}
 	pair_down(&p);
 }
@@ -494,36 +494,36 @@ TEST(rdma_ud_rx_validation)
 	unsigned int i;
 
 	pair_up(&p, RNIC_QPT_UD);
-	t2_tmpl(p.a, p.b, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
-	t2_ah_set(p.a, 1, p.a->pdn, &t);
+	rdrv_tmpl(p.a, p.b, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
+	rdrv_ah_set(p.a, 1, p.a->pdn, &t);
 	rs = sge(p.bbuf, 512, p.b->dma_key);
-	t2_post_recv(p.b, &p.bqp, &rs, 1, true);
+	rdrv_post_recv(p.b, &p.bqp, &rs, 1, true);
 	p.w->filter = mangle_filter;
 	p.w->filter_ctx = &m;
-	t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, p.bqp.qpn, QKEY, p.abuf, 100,
+	rdrv_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, p.bqp.qpn, QKEY, p.abuf, 100,
 		  p.a->dma_key);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		u64 before = t2_rctr(p.b, cases[i].ctr);
+		u64 before = rdrv_rctr(p.b, cases[i].ctr);
 
 		m.fn = cases[i].fn;
-		t2_post_send(p.a, &p.aqp, wqe, true);
+		rdrv_post_send(p.a, &p.aqp, wqe, true);
 		CHECK_EQ(twire_run(p.w), 1);
-		CHECK_EQ(t2_rctr(p.b, cases[i].ctr), before + 1);
+		CHECK_EQ(rdrv_rctr(p.b, cases[i].ctr), before + 1);
 		/* Dropped: the receive WQE is still there. */
-		CHECK(!t2_cq_poll(p.b, &p.bcq, &c));
+		CHECK(!rdrv_cq_poll(p.b, &p.bcq, &c));
 	}
 	/* Not in RTR/RTS/SQD: dropped too */
 	m.fn = NULL;
-	REQUIRE(t2_qp_state(p.b, &p.bqp, RNIC_QPS_SQD) == RNIC_AQ_SUCCESS);
-	t2_post_send(p.a, &p.aqp, wqe, true);
+	REQUIRE(rdrv_qp_state(p.b, &p.bqp, RNIC_QPS_SQD) == RNIC_AQ_SUCCESS);
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
-	REQUIRE(t2_cq_poll(p.b, &p.bcq, &c));	/* SQD still receives */
-	REQUIRE(t2_qp_state(p.b, &p.bqp, RNIC_QPS_ERR) == RNIC_AQ_SUCCESS);
-	t2_post_send(p.a, &p.aqp, wqe, true);
+	REQUIRE(rdrv_cq_poll(p.b, &p.bcq, &c));	/* SQD still receives */
+	REQUIRE(rdrv_qp_state(p.b, &p.bqp, RNIC_QPS_ERR) == RNIC_AQ_SUCCESS);
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
-	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_qp_state), 1);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rx_drop_qp_state), 1);
 	/* Nothing arrived without a WQE to take it */
-	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_ud_recv_packets), 1);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_ud_recv_packets), 1);
 	pair_down(&p);
 }
 
@@ -536,52 +536,52 @@ TEST(rdma_ud_recv_too_long_keeps_wqe)
 	struct pair p;
 
 	pair_up(&p, RNIC_QPT_UD);
-	t2_tmpl(p.a, p.b, RNIC_RX_CLASS_ROCE_V2_IPV6, 0, &t);
-	t2_ah_set(p.a, 1, p.a->pdn, &t);
+	rdrv_tmpl(p.a, p.b, RNIC_RX_CLASS_ROCE_V2_IPV6, 0, &t);
+	rdrv_ah_set(p.a, 1, p.a->pdn, &t);
 	/* No WQE at all: dropped and counted */
-	t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, p.bqp.qpn, QKEY, p.abuf, 200,
+	rdrv_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, p.bqp.qpn, QKEY, p.abuf, 200,
 		  p.a->dma_key);
-	t2_post_send(p.a, &p.aqp, wqe, true);
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
-	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_no_recv_wqe), 1);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rx_drop_no_recv_wqe), 1);
 	/* 200 + 40 do not fit 239 bytes: dropped, the WQE stays */
 	rs = sge(p.bbuf, 239, p.b->dma_key);
-	t2_post_recv(p.b, &p.bqp, &rs, 1, true);
-	t2_post_send(p.a, &p.aqp, wqe, true);
+	rdrv_post_recv(p.b, &p.bqp, &rs, 1, true);
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
-	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_too_long), 1);
-	CHECK(!t2_cq_poll(p.b, &p.bcq, &c));
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rx_drop_too_long), 1);
+	CHECK(!rdrv_cq_poll(p.b, &p.bcq, &c));
 	/* 199 bytes fit exactly, into the same WQE */
-	t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, p.bqp.qpn, QKEY, p.abuf, 199,
+	rdrv_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, p.bqp.qpn, QKEY, p.abuf, 199,
 		  p.a->dma_key);
-	t2_post_send(p.a, &p.aqp, wqe, true);
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
-	REQUIRE(t2_cq_poll(p.b, &p.bcq, &c));
+	REQUIRE(rdrv_cq_poll(p.b, &p.bcq, &c));
 	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 	CHECK_EQ(le16_to_cpu(c.wqe_idx), 0);
 	CHECK_EQ(le32_to_cpu(c.byte_len), 199);
 	/* A receive SGE whose key fails: the WQE completes in error */
 	rs = sge(p.bbuf, 512, p.b->dma_key + 0x300);
-	t2_post_recv(p.b, &p.bqp, &rs, 1, true);
-	t2_post_send(p.a, &p.aqp, wqe, true);
+	rdrv_post_recv(p.b, &p.bqp, &rs, 1, true);
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
-	REQUIRE(t2_cq_poll(p.b, &p.bcq, &c));
+	REQUIRE(rdrv_cq_poll(p.b, &p.bcq, &c));
 	CHECK_EQ(c.status, RNIC_WC_LOC_PROT_ERR);
 	CHECK_EQ(c.syndrome, RNIC_ERR_BAD_KEY);
 	CHECK_EQ(c.opcode, RNIC_CQE_OP_RECV);
 	CHECK_EQ(le16_to_cpu(c.wqe_idx), 1);
 	/* A malformed receive WQE: LOC_QP_OP_ERR, the QP goes on */
 	rs = sge(p.bbuf, 512, p.b->dma_key);
-	t2_post_recv(p.b, &p.bqp, &rs, 1, false);
-	((u8 *)t2_ram(p.b, p.bqp.rq + (2 << p.bqp.rqe_log2)))[3] = 1;
-	t2_post_recv(p.b, &p.bqp, &rs, 1, true);
-	t2_post_send(p.a, &p.aqp, wqe, true);
-	t2_post_send(p.a, &p.aqp, wqe, true);
+	rdrv_post_recv(p.b, &p.bqp, &rs, 1, false);
+	((u8 *)rdrv_ram(p.b, p.bqp.rq + (2 << p.bqp.rqe_log2)))[3] = 1;
+	rdrv_post_recv(p.b, &p.bqp, &rs, 1, true);
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
 	twire_run(p.w);
-	REQUIRE(t2_cq_poll(p.b, &p.bcq, &c));
+	REQUIRE(rdrv_cq_poll(p.b, &p.bcq, &c));
 	CHECK_EQ(c.status, RNIC_WC_LOC_QP_OP_ERR);
 	CHECK_EQ(c.syndrome, RNIC_ERR_BAD_WQE);
-	REQUIRE(t2_cq_poll(p.b, &p.bcq, &c));
+	REQUIRE(rdrv_cq_poll(p.b, &p.bcq, &c));
 	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 	CHECK_EQ(le16_to_cpu(c.wqe_idx), 3);
 	pair_down(&p);
@@ -589,39 +589,39 @@ TEST(rdma_ud_recv_too_long_keeps_wqe)
 
 TEST(rdma_ud_loopback)
 {
-	struct t2 *x = t2_up(1);
+	struct rdrv *x = rdrv_up(1);
 	struct rnic_data_sge rs;
 	struct rnic_hdr_tmpl t;
 	struct rnic_rdma_cqe c;
-	struct t2qp q1, q2;
-	struct t2cq cq;
-	u64 buf = t2_alloc(x, 8192, 4096);
+	struct rdrv_qp q1, q2;
+	struct rdrv_cq cq;
+	u64 buf = rdrv_alloc(x, 8192, 4096);
 	u8 wqe[64];
 
-	REQUIRE(t2_cq_create(x, 5, &cq) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_qp_create(x, RNIC_QPT_UD, x->pdn, &cq, &cq, NULL, 4, 6, 4,
+	REQUIRE(rdrv_cq_create(x, 5, &cq) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_qp_create(x, RNIC_QPT_UD, x->pdn, &cq, &cq, NULL, 4, 6, 4,
 			     5, &q1) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_qp_create(x, RNIC_QPT_UD, x->pdn, &cq, &cq, NULL, 4, 6, 4,
+	REQUIRE(rdrv_qp_create(x, RNIC_QPT_UD, x->pdn, &cq, &cq, NULL, 4, 6, 4,
 			     5, &q2) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_ud_up(x, &q1, QKEY) == RNIC_AQ_SUCCESS);
-	REQUIRE(t2_ud_up(x, &q2, QKEY) == RNIC_AQ_SUCCESS);
-	t2_tmpl(x, x, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
-	t2_ah_set(x, 9, x->pdn, &t);
+	REQUIRE(rdrv_ud_up(x, &q1, QKEY) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_ud_up(x, &q2, QKEY) == RNIC_AQ_SUCCESS);
+	rdrv_tmpl(x, x, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
+	rdrv_ah_set(x, 9, x->pdn, &t);
 	rs = sge(buf, 4096, x->dma_key);
-	t2_post_recv(x, &q2, &rs, 1, true);
-	fill(t2_ram(x, buf + 4096), 1000, 9);
-	t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 9, q2.qpn, QKEY,
+	rdrv_post_recv(x, &q2, &rs, 1, true);
+	fill(rdrv_ram(x, buf + 4096), 1000, 9);
+	rdrv_ud_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 9, q2.qpn, QKEY,
 		  buf + 4096, 1000, x->dma_key);
-	t2_post_send(x, &q1, wqe, true);
-	REQUIRE(t2_cq_poll(x, &cq, &c));
+	rdrv_post_send(x, &q1, wqe, true);
+	REQUIRE(rdrv_cq_poll(x, &cq, &c));
 	CHECK_EQ(le32_to_cpu(c.qpn), q1.qpn);
-	REQUIRE(t2_cq_poll(x, &cq, &c));
+	REQUIRE(rdrv_cq_poll(x, &cq, &c));
 	CHECK_EQ(le32_to_cpu(c.qpn), q2.qpn);
 	CHECK_EQ(le32_to_cpu(c.byte_len), 1000);
-	CHECK_MEM_EQ((u8 *)t2_ram(x, buf) + 40, t2_ram(x, buf + 4096), 1000);
-	CHECK_EQ(t2_tdev(x)->p->ntx, 0);	/* nothing went to the wire */
-	CHECK_EQ(t2_rctr(x, RNIC_RDMA_STAT_loopback_packets), 1);
-	t2_free(x);
+	CHECK_MEM_EQ((u8 *)rdrv_ram(x, buf) + 40, rdrv_ram(x, buf + 4096), 1000);
+	CHECK_EQ(rdrv_tdev(x)->p->ntx, 0);	/* nothing went to the wire */
+	CHECK_EQ(rdrv_rctr(x, RNIC_RDMA_STAT_loopback_packets), 1);
+	rdrv_free(x);
 }
 
 /* RoCE frames wait in the receive buffer for the next tick; PFC watches it */
@@ -640,61 +640,61 @@ TEST(rdma_rx_buffer_and_pfc)
 	sp.valid = cpu_to_le32(RNIC_PORT_VALID_FLAGS | RNIC_PORT_VALID_PFC);
 	sp.flags = cpu_to_le32(RNIC_PORT_F_PFC);
 	sp.pfc_prio = 3;
-	REQUIRE(tset_port(t2_tdev(p.b), &sp) == RNIC_AQ_SUCCESS);
-	t2_tmpl(p.a, p.b, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
-	t2_ah_set(p.a, 1, p.a->pdn, &t);
-	t2_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, p.bqp.qpn, QKEY, p.abuf, 64,
+	REQUIRE(tset_port(rdrv_tdev(p.b), &sp) == RNIC_AQ_SUCCESS);
+	rdrv_tmpl(p.a, p.b, RNIC_RX_CLASS_ROCE_V2_IPV4, 0, &t);
+	rdrv_ah_set(p.a, 1, p.a->pdn, &t);
+	rdrv_ud_wqe(wqe, RNIC_SQE_OP_SEND, 0, 1, p.bqp.qpn, QKEY, p.abuf, 64,
 		  p.a->dma_key);
-	t2_post_send(p.a, &p.aqp, wqe, true);
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
 	REQUIRE(p.w->count == 1);
 	f = p.w->q[p.w->head];
 	p.w->count = 0;
 	/* 300 frames before B's next tick: 256 wait, 44 are dropped ... */
-	t2_tdev(p.b)->p->ntx = 0;
+	rdrv_tdev(p.b)->p->ntx = 0;
 	for (i = 0; i < 300; i++)
-		rdev_wire_rx(t2_tdev(p.b)->d, f.data, f.len);
+		rdev_wire_rx(rdrv_tdev(p.b)->d, f.data, f.len);
 	/* ... and XOFF went out for priority 3 as the buffer ran short */
-	for (i = 0; i < t2_tdev(p.b)->p->ntx && i < FAKE_MAX_FRAMES; i++)
-		if (pkt_pfc_parse(t2_tdev(p.b)->p->tx[i].data, t2_tdev(p.b)->p->tx[i].len,
+	for (i = 0; i < rdrv_tdev(p.b)->p->ntx && i < FAKE_MAX_FRAMES; i++)
+		if (pkt_pfc_parse(rdrv_tdev(p.b)->p->tx[i].data, rdrv_tdev(p.b)->p->tx[i].len,
 				  &en, quanta) && en == BIT(3) && quanta[3])
 			pause++;
 	CHECK(pause >= 1);
-	CHECK_EQ(pause, t2_tdev(p.b)->p->ntx);
+	CHECK_EQ(pause, rdrv_tdev(p.b)->p->ntx);
 	/* The tick runs them all; the buffer empties and XON follows */
-	rdev_tick(t2_tdev(p.b)->d, t2_tdev(p.b)->p->now);
-	i = t2_tdev(p.b)->p->ntx - 1;
+	rdev_tick(rdrv_tdev(p.b)->d, rdrv_tdev(p.b)->p->now);
+	i = rdrv_tdev(p.b)->p->ntx - 1;
 	REQUIRE(i < FAKE_MAX_FRAMES);
-	CHECK(pkt_pfc_parse(t2_tdev(p.b)->p->tx[i].data, t2_tdev(p.b)->p->tx[i].len, &en,
+	CHECK(pkt_pfc_parse(rdrv_tdev(p.b)->p->tx[i].data, rdrv_tdev(p.b)->p->tx[i].len, &en,
 			    quanta));
 	CHECK_EQ(quanta[3], 0);
-	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_fifo_full), 44);
-	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_no_recv_wqe), 256);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rx_drop_fifo_full), 44);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rx_drop_no_recv_wqe), 256);
 
 	/*
 	 * rdev_rx_hold(): ticks leave the frames waiting, so the buffer
 	 * stays short and XOFF is all B sends; release runs them, XON last.
 	 */
-	REQUIRE(rdev_rx_hold(t2_tdev(p.b)->d, true) == 0);
-	t2_tdev(p.b)->p->ntx = 0;
+	REQUIRE(rdev_rx_hold(rdrv_tdev(p.b)->d, true) == 0);
+	rdrv_tdev(p.b)->p->ntx = 0;
 	for (i = 0; i < 300; i++)
-		rdev_wire_rx(t2_tdev(p.b)->d, f.data, f.len);
+		rdev_wire_rx(rdrv_tdev(p.b)->d, f.data, f.len);
 	for (i = 0; i < 3; i++) {
-		t2_tdev(p.b)->p->now += 1000000;
-		rdev_tick(t2_tdev(p.b)->d, t2_tdev(p.b)->p->now);
+		rdrv_tdev(p.b)->p->now += 1000000;
+		rdev_tick(rdrv_tdev(p.b)->d, rdrv_tdev(p.b)->p->now);
 	}
-	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_no_recv_wqe), 256);
-	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_fifo_full), 88);
-	REQUIRE(t2_tdev(p.b)->p->ntx >= 1);
-	for (i = 0; i < t2_tdev(p.b)->p->ntx && i < FAKE_MAX_FRAMES; i++) {
-		CHECK(pkt_pfc_parse(t2_tdev(p.b)->p->tx[i].data,
-				    t2_tdev(p.b)->p->tx[i].len, &en, quanta));
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rx_drop_no_recv_wqe), 256);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rx_drop_fifo_full), 88);
+	REQUIRE(rdrv_tdev(p.b)->p->ntx >= 1);
+	for (i = 0; i < rdrv_tdev(p.b)->p->ntx && i < FAKE_MAX_FRAMES; i++) {
+		CHECK(pkt_pfc_parse(rdrv_tdev(p.b)->p->tx[i].data,
+				    rdrv_tdev(p.b)->p->tx[i].len, &en, quanta));
 		CHECK(quanta[3] > 0);
 	}
-	REQUIRE(rdev_rx_hold(t2_tdev(p.b)->d, false) == 0);
-	CHECK_EQ(t2_rctr(p.b, RNIC_RDMA_STAT_rx_drop_no_recv_wqe), 512);
-	i = t2_tdev(p.b)->p->ntx - 1;
+	REQUIRE(rdev_rx_hold(rdrv_tdev(p.b)->d, false) == 0);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rx_drop_no_recv_wqe), 512);
+	i = rdrv_tdev(p.b)->p->ntx - 1;
 	REQUIRE(i < FAKE_MAX_FRAMES);
-	CHECK(pkt_pfc_parse(t2_tdev(p.b)->p->tx[i].data, t2_tdev(p.b)->p->tx[i].len, &en,
+	CHECK(pkt_pfc_parse(rdrv_tdev(p.b)->p->tx[i].data, rdrv_tdev(p.b)->p->tx[i].len, &en,
 			    quanta));
 	CHECK_EQ(quanta[3], 0);
 	pair_down(&p);
@@ -706,12 +706,12 @@ TEST(rdma_rx_buffer_and_pfc)
  */
 TEST(rdma_rx_hold_needs_abi2)
 {
-	struct t2 *x = t2_new(1, 0);
-	struct t2 *old = t2_new(2, 1);
+	struct rdrv *x = rdrv_new(1, 0);
+	struct rdrv *old = rdrv_new(2, 1);
 
-	CHECK_EQ(rdev_rx_hold(t2_tdev(x)->d, true), 0);
-	CHECK_EQ(rdev_rx_hold(t2_tdev(x)->d, false), 0);
-	CHECK_EQ(rdev_rx_hold(t2_tdev(old)->d, true), -EOPNOTSUPP);
-	t2_free(old);
-	t2_free(x);
+	CHECK_EQ(rdev_rx_hold(rdrv_tdev(x)->d, true), 0);
+	CHECK_EQ(rdev_rx_hold(rdrv_tdev(x)->d, false), 0);
+	CHECK_EQ(rdev_rx_hold(rdrv_tdev(old)->d, true), -EOPNOTSUPP);
+	rdrv_free(old);
+	rdrv_free(x);
 }

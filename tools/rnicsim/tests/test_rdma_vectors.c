@@ -226,7 +226,7 @@ static void vec_tmpl(const struct vec_frame *fr, struct rnic_hdr_tmpl *t)
 }
 
 /* RESET -> RTS: the path of @hdr's headers, path MTU 1024 (rxe's here) */
-static int vec_connect(struct t2 *x, struct t2qp *qp,
+static int vec_connect(struct rdrv *x, struct rdrv_qp *qp,
 		       const struct vec_frame *hdr, u32 dqpn, u32 rq_psn,
 		       u32 sq_psn)
 {
@@ -234,7 +234,7 @@ static int vec_connect(struct t2 *x, struct t2qp *qp,
 
 	vec_tmpl(hdr, &t);
 	x->path_mtu = RNIC_PMTU_1024;
-	return t2_rc_connect_path(x, qp, &t, dqpn, rq_psn, sq_psn,
+	return rdrv_rc_connect_path(x, qp, &t, dqpn, rq_psn, sq_psn,
 				  RNIC_QPS_RTS);
 }
 
@@ -281,7 +281,7 @@ static void vec_wqe(const struct vec_msg *m, u8 *wqe, u8 *buf, u64 dma,
 		len = 8;
 		break;
 	}
-	t2_rc_wqe(wqe, op, RNIC_SQE_F_SIGNALED |
+	rdrv_rc_wqe(wqe, op, RNIC_SQE_F_SIGNALED |
 		  (last->se ? RNIC_SQE_F_SOLICITED : 0), len, dma, lkey,
 		  first->va, first->rkey);
 	if (last->mask & RC_HDR_IMMDT)
@@ -359,10 +359,10 @@ static void vec_same(const u8 *out, size_t len, const struct vec_frame *rxe,
 }
 
 /* Take what the model sent off the wire, running its ticks */
-static unsigned int vec_drain(struct t2 *x, struct twire *w,
+static unsigned int vec_drain(struct rdrv *x, struct twire *w,
 			      struct twire_frame *out, unsigned int max)
 {
-	struct tdev *t = t2_tdev(x);
+	struct tdev *t = rdrv_tdev(x);
 	unsigned int n = 0, rounds;
 
 	/* well under any timeout: no retransmission joins them */
@@ -371,7 +371,7 @@ static unsigned int vec_drain(struct t2 *x, struct twire *w,
 			if (n < max)
 				out[n] = w->q[w->head];
 			n++;
-			w->head = (w->head + 1) % T2_WIRE_MAX;
+			w->head = (w->head + 1) % RDRV_WIRE_MAX;
 			w->count--;
 		}
 		t->p->now += 1000;
@@ -380,35 +380,35 @@ static unsigned int vec_drain(struct t2 *x, struct twire *w,
 	return n;
 }
 
-static void vec_qp_gone(struct t2 *x, struct t2qp *qp, struct t2cq *cq)
+static void vec_qp_gone(struct rdrv *x, struct rdrv_qp *qp, struct rdrv_cq *cq)
 {
 	struct rnic_rdma_cqe c;
 
-	t2_qp_state(x, qp, RNIC_QPS_ERR);
-	t2_qp_destroy(x, qp);
-	while (t2_cq_poll(x, cq, &c))
+	rdrv_qp_state(x, qp, RNIC_QPS_ERR);
+	rdrv_qp_destroy(x, qp);
+	while (rdrv_cq_poll(x, cq, &c))
 		;
 }
 
 /* Send rxe's message from the model; compare what it puts on the wire */
-static void vec_check_msg(struct t2 *x, struct twire *w,
-			  const struct vec_msg *m, u64 buf, struct t2cq *cq,
+static void vec_check_msg(struct rdrv *x, struct twire *w,
+			  const struct vec_msg *m, u64 buf, struct rdrv_cq *cq,
 			  struct twire_frame *out)
 {
 	const struct vec_frame *f0 = m->f[0];
 	u8 wqe[128] = {};
-	struct t2qp qp;
+	struct rdrv_qp qp;
 	unsigned int i, got;
 
-	if (t2_qp_create(x, RNIC_QPT_RC, x->pdn, cq, cq, NULL, 4, 7, 4, 6,
+	if (rdrv_qp_create(x, RNIC_QPT_RC, x->pdn, cq, cq, NULL, 4, 7, 4, 6,
 			 &qp) ||
 	    vec_connect(x, &qp, f0, m->dqpn, 0x100, f0->h.psn)) {
 		test_fail(__FILE__, __LINE__, "QP for dqpn %#x psn %#x",
 			  m->dqpn, f0->h.psn);
 		return;
 	}
-	vec_wqe(m, wqe, t2_ram(x, buf), buf, x->dma_key);
-	t2_post_send(x, &qp, wqe, true);
+	vec_wqe(m, wqe, rdrv_ram(x, buf), buf, x->dma_key);
+	rdrv_post_send(x, &qp, wqe, true);
 	got = vec_drain(x, w, out, VEC_MAX_PKTS);
 	for (i = 0; i < got && i < m->n; i++)
 		vec_same(out[i].data, out[i].len, m->f[i], vec_ip_id(f0));
@@ -421,22 +421,22 @@ static void vec_check_msg(struct t2 *x, struct twire *w,
 }
 
 struct vec_env {
-	struct t2 *x, *peer;
+	struct rdrv *x, *peer;
 	struct twire *w;
-	struct t2cq cq;
+	struct rdrv_cq cq;
 	u64 buf, rbuf;
 	struct twire_frame *out;	/* VEC_MAX_FRAMES */
 };
 
 static void vec_env_up(struct vec_env *e)
 {
-	e->x = t2_up(1);
-	e->peer = t2_up(2);
+	e->x = rdrv_up(1);
+	e->peer = rdrv_up(2);
 	e->w = twire_new(e->x, e->peer);
-	e->buf = t2_alloc(e->x, VEC_BUF, 4096);
-	e->rbuf = t2_alloc(e->x, VEC_BUF, 4096);
+	e->buf = rdrv_alloc(e->x, VEC_BUF, 4096);
+	e->rbuf = rdrv_alloc(e->x, VEC_BUF, 4096);
 	e->out = calloc(VEC_MAX_FRAMES, sizeof(*e->out));
-	if (!e->out || t2_cq_create(e->x, 8, &e->cq))
+	if (!e->out || rdrv_cq_create(e->x, 8, &e->cq))
 		abort();
 }
 
@@ -444,8 +444,8 @@ static void vec_env_down(struct vec_env *e)
 {
 	free(e->out);
 	twire_free(e->w);
-	t2_free(e->peer);
-	t2_free(e->x);
+	rdrv_free(e->peer);
+	rdrv_free(e->x);
 }
 
 TEST(rdma_vectors_rxe_requests)
@@ -626,14 +626,14 @@ static void vec_target(const struct vec_file *v, const struct vec_conn *c,
 }
 
 /* The model's port takes rxe's responder's address as its own too */
-static int vec_gid(struct t2 *x, const struct vec_frame *req)
+static int vec_gid(struct rdrv *x, const struct vec_frame *req)
 {
 	struct rnic_aq_modify_gid g = {};
 	bool v4 = req->net == RNIC_RX_CLASS_ROCE_V2_IPV4;
 
 	g.hdr.opcode = RNIC_AQ_MODIFY_GID;
-	/* past the entries t2_up() fills */
-	g.entry.index = cpu_to_le16(T2_GID_V2_IP6 + (v4 ? 1 : 2));
+	/* past the entries rdrv_up() fills */
+	g.entry.index = cpu_to_le16(RDRV_GID_V2_IP6 + (v4 ? 1 : 2));
 	g.entry.type = RNIC_GID_TYPE_ROCE_V2;
 	g.entry.flags = RNIC_GID_F_VALID;
 	if (v4) {
@@ -642,7 +642,7 @@ static int vec_gid(struct t2 *x, const struct vec_frame *req)
 	} else {
 		memcpy(g.entry.gid, req->dst, 16);
 	}
-	return t2_cmd(x, &g, NULL);
+	return rdrv_cmd(x, &g, NULL);
 }
 
 /* Replay @c's requests into one model QP; its responses against rxe's */
@@ -654,12 +654,12 @@ static void vec_check_conn(const struct vec_file *v, struct vec_env *e,
 	unsigned int k, got = 0, want = 0, slot = 0;
 	struct rnic_data_sge s;
 	u32 next_psn, last_psn, rkey = 0;
-	struct t2 *x = e->x;
-	struct t2qp qp;
+	struct rdrv *x = e->x;
+	struct rdrv_qp qp;
 	u64 span;
 
 	if (vec_gid(x, c->req0) ||
-	    t2_qp_create(x, RNIC_QPT_RC, x->pdn, &e->cq, &e->cq, NULL, 4, 7,
+	    rdrv_qp_create(x, RNIC_QPT_RC, x->pdn, &e->cq, &e->cq, NULL, 4, 7,
 			 5, 6, &qp) ||
 	    vec_connect(x, &qp, c->resp0, c->resp_qpn, c->req0->h.psn, 0)) {
 		test_fail(__FILE__, __LINE__, "QP for qpn %#x",
@@ -675,8 +675,8 @@ static void vec_check_conn(const struct vec_file *v, struct vec_env *e,
 				  (unsigned long long)span);
 			return;
 		}
-		memset(t2_ram(x, e->buf), 0, VEC_BUF);
-		REQUIRE(!t2_mr_pbl(x, x->pdn, RNIC_ACCESS_ALL, c->va_lo,
+		memset(rdrv_ram(x, e->buf), 0, VEC_BUF);
+		REQUIRE(!rdrv_mr_pbl(x, x->pdn, RNIC_ACCESS_ALL, c->va_lo,
 				   c->va_hi - c->va_lo, e->buf, &rkey));
 	}
 	/* the capture may end before rxe answered the last requests */
@@ -700,11 +700,11 @@ static void vec_check_conn(const struct vec_file *v, struct vec_env *e,
 			s.len = cpu_to_le32(VEC_RECV);
 			s.lkey = cpu_to_le32(x->dma_key);
 			slot = (slot + 1) % (VEC_BUF / VEC_RECV);
-			t2_post_recv(x, &qp, &s, 1, true);
+			rdrv_post_recv(x, &qp, &s, 1, true);
 		}
-		vec_target(v, c, k, t2_ram(x, e->buf));
+		vec_target(v, c, k, rdrv_ram(x, e->buf));
 		vec_rewrite(data, fr, qp.qpn, rkey);
-		rdev_wire_rx(t2_tdev(x)->d, data, fr->len);
+		rdev_wire_rx(rdrv_tdev(x)->d, data, fr->len);
 		got += vec_drain(x, e->w, e->out + got,
 				 got < VEC_MAX_FRAMES ? VEC_MAX_FRAMES - got : 0);
 		next_psn = rc_psn_add(fr->h.psn,
@@ -803,7 +803,7 @@ TEST(rdma_vectors_rxe_responses)
 struct vec_gsi {
 	u8 src[16];
 	struct vec_env e;
-	struct t2qp qp;
+	struct rdrv_qp qp;
 	u32 next_psn;
 	bool up;
 };
@@ -819,7 +819,7 @@ static int vec_gsi_up(struct vec_gsi *g, u32 psn)
 	vec_env_up(&g->e);
 	g->up = true;
 	g->next_psn = psn;
-	st = t2_qp_create(g->e.x, RNIC_QPT_GSI, g->e.x->pdn, &g->e.cq,
+	st = rdrv_qp_create(g->e.x, RNIC_QPT_GSI, g->e.x->pdn, &g->e.cq,
 			  &g->e.cq, NULL, 4, 7, 4, 6, &g->qp);
 	if (st)
 		return st;
@@ -828,10 +828,10 @@ static int vec_gsi_up(struct vec_gsi *g, u32 psn)
 				  RNIC_QP_ATTR_QKEY);
 	m.state = RNIC_QPS_INIT;
 	m.qkey = cpu_to_le32(RNIC_QKEY_GSI);
-	st = t2_qp_modify(g->e.x, &m, NULL);
+	st = rdrv_qp_modify(g->e.x, &m, NULL);
 	if (st)
 		return st;
-	st = t2_qp_state(g->e.x, &g->qp, RNIC_QPS_RTR);
+	st = rdrv_qp_state(g->e.x, &g->qp, RNIC_QPS_RTR);
 	if (st)
 		return st;
 	memset(&m, 0, sizeof(m));
@@ -839,7 +839,7 @@ static int vec_gsi_up(struct vec_gsi *g, u32 psn)
 	m.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE | RNIC_QP_ATTR_SQ_PSN);
 	m.state = RNIC_QPS_RTS;
 	m.sq_psn = cpu_to_le32(psn);
-	return t2_qp_modify(g->e.x, &m, NULL);
+	return rdrv_qp_modify(g->e.x, &m, NULL);
 }
 
 /*
@@ -878,11 +878,11 @@ TEST(rdma_vectors_rxe_gsi)
 		if (!g->up || fr->h.psn != g->next_psn)
 			REQUIRE(!vec_gsi_up(g, fr->h.psn));
 		vec_tmpl(fr, &t);
-		t2_ah_set(g->e.x, 1, g->e.x->pdn, &t);
-		memcpy(t2_ram(g->e.x, g->e.buf), fr->h.payload,
+		rdrv_ah_set(g->e.x, 1, g->e.x->pdn, &t);
+		memcpy(rdrv_ram(g->e.x, g->e.buf), fr->h.payload,
 		       fr->h.payload_len);
 		memset(wqe, 0, sizeof(wqe));
-		t2_ud_wqe(wqe, fr->h.opcode == VEC_UD_SEND_IMM ?
+		rdrv_ud_wqe(wqe, fr->h.opcode == VEC_UD_SEND_IMM ?
 			  RNIC_SQE_OP_SEND_IMM : RNIC_SQE_OP_SEND,
 			  RNIC_SQE_F_SIGNALED |
 			  (fr->h.se ? RNIC_SQE_F_SOLICITED : 0), 1,
@@ -890,7 +890,7 @@ TEST(rdma_vectors_rxe_gsi)
 			  fr->h.payload_len, g->e.x->dma_key);
 		if (fr->h.opcode == VEC_UD_SEND_IMM)
 			((struct rnic_sqe *)wqe)->ctrl.imm_data = fr->h.imm;
-		t2_post_send(g->e.x, &g->qp, wqe, true);
+		rdrv_post_send(g->e.x, &g->qp, wqe, true);
 		got = vec_drain(g->e.x, g->e.w, g->e.out, 1);
 		if (got != 1)
 			test_fail(__FILE__, __LINE__,
