@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model, ABI 2.0 admin commands: the dispatch, and the
+ * rnicsim RDMA engine, admin commands: the dispatch, and the
  * commands about the port rather than one object (capabilities,
  * counters, AH table, GID and P_Key tables) plus PDs.
  */

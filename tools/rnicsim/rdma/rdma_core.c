@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model, ABI 2.0: lifetime of the 2.0 state (made at an
+ * rnicsim RDMA engine: lifetime of its state (made at an
  * enable that asks for 2.0, dropped by every reset), the id tables, the
  * pump that runs received frames and send work, the timer and the
  * transport counters.

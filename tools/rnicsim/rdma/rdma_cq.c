@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model, ABI 2.0 completions: completion event queues,
+ * rnicsim RDMA engine, completions: completion event queues,
  * RDMA CQs (commands, CQE writing with the phase bit, arming, overrun,
  * event moderation) and the asynchronous events of IB objects.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model, ABI 2.0 queue pairs and shared receive queues:
+ * rnicsim RDMA engine, queue pairs and shared receive queues:
  * their admin commands, the QP state machine with its attribute checks
  * (hardware-abi2.rst, "QP"), completions of WQEs, errors and flush.
  */

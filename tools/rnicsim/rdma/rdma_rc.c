@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model, ABI 2.0: where RC QPs meet the RC transport
+ * rnicsim RDMA engine: where RC QPs meet the RC transport
  * engine (rc.h). The engine owns the transport (PSNs, ACKs, retries,
  * in-order completion, flush, COMM_EST, SQ_DRAINED, LAST_WQE_REACHED);
  * the device gives it WQEs from the rings, memory through MR keys, the

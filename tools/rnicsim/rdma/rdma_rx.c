@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model, ABI 2.0 receive side: RoCE frames wait in the
+ * rnicsim RDMA engine, receive side: RoCE frames wait in the
  * device's receive buffer, then go through the checks of
  * hardware-transport.rst "RX validation", in order, each failure dropped
  * and counted without touching any QP state, and reach the transport of

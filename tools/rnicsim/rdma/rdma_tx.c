@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model, ABI 2.0 packet emission: the header templates
+ * rnicsim RDMA engine, packet emission: the header templates
  * the driver builds (hardware-abi2.rst, "Header templates") are checked for
  * shape, then sent verbatim with the per-packet fields filled in (GRH or
  * IP lengths, IPv4 checksum, UDP length and checksum 0), followed by the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model, ABI 2.0 UD and GSI transport: one packet per
+ * rnicsim RDMA engine, UD and GSI transport: one packet per
  * message, addressed through the AH table, with a DETH. A bad send WQE
  * fails alone and the QP goes on; a receive that does not fit its WQE is
  * dropped without consuming it, so a remote sender cannot kill QP1 or eat

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim device model, ABI 2.0 work queues: rings in host memory
+ * rnicsim RDMA engine, work queues: rings in host memory
  * (contiguous or page lists), the producer index slots of SQs, RQs and
  * SRQs, and the fetch of WQEs, each checked completely before anything
  * acts on it (hardware-abi2.rst, "Work queue entries
