@@ -3,7 +3,7 @@
 #
 # Regenerate tools/rnicsim/tests/vectors/rxe_v2_ops.pcap: the RC opcodes
 # as the kernel's rdma_rxe puts them on the wire, for rnicsim's ABI 2.0
-# known-answer test (tools/rnicsim/tests/test_v2_vectors.c), which has the
+# known-answer test (tools/rnicsim/tests/test_rdma_vectors.c), which has the
 # model send the same work requests and compares its frames byte for byte.
 #
 # Two VMs with a virtio-net NIC each run rdma_rxe (the stock lab kernel);

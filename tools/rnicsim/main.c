@@ -2,10 +2,11 @@
 /*
  * rnicsim: the rnic reference model as a process.
  *
- * This file binds the pieces together: platform.h is implemented here on
- * top of sim.c (event loop, ivshmem, guest RAM, tap, faults, pcap,
- * control socket), and the loop drives the device model through
- * device.h. It is the one file left out of the unit-test binary, where
+ * This file binds the pieces together: a device model (pci/device.h)
+ * with the RDMA engine (rdma/engine.h) on a platform (platform/plat_sim.c:
+ * platform.h on top of sim.c: event loop, ivshmem, guest RAM, tap,
+ * faults, pcap, control socket), the modes, start-up and signals. It and
+ * plat_sim.c are the files left out of the unit-test binary, where
  * tests/fake_plat.c provides platform.h to the device code instead.
  */
 #define _GNU_SOURCE
@@ -20,74 +21,24 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "ctl.h"
-#include "device.h"
-#include "opts.h"
-#include "platform.h"
-#include "sim.h"
+#include "bench/bench.h"
+#include "platform/ctl.h"
+#include "pci/device.h"
+#include "platform/opts.h"
+#include "platform/plat_sim.h"
+#include "platform/sim.h"
+#include "rdma/engine.h"
+
+_Static_assert(OPTS_MAX_SIGNATURE_ABI == RDEV_MAX_SIGNATURE_ABI,
+	       "--signature-abi takes what the device takes");
 
 /* One per device model; the benchmark builds its own on its own sim. */
-struct plat {
-	struct sim *sim;
-};
-
 static struct sim the_sim;
 static struct plat the_plat = { .sim = &the_sim };
 /* The ABI 2.0 benchmark runs two devices back to back. */
 #define BENCH_MAX_DEVS	2
 static struct plat bench_plat[BENCH_MAX_DEVS];
 static struct rdev *bench_devs[BENCH_MAX_DEVS];
-
-/* ---- platform.h ---- */
-
-void *plat_bar2(struct plat *p, size_t *len)
-{
-	if (len)
-		*len = p->sim->ivs.shm_size;
-	return p->sim->ivs.shm;
-}
-
-int plat_dma_read(struct plat *p, uint64_t gpa, void *buf, size_t len)
-{
-	return sim_dma_read(p->sim, gpa, buf, len);
-}
-
-int plat_dma_write(struct plat *p, uint64_t gpa, const void *buf, size_t len)
-{
-	return sim_dma_write(p->sim, gpa, buf, len);
-}
-
-void *plat_dma_ptr(struct plat *p, uint64_t gpa, size_t len)
-{
-	return sim_dma_ptr(p->sim, gpa, len);
-}
-
-void plat_raise_irq(struct plat *p, unsigned int vector)
-{
-	sim_raise_irq(p->sim, vector);
-}
-
-int plat_wire_tx(struct plat *p, const uint8_t *frame, size_t len)
-{
-	return sim_wire_tx(p->sim, frame, len);
-}
-
-uint64_t plat_now_ns(struct plat *p)
-{
-	(void)p;
-	return sim_now_ns();
-}
-
-void plat_log(struct plat *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	(void)p;
-	va_start(ap, fmt);
-	sim_vlog(fmt, ap);
-	va_end(ap);
-}
 
 /* ---- device.h, as the loop sees it ---- */
 
@@ -147,6 +98,7 @@ static struct rdev *make_device(struct plat *p, const struct sim_opts *o)
 	cfg.num_vectors = o->vectors;
 	cfg.caps_disable = o->caps_disable;
 	cfg.signature_abi = o->signature_abi;
+	cfg.engine = &rdma_engine;
 	return rdev_create(p, &cfg);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fake_plat.h"
+#include "rdma/engine.h"
 
 const u8 t_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 
@@ -121,17 +122,27 @@ void plat_log(struct plat *p, const char *fmt, ...)
 
 /* ---- the fake driver ---- */
 
+/* BAR0 Doorbell of the device under the fake driver */
+static void ring_rdev(void *dev, unsigned int vector)
+{
+	rdev_doorbell(dev, vector);
+}
+
 struct tdev *tdev_new_cfg(const struct rdev_config *cfg, size_t ram_len)
 {
+	struct rdev_config c = *cfg;
 	struct tdev *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		abort();
+	if (!c.engine)
+		c.engine = &rdma_engine;
 	t->p = fake_plat_new(1 << 20, ram_len);
-	t->d = rdev_create(t->p, cfg);
-	t->next_alloc = 0x10000;
+	t->d = rdev_create(t->p, &c);
 	if (!t->d)
 		abort();
+	fakedrv_init(&t->drv, t->p->bar2, t->p->ram, t->p->ram_len,
+		     ring_rdev, t->d, T_AQ_LOG2, T_EQ_LOG2);
 	return t;
 }
 
@@ -151,65 +162,12 @@ void tdev_free(struct tdev *t)
 	free(t);
 }
 
-u64 talloc(struct tdev *t, size_t size, size_t align)
-{
-	u64 a = (t->next_alloc + align - 1) & ~(u64)(align - 1);
-
-	if (a + size > t->p->ram_len)
-		abort();
-	t->next_alloc = a + size;
-	memset(t->p->ram + a, 0, size);
-	return a;
-}
-
-void *tram(struct tdev *t, u64 gpa)
-{
-	return t->p->ram + gpa;
-}
-
 u64 tput(struct tdev *t, const void *data, size_t len)
 {
 	u64 a = talloc(t, len, 64);
 
 	memcpy(tram(t, a), data, len);
 	return a;
-}
-
-u32 tbar_r32(struct tdev *t, unsigned int off)
-{
-	__le32 v;
-
-	memcpy(&v, t->p->bar2 + off, 4);
-	return le32_to_cpu(v);
-}
-
-void tbar_w32(struct tdev *t, unsigned int off, u32 val)
-{
-	__le32 v = cpu_to_le32(val);
-
-	memcpy(t->p->bar2 + off, &v, 4);
-}
-
-void tring(struct tdev *t, unsigned int vector)
-{
-	rdev_doorbell(t->d, vector);
-}
-
-u64 tctr(struct tdev *t, enum rnic_port_stat s)
-{
-	struct rnic_aq_query q = {};
-	u64 buf = talloc(t, 8 * RNIC_NUM_PORT_STATS, 8);
-	__le64 v;
-	u32 res;
-
-	/* Read it the way a driver would: QUERY_STATS. */
-	q.hdr.opcode = RNIC_AQ_QUERY_STATS;
-	q.buf_addr = cpu_to_le64(buf);
-	q.buf_len = cpu_to_le32(8 * RNIC_NUM_PORT_STATS);
-	if (tadmin(t, (union rnic_aq_entry *)&q, &res))
-		return ~0ULL;
-	memcpy(&v, tram(t, buf + 8 * s), 8);
-	return le64_to_cpu(v);
 }
 
 u32 tdev_init(struct tdev *t)
@@ -219,28 +177,7 @@ u32 tdev_init(struct tdev *t)
 
 u32 tdev_init_abi(struct tdev *t, unsigned int abi)
 {
-	t->aq_sq = talloc(t, RNIC_AQ_ENTRY_SIZE << T_AQ_LOG2, 4096);
-	t->aq_cq = talloc(t, RNIC_ACQ_ENTRY_SIZE << T_AQ_LOG2, 4096);
-	t->eq = talloc(t, RNIC_EQE_SIZE << T_EQ_LOG2, 4096);
-	t->aq_pi = 0;
-	t->eq_ci = 0;
-
-	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_RESET);
-	tring(t, RNIC_DB_VEC_CTRL);
-	if (!(tbar_r32(t, RNIC_REG_STATUS) & RNIC_STATUS_RESET_DONE))
-		return tbar_r32(t, RNIC_REG_STATUS);
-	tbar_w32(t, RNIC_REG_AQ_SQ_BASE_LO, (u32)t->aq_sq);
-	tbar_w32(t, RNIC_REG_AQ_SQ_BASE_HI, (u32)(t->aq_sq >> 32));
-	tbar_w32(t, RNIC_REG_AQ_CQ_BASE_LO, (u32)t->aq_cq);
-	tbar_w32(t, RNIC_REG_AQ_CQ_BASE_HI, (u32)(t->aq_cq >> 32));
-	tbar_w32(t, RNIC_REG_AQ_CFG, T_AQ_LOG2);
-	tbar_w32(t, RNIC_REG_EQ_BASE_LO, (u32)t->eq);
-	tbar_w32(t, RNIC_REG_EQ_BASE_HI, (u32)(t->eq >> 32));
-	tbar_w32(t, RNIC_REG_EQ_CFG, T_EQ_LOG2);
-	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_ENABLE |
-		 FIELD_PREP(RNIC_CTRL_ABI, abi));
-	tring(t, RNIC_DB_VEC_CTRL);
-	return tbar_r32(t, RNIC_REG_STATUS);
+	return fakedrv_enable(&t->drv, abi);
 }
 
 struct tdev *tdev_up(void)
@@ -260,28 +197,6 @@ int tadmin(struct tdev *t, union rnic_aq_entry *e, u32 *result)
 	if (st >= 0 && result)
 		*result = le32_to_cpu(resp.id.id);
 	return st;
-}
-
-int tadmin2(struct tdev *t, union rnic_aq_entry *e, union rnic_aq_resp *resp)
-{
-	unsigned int mask = (1U << T_AQ_LOG2) - 1;
-	u16 idx = t->aq_pi;
-	struct rnic_acqe *c;
-
-	if (!e->hdr.cmd_id)
-		e->hdr.cmd_id = cpu_to_le16(++t->cmd_id);
-	memcpy(tram(t, t->aq_sq + (idx & mask) * RNIC_AQ_ENTRY_SIZE), e,
-	       sizeof(*e));
-	t->aq_pi++;
-	tbar_w32(t, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_ADMIN_SQ), t->aq_pi);
-	tring(t, RNIC_DB_VEC_ADMIN);
-	c = tram(t, t->aq_cq + (idx & mask) * RNIC_ACQ_ENTRY_SIZE);
-	if (rnic_acqe_phase(c) != rnic_ring_phase(idx, T_AQ_LOG2))
-		return -1;	/* no completion */
-	if (c->cmd_id != e->hdr.cmd_id || le16_to_cpu(c->sq_head) != t->aq_pi)
-		return -2;
-	memcpy(resp, &c->result, sizeof(*resp));
-	return c->status;
 }
 
 int tcreate_cq(struct tdev *t, unsigned int log2, unsigned int vector,
@@ -341,35 +256,6 @@ int tset_port(struct tdev *t, struct rnic_aq_set_port *sp)
 {
 	sp->hdr.opcode = RNIC_AQ_SET_PORT;
 	return tadmin(t, (union rnic_aq_entry *)sp, NULL);
-}
-
-bool teq_next(struct tdev *t, struct rnic_eqe *eqe)
-{
-	unsigned int mask = (1U << T_EQ_LOG2) - 1;
-	struct rnic_eqe *e = tram(t, t->eq + (t->eq_ci & mask) * RNIC_EQE_SIZE);
-
-	if (rnic_eqe_phase(e) != rnic_ring_phase(t->eq_ci, T_EQ_LOG2))
-		return false;
-	*eqe = *e;
-	t->eq_ci++;
-	tbar_w32(t, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_EQ), rnic_db_cq(t->eq_ci,
-								  false, 0));
-	return true;
-}
-
-unsigned int teq_count(struct tdev *t, u8 type, struct rnic_eqe *last)
-{
-	struct rnic_eqe e;
-	unsigned int n = 0;
-
-	while (teq_next(t, &e)) {
-		if (e.type != type)
-			continue;
-		n++;
-		if (last)
-			*last = e;
-	}
-	return n;
 }
 
 bool tcq_poll(struct tdev *t, struct tcq *cq, struct rnic_cqe *cqe)

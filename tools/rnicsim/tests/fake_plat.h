@@ -4,9 +4,10 @@
  * "guest RAM" are malloc'd, the wire is a list of captured frames, MSI-X is
  * a counter per vector and the clock is set by the test.
  *
- * On top of it, a small fake driver (struct tdev) that performs the
- * reset/enable handshake, issues admin commands and drives rings exactly
- * as Documentation/hardware.rst says a driver must.
+ * On top of it, the fake driver (struct tdev): the bus layer every fake
+ * driver shares (../fakedrv/fakedrv.h: the reset/enable handshake, admin
+ * commands, event queue 0) and the Ethernet rings, driven exactly as
+ * Documentation/hardware.rst says a driver must.
  */
 #ifndef RNICSIM_TEST_FAKE_PLAT_H
 #define RNICSIM_TEST_FAKE_PLAT_H
@@ -15,8 +16,9 @@
 #include <rnic_hw.h>
 #include <rnic_hw_rdma.h>
 
-#include "device.h"
-#include "platform.h"
+#include "pci/device.h"
+#include "fakedrv/fakedrv.h"
+#include "platform/platform.h"
 
 #define FAKE_MAX_FRAMES		64
 #define FAKE_MAX_VECTORS	16
@@ -71,11 +73,7 @@ struct tq {
 struct tdev {
 	struct plat *p;
 	struct rdev *d;
-	u64 next_alloc;
-	u64 aq_sq, aq_cq, eq;
-	u16 aq_pi;
-	u16 eq_ci;
-	u16 cmd_id;
+	struct fakedrv drv;	/* over p's BAR2 and RAM, rings d */
 };
 
 extern const u8 t_mac[6];
@@ -103,17 +101,47 @@ u32 tdev_init_abi(struct tdev *t, unsigned int abi);
 /* tdev_new + tdev_init, REQUIREs success is the caller's business. */
 struct tdev *tdev_up(void);
 
-u64 talloc(struct tdev *t, size_t size, size_t align);
-void *tram(struct tdev *t, u64 gpa);
-u32 tbar_r32(struct tdev *t, unsigned int off);
-void tbar_w32(struct tdev *t, unsigned int off, u32 val);
-void tring(struct tdev *t, unsigned int vector);
-u64 tctr(struct tdev *t, enum rnic_port_stat s);
+/* The bus layer's calls, on @t's fake driver (fakedrv.h) */
+static inline u64 talloc(struct tdev *t, size_t size, size_t align)
+{
+	return fakedrv_alloc(&t->drv, size, align);
+}
+
+static inline void *tram(struct tdev *t, u64 gpa)
+{
+	return fakedrv_ram(&t->drv, gpa);
+}
+
+static inline u32 tbar_r32(struct tdev *t, unsigned int off)
+{
+	return fakedrv_r32(&t->drv, off);
+}
+
+static inline void tbar_w32(struct tdev *t, unsigned int off, u32 val)
+{
+	fakedrv_w32(&t->drv, off, val);
+}
+
+static inline void tring(struct tdev *t, unsigned int vector)
+{
+	fakedrv_ring(&t->drv, vector);
+}
+
+/* Port counter @s, read with QUERY_STATS */
+static inline u64 tctr(struct tdev *t, enum rnic_port_stat s)
+{
+	return fakedrv_port_stat(&t->drv, s);
+}
 
 /* Submit one admin command; returns its status, result in *result. */
 int tadmin(struct tdev *t, union rnic_aq_entry *e, u32 *result);
+
 /* The same with the whole 2.0 response (bytes 8..15 of the completion) */
-int tadmin2(struct tdev *t, union rnic_aq_entry *e, union rnic_aq_resp *resp);
+static inline int tadmin2(struct tdev *t, union rnic_aq_entry *e,
+			  union rnic_aq_resp *resp)
+{
+	return fakedrv_admin(&t->drv, e, resp);
+}
 int tcreate_cq(struct tdev *t, unsigned int log2, unsigned int vector,
 	       struct tcq *cq);
 int tcreate_queue(struct tdev *t, u8 type, unsigned int log2, u16 cq_id,
@@ -122,9 +150,17 @@ int tdestroy(struct tdev *t, u8 opcode, u16 id);
 int tset_port(struct tdev *t, struct rnic_aq_set_port *sp);
 
 /* Next unconsumed EQ entry, consumed; false if none. */
-bool teq_next(struct tdev *t, struct rnic_eqe *eqe);
+static inline bool teq_next(struct tdev *t, struct rnic_eqe *eqe)
+{
+	return fakedrv_eq0_next(&t->drv, eqe);
+}
+
 /* Drain the EQ; returns how many entries of @type it held. */
-unsigned int teq_count(struct tdev *t, u8 type, struct rnic_eqe *last);
+static inline unsigned int teq_count(struct tdev *t, u8 type,
+				     struct rnic_eqe *last)
+{
+	return fakedrv_eq0_count(&t->drv, type, last);
+}
 /* Next CQE of @cq, consumed (slot updated, no doorbell); false if none. */
 bool tcq_poll(struct tdev *t, struct tcq *cq, struct rnic_cqe *cqe);
 void tcq_arm(struct tdev *t, struct tcq *cq);

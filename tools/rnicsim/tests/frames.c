@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "frames.h"
-#include "pkt.h"
+#include "pkt/pkt.h"
 
 static uint8_t *put16(uint8_t *p, uint16_t v)
 {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "opts.h"
+#include "bench/bench.h"
+#include "platform/opts.h"
 #include "test.h"
 
 TEST(bench_platform_smoke)

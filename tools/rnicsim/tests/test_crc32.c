@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32.h"
+#include "pkt/crc32.h"
 #include "test.h"
 
 /* The register after @n bytes from @c, a bit at a time. */

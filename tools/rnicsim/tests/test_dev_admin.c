@@ -371,7 +371,7 @@ TEST(dev_admin_phase_wraps_and_bad_doorbell)
 	/* Producer index more than the depth ahead: ignored, reported. */
 	while (teq_next(t, &e))
 		;
-	tbar_w32(t, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_ADMIN_SQ), t->aq_pi + 9);
+	tbar_w32(t, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_ADMIN_SQ), t->drv.aq_pi + 9);
 	tring(t, RNIC_DB_VEC_ADMIN);
 	CHECK_EQ(tbar_r32(t, RNIC_REG_AQ_SQ_HEAD), 24);
 	REQUIRE(teq_next(t, &e));
@@ -379,7 +379,7 @@ TEST(dev_admin_phase_wraps_and_bad_doorbell)
 	CHECK_EQ(e.reason, RNIC_ERR_BAD_DOORBELL);
 	/* Undefined bits in the slot: same. */
 	tbar_w32(t, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_ADMIN_SQ),
-		 BIT(20) | t->aq_pi);
+		 BIT(20) | t->drv.aq_pi);
 	tring(t, RNIC_DB_VEC_ADMIN);
 	REQUIRE(teq_next(t, &e));
 	CHECK_EQ(e.reason, RNIC_ERR_BAD_DOORBELL);

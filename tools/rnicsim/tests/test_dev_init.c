@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fake_plat.h"
+#include "rdma/engine.h"
 #include "test.h"
 
 TEST(dev_signature_block)
@@ -53,7 +54,7 @@ TEST(dev_caps_disable_hides_capabilities)
 /* ABI 2.0 needs doorbell pages past the register file, and 2 vectors */
 TEST(dev_create_refuses_small_bar2)
 {
-	struct rdev_config cfg = { .num_vectors = 4 };
+	struct rdev_config cfg = { .num_vectors = 4, .engine = &rdma_engine };
 	struct plat *p = fake_plat_new(0x2000, 0);
 	struct rdev *d;
 
@@ -122,10 +123,10 @@ static u32 enable_with(struct tdev *t, unsigned int reg, u32 val)
 	/* Now the same with one bad register. */
 	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_RESET);
 	tring(t, RNIC_DB_VEC_CTRL);
-	tbar_w32(t, RNIC_REG_AQ_SQ_BASE_LO, (u32)t->aq_sq);
-	tbar_w32(t, RNIC_REG_AQ_CQ_BASE_LO, (u32)t->aq_cq);
+	tbar_w32(t, RNIC_REG_AQ_SQ_BASE_LO, (u32)t->drv.aq_sq);
+	tbar_w32(t, RNIC_REG_AQ_CQ_BASE_LO, (u32)t->drv.aq_cq);
 	tbar_w32(t, RNIC_REG_AQ_CFG, T_AQ_LOG2);
-	tbar_w32(t, RNIC_REG_EQ_BASE_LO, (u32)t->eq);
+	tbar_w32(t, RNIC_REG_EQ_BASE_LO, (u32)t->drv.eq);
 	tbar_w32(t, RNIC_REG_EQ_CFG, T_EQ_LOG2);
 	tbar_w32(t, reg, val);
 	tbar_w32(t, RNIC_REG_CTRL, RNIC_CTRL_ENABLE |
@@ -323,7 +324,7 @@ TEST(dev_eq_overflow_and_arm)
 	/* Arm: one interrupt on vector 0 for the next event, then none. */
 	t->p->irqs[0] = 0;
 	tbar_w32(t, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_EQ),
-		 rnic_db_cq(t->eq_ci, true, 1));
+		 rnic_db_cq(t->drv.eq_ci, true, 1));
 	tring(t, RNIC_DB_VEC_EVENT);
 	CHECK_EQ(t->p->irqs[0], 0);
 	rdev_set_link(t->d, false);
@@ -335,7 +336,7 @@ TEST(dev_eq_overflow_and_arm)
 	CHECK_EQ(t->p->irqs[0], 1);
 	/* ...a new sequence fires at once: entries are pending. */
 	tbar_w32(t, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_EQ),
-		 rnic_db_cq(t->eq_ci, true, 2));
+		 rnic_db_cq(t->drv.eq_ci, true, 2));
 	tring(t, RNIC_DB_VEC_EVENT);
 	CHECK_EQ(t->p->irqs[0], 2);
 	tdev_free(t);

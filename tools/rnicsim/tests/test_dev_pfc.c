@@ -2,14 +2,14 @@
 /*
  * Device model: 802.1Qbb PFC. Received pause honoured per priority on TX,
  * XOFF/XON emitted for the no-drop priority from the level of the 2.0
- * RoCE receive buffer (test_v2_ud.c runs it with traffic).
+ * RoCE receive buffer (test_rdma_ud.c runs it with traffic).
  */
 #include <string.h>
 
-#include "dev_v2.h"
+#include "rdma/rdma.h"
 #include "fake_plat.h"
 #include "frames.h"
-#include "pkt.h"
+#include "pkt/pkt.h"
 #include "test.h"
 
 static const u8 peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
@@ -161,14 +161,14 @@ TEST(dev_pfc_xoff_from_rx_buffer_xon_on_reset)
 	REQUIRE(rdev_rx_hold(t->d, true) == 0);
 	/* Default watermarks: depth/8 = 32 and depth/4 = 64 free entries */
 	pfc_on(t, 1, 0, 0, 0);
-	for (i = 0; i < V2_RX_FIFO - 32; i++)
+	for (i = 0; i < RDMA_RX_FIFO - 32; i++)
 		rdev_wire_rx(t->d, rf, len);
 	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 0);	/* 32 free */
 	rdev_wire_rx(t->d, rf, len);
 	REQUIRE(sent_pauses(t->p, 0, &mask, quanta) == 1);
 	CHECK_EQ(mask, BIT(1));
 	CHECK_EQ(quanta[1], 0xffff);
-	CHECK_EQ(tctr(t, RNIC_PORT_STAT_rx_roce_v2_frames), V2_RX_FIFO - 31);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_rx_roce_v2_frames), RDMA_RX_FIFO - 31);
 
 	/* A reset under an asserted XOFF withdraws it. */
 	rdev_reset(t->d);
@@ -179,9 +179,9 @@ TEST(dev_pfc_xoff_from_rx_buffer_xon_on_reset)
 	REQUIRE(tdev_init(t) == T_STATUS_UP);
 	rdev_set_link(t->d, false);
 	pfc_on(t, 1, 0, 0, 0);
-	for (i = 0; i < V2_RX_FIFO; i++)
+	for (i = 0; i < RDMA_RX_FIFO; i++)
 		rdev_wire_rx(t->d, rf, len);
-	CHECK_EQ(tctr(t, RNIC_PORT_STAT_rx_drop_link_down), V2_RX_FIFO);
+	CHECK_EQ(tctr(t, RNIC_PORT_STAT_rx_drop_link_down), RDMA_RX_FIFO);
 	CHECK_EQ(sent_pauses(t->p, 0, &mask, quanta), 2);
 	tdev_free(t);
 }

@@ -8,7 +8,7 @@
 
 #include "fake_plat.h"
 #include "frames.h"
-#include "pkt.h"
+#include "pkt/pkt.h"
 #include "test.h"
 
 struct rxt {

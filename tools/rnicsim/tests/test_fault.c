@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault.h"
+#include "fault/fault.h"
 #include "frames.h"
-#include "pkt.h"
+#include "pkt/pkt.h"
 #include "test.h"
 
 #define MAX_SEEN	20000

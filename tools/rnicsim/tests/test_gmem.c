@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "gmem.h"
+#include "platform/gmem.h"
 #include "test.h"
 
 #define RAM	(1u << 20)

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ivshmem.h"
+#include "platform/ivshmem.h"
 #include "qemu_peer.h"
 #include "test.h"
 

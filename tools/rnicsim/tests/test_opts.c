@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "opts.h"
-#include "sim.h"
+#include "platform/ctl.h"
+#include "platform/opts.h"
+#include "platform/sim.h"
 #include "test.h"
 
 #define ARGC(a)	((int)(sizeof(a) / sizeof(a[0])) - 1)

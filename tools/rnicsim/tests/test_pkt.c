@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "frames.h"
-#include "pkt.h"
+#include "pkt/pkt.h"
 #include "test.h"
 
 /* Classify a copy of exactly @len bytes, so over-reads are detectable. */

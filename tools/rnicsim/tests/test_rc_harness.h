@@ -11,7 +11,7 @@
 #ifndef RNICSIM_TEST_RC_HARNESS_H
 #define RNICSIM_TEST_RC_HARNESS_H
 
-#include "rc.h"
+#include "transport/rc.h"
 
 #define SQN		1024
 #define RQN		1024

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "pcapread.h"
-#include "pkt.h"
-#include "rc.h"
+#include "pkt/pkt.h"
+#include "transport/rc.h"
 #include "test.h"
 
 /* ------------------------------------------------------------------------

@@ -17,9 +17,9 @@
 
 #include "frames.h"
 #include "pcapread.h"
-#include "pkt.h"
+#include "pkt/pkt.h"
 #include "qemu_peer.h"
-#include "sim.h"
+#include "platform/sim.h"
 #include "test.h"
 
 struct fake_dev {

@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "tap.h"
+#include "platform/tap.h"
 #include "test.h"
 
 TEST(tap_missing_is_refused_not_created)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "pcapread.h"
-#include "pkt.h"
+#include "pkt/pkt.h"
 #include "test.h"
 
 #define LINKTYPE_ETHERNET	1
