@@ -142,14 +142,16 @@ bool rdrv_ceq_next(struct rdrv *x, struct rnic_eqe *e)
 		return false;
 	*e = *p;
 	x->eq_ci++;
+	/* repeats the last arm, as every slot write must (rdrv_cq_poll) */
 	fakedrv_w32(x->bus, RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(x->eqn)),
-		rnic_db_cq(x->eq_ci, false, x->eq_arm_seq));
+		rnic_db_cq(x->eq_ci, x->eq_armed, x->eq_arm_seq));
 	return true;
 }
 
 void rdrv_ceq_arm(struct rdrv *x)
 {
 	x->eq_arm_seq++;
+	x->eq_armed = true;
 	fakedrv_w32(x->bus, RNIC_DB_SLOT_OFF(RNIC_DB_EQ_SLOT(x->eqn)),
 		rnic_db_cq(x->eq_ci, true, x->eq_arm_seq));
 	fakedrv_ring(x->bus, RNIC_DB_VEC_EVENT);
@@ -198,17 +200,35 @@ bool rdrv_cq_poll(struct rdrv *x, struct rdrv_cq *cq, struct rnic_rdma_cqe *cqe)
 		return false;
 	*cqe = *p;
 	cq->ci++;
-	/* A CI-only write needs neither a kick entry nor a kick. */
-	rdrv_slot_write(x, x->dbp, cq->db_off,
-		      rnic_db_rdma_cq(cq->ci, false, false, cq->arm_seq));
+	/*
+	 * A CI update needs neither a kick entry nor a kick, but it repeats
+	 * the last arm: the device may not have read it yet
+	 * (hardware-abi2.rst, CQ).
+	 */
+	rdrv_slot_write(x, x->dbp, cq->db_off, rdrv_cq_slot(cq));
 	return true;
+}
+
+u32 rdrv_cq_slot(const struct rdrv_cq *cq)
+{
+	return rnic_db_rdma_cq(cq->ci, cq->armed, cq->arm_solicited,
+			       cq->arm_seq);
+}
+
+/* The arm's slot value, written but not yet kicked */
+void rdrv_cq_arm_write(struct rdrv *x, struct rdrv_cq *cq, bool solicited)
+{
+	cq->arm_seq++;
+	cq->armed = true;
+	cq->arm_solicited = solicited;
+	rdrv_slot_write(x, x->dbp, cq->db_off, rdrv_cq_slot(cq));
 }
 
 void rdrv_cq_arm(struct rdrv *x, struct rdrv_cq *cq, bool solicited)
 {
-	cq->arm_seq++;
-	rdrv_ring(x, cq->db_off, rnic_db_rdma_cq(cq->ci, true, solicited,
-					       cq->arm_seq));
+	rdrv_cq_arm_write(x, cq, solicited);
+	rdrv_kick_add(x, x->dbp, cq->db_off);
+	rdrv_kick(x);
 }
 
 /* ---- PD, MR ---- */

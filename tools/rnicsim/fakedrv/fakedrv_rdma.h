@@ -43,6 +43,8 @@ struct rdrv_cq {
 	u8 log2;
 	u16 ci;
 	u8 arm_seq;
+	bool armed;		/* armed once: every slot write repeats the arm */
+	bool arm_solicited;
 };
 
 struct rdrv_srq {
@@ -79,6 +81,7 @@ struct rdrv {
 	u64 eq_base;
 	u16 eq_ci;
 	u8 eq_arm_seq;
+	bool eq_armed;
 	u32 pdn;		/* privileged */
 	u32 dma_key;
 	u64 ah_pages;		/* RDRV_AH_ENTRIES / 32 pages */
@@ -121,6 +124,8 @@ int rdrv_cq_create(struct rdrv *x, u8 log2, struct rdrv_cq *cq);
 int rdrv_cq_destroy(struct rdrv *x, struct rdrv_cq *cq);
 bool rdrv_cq_poll(struct rdrv *x, struct rdrv_cq *cq, struct rnic_rdma_cqe *cqe);
 void rdrv_cq_arm(struct rdrv *x, struct rdrv_cq *cq, bool solicited);
+void rdrv_cq_arm_write(struct rdrv *x, struct rdrv_cq *cq, bool solicited);
+u32 rdrv_cq_slot(const struct rdrv_cq *cq);
 
 /* PD, MR */
 int rdrv_pd_alloc(struct rdrv *x, bool priv, u32 *pdn);

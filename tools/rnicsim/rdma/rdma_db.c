@@ -144,38 +144,60 @@ static void slot_moved(struct rdev *d, struct rdma_dbp *page, u16 slot)
 	}
 }
 
+/* Every assigned slot of the page, once: the entries cannot be trusted. */
+static void page_scan(struct rdev *d, struct rdma_dbp *page)
+{
+	unsigned int s;
+
+	RDMA_INC(d, kick_overflows);
+	for (s = 0; s < RNIC_DBP_SLOTS; s++)
+		if (page->slot[s].kind != RDMA_SLOT_FREE)
+			slot_moved(d, page, s);
+}
+
 static void page_kicked(struct rdev *d, struct rdma_dbp *page)
 {
 	unsigned int base = dbp_off(d, page);
 	u16 pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
-	u16 n = pi - page->kick_ci;
-	unsigned int s;
+	u16 n = pi - page->kick_ci, i, again;
+	u16 e[RNIC_DBP_KICK_DEPTH];
 
 	if (!n)
 		return;
 	RDMA_INC(d, kicks);
 	if (n > RNIC_DBP_KICK_DEPTH) {
-		/* Entries were overwritten: every assigned slot, once. */
-		RDMA_INC(d, kick_overflows);
-		for (s = 0; s < RNIC_DBP_SLOTS; s++)
-			if (page->slot[s].kind != RDMA_SLOT_FREE)
-				slot_moved(d, page, s);
+		/* Entries were overwritten before we got here. */
+		page_scan(d, page);
 		page->kick_ci = pi;
-	} else {
-		while (page->kick_ci != pi) {
-			u16 e = rdev_bar_read16(d, base + DBP_KICK_OFF + 2 *
-						(page->kick_ci %
-						 RNIC_DBP_KICK_DEPTH));
-
-			page->kick_ci++;
-			if (e >= RNIC_DBP_SLOTS ||
-			    page->slot[e].kind == RDMA_SLOT_FREE) {
-				RDMA_INC(d, bad_kicks);
-				continue;
-			}
-			slot_moved(d, page, e);
-		}
+		goto out;
 	}
+	for (i = 0; i < n; i++)
+		e[i] = rdev_bar_read16(d, base + DBP_KICK_OFF + 2 *
+				       ((u16)(page->kick_ci + i) %
+					RNIC_DBP_KICK_DEPTH));
+	/*
+	 * The writer never waits for kick_ci: while the entries were read
+	 * it may have lapped the ring and overwritten some of them, losing
+	 * the slots they named (an arm among them). If it got more than a
+	 * ring ahead of the first entry, scan instead; the slot values are
+	 * written before their entries, so the scan sees them all.
+	 */
+	again = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
+	if ((u16)(again - page->kick_ci) > RNIC_DBP_KICK_DEPTH) {
+		page_scan(d, page);
+		page->kick_ci = again;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (e[i] >= RNIC_DBP_SLOTS ||
+		    page->slot[e[i]].kind == RDMA_SLOT_FREE) {
+			RDMA_INC(d, bad_kicks);
+			continue;
+		}
+		slot_moved(d, page, e[i]);
+	}
+	page->kick_ci = pi;
+out:
 	rdev_bar_write(d, base + DBP_KICK_CI_OFF, page->kick_ci);
 }
 

@@ -119,6 +119,59 @@ TEST(rdma_cq_arm_and_completion_eq)
 	rdrv_free(s.x);
 }
 
+/*
+ * The device reads a CQ's slot when it gets to the kick, not when the
+ * kick was written. A consumer index written in between (a poll right
+ * after the arm, as RDS does) must repeat the arm: the event then comes
+ * with the next CQE. A write that clears ARM withdraws the arm, and no
+ * event comes (issue 18: RDS stalled in half of its connections).
+ */
+TEST(rdma_cq_ci_write_keeps_an_unread_arm)
+{
+	struct rnic_rdma_cqe c;
+	struct rnic_eqe e;
+	struct self s;
+	int round;
+
+	self_up(&s, 4);
+	for (round = 0; round < 2; round++) {
+		bool withdraw = round == 1;
+
+		/* a CQE there before the arm; the EQ armed */
+		self_send(&s, RNIC_SQE_F_SIGNALED, true);
+		rdrv_ceq_arm(s.x);
+		/* the arm written and named, the device not kicked yet */
+		rdrv_cq_arm_write(s.x, &s.cq, false);
+		rdrv_kick_add(s.x, s.x->dbp, s.cq.db_off);
+		/* the poll consumes that CQE and writes CI */
+		REQUIRE(rdrv_cq_poll(s.x, &s.cq, &c));
+		if (withdraw)
+			rdrv_slot_write(s.x, s.x->dbp, s.cq.db_off,
+					rnic_db_rdma_cq(s.cq.ci, false, false,
+							s.cq.arm_seq));
+		else
+			CHECK(rdrv_cq_slot(&s.cq) & RNIC_DB_CQ_ARM);
+		/* the device gets to the kick: nothing to report yet */
+		rdrv_kick(s.x);
+		CHECK(!rdrv_ceq_next(s.x, &e));
+		/* the next CQE fires the arm, unless it was withdrawn */
+		self_send(&s, RNIC_SQE_F_SIGNALED, true);
+		if (withdraw) {
+			CHECK(!rdrv_ceq_next(s.x, &e));
+		} else {
+			REQUIRE(rdrv_ceq_next(s.x, &e));
+			CHECK_EQ(le32_to_cpu(e.data), s.cq.cqn);
+			/* repeating a taken arm arms nothing */
+			REQUIRE(rdrv_cq_poll(s.x, &s.cq, &c));
+			self_send(&s, RNIC_SQE_F_SIGNALED, true);
+			CHECK(!rdrv_ceq_next(s.x, &e));
+		}
+		while (rdrv_cq_poll(s.x, &s.cq, &c))
+			;
+	}
+	rdrv_free(s.x);
+}
+
 TEST(rdma_cq_moderation)
 {
 	struct rnic_aq_modify_rdma_cq m = {};
