@@ -9,7 +9,7 @@
  * CQ's handler runs, so before the CQ can be re-armed: that bounds what an
  * EQ ever holds), calls each CQ's comp_handler and re-arms the EQ.
  *
- * poll_cq checks every CQE before it uses it (hardware-abi2.rst, "Completion
+ * poll_cq checks every CQE before it uses it (hardware-rdma.rst, "Completion
  * entries"): the QPN must name a QP of this CQ, the WQE index one that is
  * outstanding, the fields must be consistent. A CQE that fails is dropped
  * and counted, and its QP is moved to ERR (from a work item: poll_cq may

@@ -3,7 +3,7 @@
  * rnic ABI 2.0: completion entries to work completions.
  *
  * Everything in a CQE was written by the device, and the driver trusts
- * none of it (Documentation/hardware-abi2.rst, "Completion entries"): the
+ * none of it (Documentation/hardware-rdma.rst, "Completion entries"): the
  * WQE index is checked against what is outstanding before it indexes the
  * driver's wr_id arrays, and a CQE whose fields contradict each other or
  * the contract is refused whole. The caller drops a refused CQE, counts

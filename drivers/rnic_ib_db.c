@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rnic ABI 2.0: the kernel's doorbell page (hardware-abi2.rst, "Doorbell pages
+ * rnic ABI 2.0: the kernel's doorbell page (hardware-rdma.rst, "Doorbell pages
  * (2.0)").
  *
  * A queue's doorbell is a slot the device placed in the page; the kick

@@ -44,7 +44,7 @@ struct rnic_ib_deferred {
  * @dma: its DMA address
  *
  * For memory whose DESTROY command did not complete: the device may still
- * write it (hardware-abi2.rst, "Lifetime rules"), so it is freed only after
+ * write it (hardware-rdma.rst, "Lifetime rules"), so it is freed only after
  * the reset in rnic_ib_free(), or leaked if even that allocation fails.
  */
 void rnic_ib_defer_free(struct rnic_ibdev *ibd, size_t size, void *va,

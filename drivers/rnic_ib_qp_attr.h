@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * ABI 2.0 QP attributes (Documentation/hardware-abi2.rst, "QP", "MODIFY_QP",
+ * ABI 2.0 QP attributes (Documentation/hardware-rdma.rst, "QP", "MODIFY_QP",
  * "QUERY_QP"): verbs modify_qp requests to MODIFY_QP commands, QUERY_QP
  * results to verbs attributes, and the enum mappings between the two.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * ABI 2.0 header templates (Documentation/hardware-abi2.rst, "Header
+ * ABI 2.0 header templates (Documentation/hardware-rdma.rst, "Header
  * templates"): the L2-L4 headers of an RC QP's path and of an address
  * handle, built by the driver and sent verbatim by the device.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * ABI 2.0 work queue entries and completions (Documentation/hardware-abi2.rst,
+ * ABI 2.0 work queue entries and completions (Documentation/hardware-rdma.rst,
  * "Work queue entries (2.0)" and "Completion entries"): encoding verbs
  * work requests into send and receive WQEs (rnic_ib_wqe.c), and decoding
  * the device's CQEs into work completions (rnic_ib_cqe.c).

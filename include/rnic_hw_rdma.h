@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * rnic hardware interface, ABI 2.0: the device runs the InfiniBand
- * transport. Documentation/hardware-abi2.rst (objects, commands, queues)
+ * transport. Documentation/hardware-rdma.rst (objects, commands, queues)
  * and Documentation/hardware-transport.rst (RC and UD transport) describe
  * the same contract in prose; the three must agree.
  *

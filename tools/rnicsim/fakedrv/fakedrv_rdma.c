@@ -203,7 +203,7 @@ bool rdrv_cq_poll(struct rdrv *x, struct rdrv_cq *cq, struct rnic_rdma_cqe *cqe)
 	/*
 	 * A CI update needs neither a kick entry nor a kick, but it repeats
 	 * the last arm: the device may not have read it yet
-	 * (hardware-abi2.rst, CQ).
+	 * (hardware-rdma.rst, CQ).
 	 */
 	rdrv_slot_write(x, x->dbp, cq->db_off, rdrv_cq_slot(cq));
 	return true;

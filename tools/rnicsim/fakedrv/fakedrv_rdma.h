@@ -2,7 +2,7 @@
 /*
  * The RDMA side of the fake driver (struct rdrv): it programs a device model
  * through the admin queue and rings doorbell pages the way
- * hardware-abi2.rst tells a driver to (WQEs, then slots, then kick
+ * hardware-rdma.rst tells a driver to (WQEs, then slots, then kick
  * entries and kick_pi, then one kick). The model's tests
  * (tests/fake_rdma.c) and rnicsim --bench=abi2 (bench_rdma.c) both drive
  * the device through it, each on its own platform, over the fake

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rnicsim RDMA engine internals (Documentation/hardware-abi2.rst,
+ * rnicsim RDMA engine internals (Documentation/hardware-rdma.rst,
  * Documentation/hardware-transport.rst, include/rnic_hw_rdma.h): the device
  * runs the IB transport.
  *
@@ -30,7 +30,7 @@
 #include "pci/dev_priv.h"
 #include "pkt/pkt.h"
 
-/* Model limits (QUERY_RDMA_CAPS): suggestions of hardware-abi2.rst */
+/* Model limits (QUERY_RDMA_CAPS): suggestions of hardware-rdma.rst */
 #define RDMA_QP_LOG2		12	/* QP table slots: max_qp */
 #define RDMA_CQ_LOG2		12
 #define RDMA_SRQ_LOG2		10
@@ -134,7 +134,7 @@ struct rdma_dbp {
 
 /*
  * Objects are found by id in O(1): the low bits of the id index a table,
- * the rest makes ids cycle through their whole space (hardware-abi2.rst,
+ * the rest makes ids cycle through their whole space (hardware-rdma.rst,
  * "Cyclic 24-bit ids").
  */
 struct rdma_idtab {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnicsim RDMA engine, doorbell pages (hardware-abi2.rst,
+ * rnicsim RDMA engine, doorbell pages (hardware-rdma.rst,
  * "Doorbell pages (2.0)"): allocation, slot placement, and the kick ring
  * that tells the device which slots moved, so that a kick never costs a
  * scan of every queue.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rnicsim RDMA engine, memory regions: the admin commands, the
- * key checks every payload access goes through (hardware-abi2.rst, "MR"), the
+ * key checks every payload access goes through (hardware-rdma.rst, "MR"), the
  * translation of MR-space addresses to guest memory, and the local
  * operations REG_MR and LOCAL_INV.
  */

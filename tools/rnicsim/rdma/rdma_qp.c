@@ -2,7 +2,7 @@
 /*
  * rnicsim RDMA engine, queue pairs and shared receive queues:
  * their admin commands, the QP state machine with its attribute checks
- * (hardware-abi2.rst, "QP"), completions of WQEs, errors and flush.
+ * (hardware-rdma.rst, "QP"), completions of WQEs, errors and flush.
  */
 #include <errno.h>
 #include <stdlib.h>

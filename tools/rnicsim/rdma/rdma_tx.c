@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rnicsim RDMA engine, packet emission: the header templates
- * the driver builds (hardware-abi2.rst, "Header templates") are checked for
+ * the driver builds (hardware-rdma.rst, "Header templates") are checked for
  * shape, then sent verbatim with the per-packet fields filled in (GRH or
  * IP lengths, IPv4 checksum, UDP length and checksum 0), followed by the
  * BTH, the extension headers, the payload, the pad and the ICRC. A

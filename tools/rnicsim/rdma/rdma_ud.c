@@ -4,7 +4,7 @@
  * message, addressed through the AH table, with a DETH. A bad send WQE
  * fails alone and the QP goes on; a receive that does not fit its WQE is
  * dropped without consuming it, so a remote sender cannot kill QP1 or eat
- * its buffers (hardware-abi2.rst, "UD never enters SQE").
+ * its buffers (hardware-rdma.rst, "UD never enters SQE").
  */
 #include <errno.h>
 #include <string.h>

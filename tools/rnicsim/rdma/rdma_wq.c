@@ -3,7 +3,7 @@
  * rnicsim RDMA engine, work queues: rings in host memory
  * (contiguous or page lists), the producer index slots of SQs, RQs and
  * SRQs, and the fetch of WQEs, each checked completely before anything
- * acts on it (hardware-abi2.rst, "Work queue entries
+ * acts on it (hardware-rdma.rst, "Work queue entries
  * (2.0)").
  */
 #include <errno.h>

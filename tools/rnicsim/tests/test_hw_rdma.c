@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ABI 2.0 contract (include/rnic_hw_rdma.h): byte offsets that
- * Documentation/hardware-abi2.rst states, mask round trips and the pure
+ * Documentation/hardware-rdma.rst states, mask round trips and the pure
  * helpers. Nothing implements 2.0 yet; these pin the layout so that the
  * driver and the model, when they do, agree with the prose.
  */

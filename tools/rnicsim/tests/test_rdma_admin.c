@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ABI 2.0 device model: ABI selection at enable, and every 2.0 admin
- * command with its error paths (hardware-abi2.rst, "Commands (2.0)").
+ * command with its error paths (hardware-rdma.rst, "Commands (2.0)").
  */
 #include <errno.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 /*
  * ABI 2.0 device model: doorbell pages and kick rings, CQ arming and
  * completion EQs, CQ overrun, SRQ limit and errors, UD flush, and
- * hostile values in slots, kick rings and WQEs (hardware-abi2.rst,
+ * hostile values in slots, kick rings and WQEs (hardware-rdma.rst,
  * "Error handling (2.0)"): each error stays in the object that owns it.
  */
 #include <stdlib.h>

@@ -319,7 +319,7 @@ static const char *vec_where(const struct vec_frame *fr, size_t off)
  * choices replaced by the model's, checksum and ICRC recomputed:
  *  - the IPv4 identification: rxe numbers its packets, the model sends
  *    the template's @ip_id, a constant (allowed with DF set: RFC 6864,
- *    hardware-abi2.rst "Header templates");
+ *    hardware-rdma.rst "Header templates");
  *  - AckReq on QP1: rxe's requester leaves it out only for IB_QPT_UD and
  *    IB_QPT_UC QPs (rxe_req.c, init_req_packet()), so its GSI MADs carry
  *    it; AckReq belongs to reliable services and the model, like the

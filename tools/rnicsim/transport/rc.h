@@ -360,7 +360,7 @@ struct rc_qp;
  *	message needs a buffer, and, in ERR, to flush an RQ (never an SRQ).
  *	Returns enum rc_wqe_res.
  * @mem: check a key for @op over [@va, @va + @len) (key, state, PD,
- *	access right, bounds: the order of hardware-abi2.rst "MR") and, if @buf
+ *	access right, bounds: the order of hardware-rdma.rst "MR") and, if @buf
  *	is not NULL, move the bytes (read into @buf or write from it). The
  *	QP's own access flags are the engine's business, not this call's.
  *	Returns 0 or enum rnic_err_reason (RNIC_ERR_DMA_OOB when the data
@@ -682,7 +682,7 @@ void rc_qp_init(struct rc_qp *qp, const struct rc_ops *ops, void *priv,
  * @qp: the QP
  * @attr: the request
  *
- * Checks the transition against the RC rows of hardware-abi2.rst's table
+ * Checks the transition against the RC rows of hardware-rdma.rst's table
  * (required and allowed attributes, CUR_STATE) and the values the engine
  * owns. Changes nothing, so the device can check its own attributes (path
  * template, P_Key index) and apply all or nothing.

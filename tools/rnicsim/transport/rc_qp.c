@@ -238,7 +238,7 @@ struct rc_trans {
 	u32 opt;
 };
 
-/* The RC rows of hardware-abi2.rst's MODIFY_QP table (RESET/ERR aside). */
+/* The RC rows of hardware-rdma.rst's MODIFY_QP table (RESET/ERR aside). */
 static const struct rc_trans rc_trans[] = {
 	{ RNIC_QPS_RESET, RNIC_QPS_INIT, A(PKEY_INDEX) | A(ACCESS), 0 },
 	{ RNIC_QPS_INIT, RNIC_QPS_INIT, 0, A(PKEY_INDEX) | A(ACCESS) },

@@ -91,7 +91,7 @@ static void rc_q_nak(struct rc_qp *qp, u8 syndrome, u32 psn)
  * A request the responder cannot accept ends the QP: the NAK still goes
  * out (it is the requester's only news of it), then ERR and the flush.
  * The receive WQE's error CQE, if any, has been written by the caller;
- * the event follows it, as hardware-abi2.rst asks.
+ * the event follows it, as hardware-rdma.rst asks.
  */
 static void rc_resp_error(struct rc_qp *qp, u8 syndrome, u8 event, u8 reason)
 {
