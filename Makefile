@@ -3,7 +3,8 @@
 # Out-of-tree build of rnic.ko (the Kbuild file lists the objects).
 #
 #   make                  build rnic.ko against KDIR
-#   make check            W=1 + sparse (C=2) + checkpatch --strict; fails on
+#   make check            W=1 + sparse (C=2) + checkpatch --strict + no
+#                         import circle between drivers/ files; fails on
 #                         any finding
 #   make rnicsim          build the reference model (tools/rnicsim)
 #   make test             the whole test suite (scripts/test.sh)
@@ -39,6 +40,7 @@ check:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules 2>&1 | tee $(CACHE)/check-build.log
 	@if grep -E '(warning|error):' $(CACHE)/check-build.log; then \
 		echo "make check: compiler/sparse findings above" >&2; exit 1; fi
+	@python3 scripts/check-cycles.py $$(ls drivers/*.o | grep -v '\.mod\.o$$')
 	@src=$$(scripts/linux-source.sh) && \
 		$$src/scripts/checkpatch.pl $(CHECKPATCH_FLAGS) -f $(SRC_FILES)
 	@src=$$(scripts/linux-source.sh) && \

@@ -137,6 +137,23 @@ struct rnic_eq {
 };
 
 /**
+ * struct rnic_event_ops - where event queue 0 delivers the events it does
+ *	not handle itself; the netdev and the RDMA side are above it, so it
+ *	reaches them only through this table (set by rnic_main.c)
+ * @link_change: the netdev's, while @netdev_ready
+ * @port_event: the ib_device's, while @ib_ready
+ * @ib_event: the RDMA objects' asynchronous events; false for a type it
+ *	does not know
+ */
+struct rnic_dev;
+
+struct rnic_event_ops {
+	void (*link_change)(struct rnic_dev *rdev, bool up, u32 speed_mbps);
+	void (*port_event)(struct rnic_dev *rdev, bool up);
+	bool (*ib_event)(struct rnic_dev *rdev, const struct rnic_eqe *eqe);
+};
+
+/**
  * struct rnic_dev - one rnic PCI function
  * @pdev: the PCI function
  * @ivshmem: BAR0, the ivshmem registers (Doorbell)
@@ -157,6 +174,7 @@ struct rnic_eq {
  * @eq: event queue
  * @link_up: last link state the device reported
  * @fatal: the device reported a fatal error; nothing more is sent to it
+ * @event_ops: the handlers above event queue 0
  * @netdev_ready: @netdev is registered; events may be delivered to it
  * @ib_ready: @ibd's ib_device is registered; events may be delivered to it
  * @netdev: the Ethernet side
@@ -185,6 +203,7 @@ struct rnic_dev {
 	struct rnic_eq eq;
 	bool link_up;
 	bool fatal;
+	const struct rnic_event_ops *event_ops;
 	bool netdev_ready;
 	bool ib_ready;
 
@@ -278,7 +297,8 @@ static inline u32 rnic_queue_free(const struct rnic_queue *q)
 }
 
 /* rnic_netdev.c */
-int rnic_netdev_init(struct rnic_dev *rdev);
+int rnic_netdev_init(struct rnic_dev *rdev,
+		     const struct ethtool_ops *ethtool_ops);
 void rnic_netdev_destroy(struct rnic_dev *rdev);
 void rnic_netdev_link_change(struct rnic_dev *rdev, bool up, u32 speed_mbps);
 
@@ -288,7 +308,7 @@ u32 rnic_netdev_ring_size(struct net_device *netdev);
 void rnic_netdev_ring_stats(struct net_device *netdev, u64 *vals);
 
 /* rnic_ethtool.c */
-void rnic_set_ethtool_ops(struct net_device *netdev);
+extern const struct ethtool_ops rnic_ethtool_ops;
 
 /* rnic_ib_dev.c: the RDMA side; the NIC runs the transport (ABI 2.0) */
 int rnic_ib_register(struct rnic_dev *rdev);

@@ -6,9 +6,11 @@
  * plain shared memory in BAR2, which the device only notices when the
  * driver writes the ivshmem Doorbell register in BAR0. On silicon the slots
  * would be MMIO registers that notify the device by themselves; keeping
- * both steps here means only this file changes then.
+ * both steps here means only this file changes then. The MSI-X vectors
+ * the device raises are named here too.
  */
 #include <linux/io.h>
+#include <linux/pci.h>
 
 #include "rnic.h"
 
@@ -47,4 +49,18 @@ void rnic_doorbell(struct rnic_dev *rdev, u32 slot_off, u32 val,
 {
 	writel(val, rdev->shm + slot_off);
 	rnic_kick(rdev, vec);
+}
+
+/**
+ * rnic_irq_vector() - Linux IRQ number of one of our MSI-X vectors
+ * @rdev: the device
+ * @vec: vector index, 0 .. num_irqs - 1
+ *
+ * Return: the IRQ number, or -EINVAL if we do not have that vector.
+ */
+int rnic_irq_vector(struct rnic_dev *rdev, unsigned int vec)
+{
+	if (vec >= rdev->num_irqs)
+		return -EINVAL;
+	return pci_irq_vector(rdev->pdev, vec);
 }

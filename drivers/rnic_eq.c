@@ -27,20 +27,6 @@ static const char *rnic_err_reason(u8 reason)
 	return "unknown reason";
 }
 
-/**
- * rnic_irq_vector() - Linux IRQ number of one of our MSI-X vectors
- * @rdev: the device
- * @vec: vector index, 0 .. num_irqs - 1
- *
- * Return: the IRQ number, or -EINVAL if we do not have that vector.
- */
-int rnic_irq_vector(struct rnic_dev *rdev, unsigned int vec)
-{
-	if (vec >= rdev->num_irqs)
-		return -EINVAL;
-	return pci_irq_vector(rdev->pdev, vec);
-}
-
 int rnic_irq_init(struct rnic_dev *rdev)
 {
 	int n;
@@ -86,9 +72,9 @@ static void rnic_handle_link(struct rnic_dev *rdev, u32 link)
 	if (speed)
 		rdev->speed_mbps = speed;
 	if (READ_ONCE(rdev->netdev_ready))
-		rnic_netdev_link_change(rdev, up, rdev->speed_mbps);
+		rdev->event_ops->link_change(rdev, up, rdev->speed_mbps);
 	if (READ_ONCE(rdev->ib_ready))
-		rnic_ib_port_event(rdev, up);
+		rdev->event_ops->port_event(rdev, up);
 }
 
 static void rnic_handle_eqe(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
@@ -118,7 +104,7 @@ static void rnic_handle_eqe(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 		break;
 	default:
 		/* 2.0: the IB objects' asynchronous events */
-		if (rnic_ib_event(rdev, eqe))
+		if (rdev->event_ops->ib_event(rdev, eqe))
 			break;
 		rnic_stat_inc(rdev, RNIC_DRV_STAT_unknown_events);
 		rnic_warn(rdev, "unknown event type %u ignored\n", eqe->type);

@@ -141,7 +141,8 @@ static void rnic_get_ethtool_stats(struct net_device *netdev,
 	rnic_netdev_ring_stats(netdev, data);
 }
 
-static const struct ethtool_ops rnic_ethtool_ops = {
+/* Given to rnic_netdev_init() by the probe: the netdev does not import us */
+const struct ethtool_ops rnic_ethtool_ops = {
 	.get_drvinfo = rnic_get_drvinfo,
 	.get_link = ethtool_op_get_link,
 	.get_link_ksettings = rnic_get_link_ksettings,
@@ -150,8 +151,3 @@ static const struct ethtool_ops rnic_ethtool_ops = {
 	.get_strings = rnic_get_strings,
 	.get_ethtool_stats = rnic_get_ethtool_stats,
 };
-
-void rnic_set_ethtool_ops(struct net_device *netdev)
-{
-	netdev->ethtool_ops = &rnic_ethtool_ops;
-}

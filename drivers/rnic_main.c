@@ -203,6 +203,13 @@ static void rnic_remove_dev(struct rnic_dev *rdev)
 	pci_disable_device(pdev);
 }
 
+/* What event queue 0 hands up: each handler checks that its side is ready */
+static const struct rnic_event_ops rnic_event_ops = {
+	.link_change = rnic_netdev_link_change,
+	.port_event = rnic_ib_port_event,
+	.ib_event = rnic_ib_event,
+};
+
 static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 {
 	struct rnic_dev *rdev;
@@ -212,13 +219,14 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (!rdev)
 		return -ENOMEM;
 	rdev->pdev = pdev;
+	rdev->event_ops = &rnic_event_ops;
 	pci_set_drvdata(pdev, rdev);
 
 	err = rnic_probe_dev(rdev);
 	if (err)
 		goto err_free;
 
-	err = rnic_netdev_init(rdev);
+	err = rnic_netdev_init(rdev, &rnic_ethtool_ops);
 	if (err)
 		goto err_remove_dev;
 	WRITE_ONCE(rdev->netdev_ready, true);

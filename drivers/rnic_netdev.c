@@ -963,15 +963,17 @@ static int rnic_ring_sizes(struct rnic_netdev *priv)
 /**
  * rnic_netdev_init() - create and register the Ethernet netdev
  * @rdev: a running device (admin and event queues up, limits queried)
+ * @ethtool_ops: the netdev's ethtool operations (rnic_ethtool.c)
  *
  * The largest MTU is max_frame - RNIC_FRAME_OVERHEAD, the contract's
  * SET_PORT bound. The RoCE ICRC is not subtracted: it travels inside the
- * L3 packet (in the UDP payload for RoCE v2, after the GRH payload for v1), so
- * the RoCE side fits its payload to the MTU as IP does.
+ * L3 packet (in the UDP payload for RoCE v2, after the GRH payload for
+ * RoCE v1), so the RoCE side fits its payload to the MTU as IP does.
  *
  * Return: 0 or a negative errno.
  */
-int rnic_netdev_init(struct rnic_dev *rdev)
+int rnic_netdev_init(struct rnic_dev *rdev,
+		     const struct ethtool_ops *ethtool_ops)
 {
 	struct net_device *netdev;
 	struct rnic_netdev *priv;
@@ -1001,7 +1003,7 @@ int rnic_netdev_init(struct rnic_dev *rdev)
 		 DRV_MODULE_NAME, pci_name(rdev->pdev));
 
 	netdev->netdev_ops = &rnic_netdev_ops;
-	rnic_set_ethtool_ops(netdev);
+	netdev->ethtool_ops = ethtool_ops;
 	netdev->watchdog_timeo = 5 * HZ;
 	netdev->min_mtu = RNIC_MTU_MIN;
 	netdev->max_mtu = min_t(u32, rdev->max_frame,

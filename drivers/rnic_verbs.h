@@ -430,6 +430,7 @@ void rnic_ib_defer_free(struct rnic_ibdev *ibd, size_t size, void *va,
 			dma_addr_t dma);
 void rnic_ib_free_dma(struct rnic_ibdev *ibd, bool destroyed, size_t size,
 		      void *va, dma_addr_t dma);
+void rnic_ib_deferred_release(struct rnic_ibdev *ibd);
 
 /* rnic_ib_cq.c */
 int rnic_ib_eqs_create(struct rnic_ibdev *ibd);
