@@ -459,8 +459,9 @@ LAB_SWEEP_RE+='|ODEBUG:|KFENCE:'
 
 # Reports of kernel code that is not ours, seen in the lab, that the sweep
 # names instead of failing on. One per line: NAME|LOCK A|LOCK B, a lockdep
-# "possible circular locking dependency" report between exactly these two
-# lock classes, none of whose frames is in rnic, rnic_perf or rnic_kunit.
+# "possible circular locking dependency" or "possible recursive locking"
+# report that names both lock classes and none of whose frames is in
+# rnic, rnic_perf or rnic_kunit.
 #
 # nvmet-config-sem: nvmet-rdma handles a connect that arrived before the
 # CM's ESTABLISHED event from its rdma_cm handler (handler_mutex, then
@@ -469,7 +470,17 @@ LAB_SWEEP_RE+='|ODEBUG:|KFENCE:'
 # The two mutexes are different ids of one lockdep class (listener, queue);
 # the listener's handler never takes nvmet_config_sem. Any RDMA device
 # shows it: the data can overtake the CM's RTU under TCG.
-LAB_KNOWN_REPORTS='nvmet-config-sem|nvmet_config_sem|&id_priv->handler_mutex'
+#
+# rds-trans-sem: RDS checks that an address is an RDMA one by creating
+# and destroying a private cm_id (rds_ib_laddr_check: rdma_destroy_id
+# takes its handler_mutex) under rds_trans_sem (read), at bind and, on the
+# passive side of a connection, from rdma_cm's connect-request handler,
+# which holds the listener's handler_mutex: a "possible recursive locking"
+# report (one class, two cm_ids, one of them private), or a "circular"
+# one if a bind came first. No frame is a driver's; any RDMA device shows
+# it on the passive side (test_rnic_rds, Debian's 6.12 RDS).
+LAB_KNOWN_REPORTS='nvmet-config-sem|nvmet_config_sem|&id_priv->handler_mutex
+rds-trans-sem|rds_trans_sem|&id_priv->handler_mutex'
 
 # lab__known_reports CONSOLE: the console without the blocks of the known
 # reports above (on stdout); the names of those found on fd 3.
@@ -496,7 +507,8 @@ lab__known_reports() {
 		nb = 0
 	}
 	BEGIN { n = split(known, names, "\n") }
-	/possible circular locking dependency detected/ { flush(); inblk = 1; text = "" }
+	/possible circular locking dependency detected|possible recursive locking detected/ {
+		flush(); inblk = 1; text = "" }
 	inblk { blk[++nb] = $0; text = text "\n" $0
 		if ($0 ~ /<\/TASK>/) { inblk = 0; flush() }
 		next }

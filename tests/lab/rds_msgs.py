@@ -4,6 +4,10 @@
 
   rds_msgs.py recv BIND_IP PEER_IP PORT SOCKETS COUNT SEED TIMEOUT
   rds_msgs.py send BIND_IP PEER_IP PORT SOCKETS COUNT SEED
+  rds_msgs.py open BIND_IP PEER_IP PORT
+
+"open" sends one byte to a port nobody has bound on the peer: it makes
+RDS connect (the byte is dropped there).
 
 SOCKETS sockets on each side, bound to PORT, PORT+1, ...; socket k of the
 sender sends COUNT messages to port PORT+k of the receiver, the sockets
@@ -101,7 +105,16 @@ def send(bind_ip, peer_ip, port, nsock, count, seed):
     return 0
 
 
+def open_conn(bind_ip, peer_ip, port):
+    s = rds_socket(bind_ip, port)
+    s.sendto(b"x", (peer_ip, port))
+    print(f"sent 1 byte from {bind_ip}:{port} to {peer_ip}:{port}")
+    return 0
+
+
 def main(argv):
+    if len(argv) == 4 and argv[0] == "open":
+        return open_conn(argv[1], argv[2], int(argv[3]))
     if len(argv) >= 7 and argv[0] in ("send", "recv"):
         bind_ip, peer_ip = argv[1], argv[2]
         port, nsock, count, seed = (int(a) for a in argv[3:7])
