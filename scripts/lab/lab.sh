@@ -95,6 +95,16 @@ lab__acct() {
 	echo "$1 $(($(lab__now_us) - $2))" >>"$LAB_DIR/acct"
 }
 
+# lab__timed KIND CMD...: run CMD, its time counted as KIND; its status.
+lab__timed() {
+	local kind="$1" t0 rc=0
+	shift
+	t0="$(lab__now_us)"
+	"$@" || rc=$?
+	lab__acct "$kind" "$t0"
+	return "$rc"
+}
+
 lab_ok() { echo "ok - lab: $*"; }
 # lab_not_ok WHAT LOG
 lab_not_ok() { echo "not ok - lab: $1 (see $2)"; }
@@ -650,13 +660,7 @@ lab__vm_kernel() {
 # one host thread each), so that its completion handlers, posts and
 # teardown run on two CPUs at once; the default is one. Its time counts
 # as boot time.
-lab_vm() {
-	local t0 rc=0
-	t0="$(lab__now_us)"
-	lab__vm "$@" || rc=$?
-	lab__acct boot "$t0"
-	return "$rc"
-}
+lab_vm() { lab__timed boot lab__vm "$@"; }
 
 lab__vm() {
 	lab__need_started lab_vm || return 1
@@ -858,13 +862,7 @@ lab__boot_stage() {
 }
 
 # lab_wait_ready N [--timeout S]: wait until VM N's agent runs (boot time).
-lab_wait_ready() {
-	local t0 rc=0
-	t0="$(lab__now_us)"
-	lab__wait_ready "$@" || rc=$?
-	lab__acct boot "$t0"
-	return "$rc"
-}
+lab_wait_ready() { lab__timed boot lab__wait_ready "$@"; }
 
 lab__wait_ready() {
 	lab__need_started lab_wait_ready || return 1

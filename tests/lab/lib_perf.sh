@@ -179,6 +179,16 @@ rnic_up() {
 		rdma link show rnic0/1 | grep 'state ACTIVE'" && perf_load "$n"
 }
 
+# rnic_unload N...: stop rnic_perf, rmmod rnic_perf and rnic, in each VM
+# in turn; rnic must be gone.
+rnic_unload() {
+	local n
+	for n in "$@"; do
+		lab_exec "$n" --timeout 60 "echo stop > $PERF_DBG/control && rmmod rnic_perf && rmmod rnic &&
+			! grep -w '^rnic' /proc/modules" || return 1
+	done
+}
+
 # rnic_down N: unload rnic_perf's users and rnic.
 rnic_down() {
 	lab_exec "$1" --timeout 60 "echo stop > $PERF_DBG/control; rmmod rnic"

@@ -47,20 +47,12 @@ done
 both_mode() {
 	roce_mode 1 rnic0 "$1" && roce_mode 2 rnic0 "$1"
 }
-rds_load() {
-	local n
-	for n in 1 2; do
-		lab_exec "$n" --timeout 60 "modprobe rds_rdma && grep -w '^rds_rdma' /proc/modules" ||
-			return 1
-	done
+# on_both CMD: CMD in vm1, then in vm2.
+on_both() {
+	lab_exec 1 --timeout 60 "$1" && lab_exec 2 --timeout 60 "$1"
 }
-rds_unload() {
-	local n
-	for n in 1 2; do
-		lab_exec "$n" --timeout 60 "rmmod rds_rdma rds && ! grep -qw '^rds' /proc/modules" ||
-			return 1
-	done
-}
+rds_load() { on_both "modprobe rds_rdma && grep -w '^rds_rdma' /proc/modules"; }
+rds_unload() { on_both "rmmod rds_rdma rds && ! grep -qw '^rds' /proc/modules"; }
 
 # exchange FROM TO PORT SEED: VM FROM's sockets send, VM TO's receive and
 # verify.
@@ -104,14 +96,7 @@ run_version() {
 run_version 2 "RoCE v2" 4000
 run_version 1 "IB/RoCE v1" 4100
 
-unload_both() {
-	local n
-	for n in 1 2; do
-		lab_exec "$n" --timeout 60 "echo stop > $PERF_DBG/control && rmmod rnic_perf && rmmod rnic &&
-			! grep -w '^rnic' /proc/modules" || return 1
-	done
-}
-check "rmmod rnic_perf rnic on both VMs" unload_both || true
+check "rmmod rnic_perf rnic on both VMs" rnic_unload 1 2 || true
 
 lab_stop
 echo "# test_rnic_rds: $(lab_elapsed "$T0") s"

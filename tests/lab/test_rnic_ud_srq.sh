@@ -148,14 +148,7 @@ ud_srq() {
 }
 check "SRQ: UD SEND 1024 B, 300 counted and verified through an SRQ, srq_limit 50: one limit event" ud_srq || true
 
-unload_both() {
-	local n
-	for n in 1 2; do
-		lab_exec "$n" --timeout 60 "echo stop > $PERF_DBG/control && rmmod rnic_perf && rmmod rnic &&
-			! grep -w '^rnic' /proc/modules" || return 1
-	done
-}
-check "rnic_perf stopped, rmmod rnic_perf rnic on both VMs" unload_both || true
+check "rnic_perf stopped, rmmod rnic_perf rnic on both VMs" rnic_unload 1 2 || true
 
 lab_stop
 echo "# test_rnic_ud_srq: $(lab_elapsed "$T0") s"
