@@ -393,6 +393,12 @@ static int rnic_ib_poll_one(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
 	struct rnic_ib_qp *qp;
 	int err;
 
+	/* left by a QP that went to RESET (rnic_ib_cqe_scrub()) */
+	if (le32_to_cpu(cqe->qpn) == RNIC_IB_CQE_QPN_SCRUBBED && cq->scrubbed) {
+		cq->scrubbed--;
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_cqes_scrubbed);
+		return -ENOENT;
+	}
 	qp = xa_load(&ibd->qp_xa, qpn);
 	if (!qp) {
 		/* a late CQE of a destroyed QP: ids are not reused soon */

@@ -311,3 +311,52 @@ int rnic_ib_cqe_srq_check(u16 slot, u32 depth, const unsigned long *busy)
 	return slot < depth && test_bit(slot, busy) ? 0 : -EIO;
 }
 EXPORT_SYMBOL_IF_KUNIT(rnic_ib_cqe_srq_check);
+
+/**
+ * rnic_ib_cqe_scrub() - mark the CQEs a reset QP left in a CQ
+ * @ring: the CQ's ring of (1 << @log2_depth) CQEs
+ * @log2_depth: log2 of its depth
+ * @ci: its consumer index
+ * @qpn: the QP that went to RESET
+ * @srq_busy: the busy bitmap of the QP's SRQ, or NULL without one
+ * @srq_depth: that SRQ's number of slots
+ *
+ * A QP in RESET has no work requests and its indices restart at 0: a CQE
+ * it left unpolled would later complete a new work request with an old
+ * status, or be refused and move the re-initialised QP to ERR. Each such
+ * CQE the device has written (from @ci up to the first whose phase is not
+ * yet this lap's) gets the QPN RNIC_IB_CQE_QPN_SCRUBBED, which poll_cq
+ * drops; an SRQ receive among them gives its slot back. The device only
+ * writes past those CQEs, so marking them in place races with nothing;
+ * the caller holds the CQ's lock (and the SRQ's).
+ *
+ * Return: the number of CQEs marked.
+ */
+unsigned int rnic_ib_cqe_scrub(struct rnic_rdma_cqe *ring, u8 log2_depth,
+			       u16 ci, u32 qpn, unsigned long *srq_busy,
+			       u32 srq_depth)
+{
+	u32 depth = BIT(log2_depth), i;
+	struct rnic_rdma_cqe *cqe;
+	unsigned int n = 0;
+	u16 slot;
+
+	for (i = 0; i < depth; i++, ci++) {
+		cqe = &ring[ci & (depth - 1)];
+		if (rnic_rdma_cqe_phase(cqe) != rnic_ring_phase(ci, log2_depth))
+			break;
+		/* the rest of the entry only after its phase */
+		dma_rmb();
+		if ((le32_to_cpu(cqe->qpn) & RNIC_BTH_QPN) != qpn ||
+		    le32_to_cpu(cqe->qpn) == RNIC_IB_CQE_QPN_SCRUBBED)
+			continue;
+		slot = le16_to_cpu(cqe->wqe_idx);
+		if (srq_busy && (cqe->opcode & RNIC_CQE_OP_RECV_BIT) &&
+		    (cqe->flags & RNIC_RCQE_F_SRQ) && slot < srq_depth)
+			clear_bit(slot, srq_busy);
+		cqe->qpn = cpu_to_le32(RNIC_IB_CQE_QPN_SCRUBBED);
+		n++;
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_cqe_scrub);

@@ -309,6 +309,29 @@ static int rnic_ib_build_path(struct rnic_ib_qp *qp,
 	return err;
 }
 
+/* Drop the CQEs @qp left in @cq when it went to RESET */
+static void rnic_ib_cq_scrub(struct rnic_ib_cq *cq, struct rnic_ib_qp *qp)
+{
+	struct rnic_ib_srq *srq = qp->srq;
+	u32 qpn = qp->ibqp.qp_num;
+	unsigned long flags;
+	unsigned int n;
+
+	/* poll_cq's order: the CQ, then the SRQ */
+	spin_lock_irqsave(&cq->lock, flags);
+	if (srq) {
+		spin_lock(&srq->lock);
+		n = rnic_ib_cqe_scrub(cq->ring, cq->log2_depth, cq->ci, qpn,
+				      srq->busy, BIT(srq->log2_depth));
+		spin_unlock(&srq->lock);
+	} else {
+		n = rnic_ib_cqe_scrub(cq->ring, cq->log2_depth, cq->ci, qpn,
+				      NULL, 0);
+	}
+	cq->scrubbed += n;
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
 /* modify_qp with @qp->state_lock held */
 static int rnic_ib_modify_qp_locked(struct rnic_ib_qp *qp,
 				    struct ib_qp_attr *attr, int mask)
@@ -359,6 +382,10 @@ static int rnic_ib_modify_qp_locked(struct rnic_ib_qp *qp,
 		qp->ah_attr.grh.sgid_attr = NULL;
 	}
 	if (now == IB_QPS_RESET) {
+		/* what it completed and nobody polled must not outlive it */
+		rnic_ib_cq_scrub(to_rcq(ibqp->send_cq), qp);
+		if (ibqp->recv_cq != ibqp->send_cq)
+			rnic_ib_cq_scrub(to_rcq(ibqp->recv_cq), qp);
 		/* the device zeroed the slots: indices restart at 0 */
 		spin_lock_irq(&qp->sq.lock);
 		qp->sq.pi = 0;

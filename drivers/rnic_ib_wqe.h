@@ -76,5 +76,13 @@ int rnic_ib_cqe_to_wc(const struct rnic_rdma_cqe *cqe, bool ud, u32 recv_len,
 int rnic_ib_cqe_sq_retire(u16 ci, u16 pi, u16 wqe_idx);
 int rnic_ib_cqe_rq_check(u16 ci, u16 pi, u16 wqe_idx);
 int rnic_ib_cqe_srq_check(u16 slot, u32 depth, const unsigned long *busy);
+/*
+ * The QPN rnic_ib_cqe_scrub() gives a CQE it drops: outside the 24-bit QPN
+ * the device writes (its upper bits are reserved, written as zero).
+ */
+#define RNIC_IB_CQE_QPN_SCRUBBED	0xffffffffU
+unsigned int rnic_ib_cqe_scrub(struct rnic_rdma_cqe *ring, u8 log2_depth,
+			       u16 ci, u32 qpn, unsigned long *srq_busy,
+			       u32 srq_depth);
 
 #endif /* _RNIC_IB_WQE_H_ */

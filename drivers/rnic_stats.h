@@ -61,7 +61,8 @@ enum rnic_ring_stat {
 	op(async_unknown_obj)			\
 	op(qp_err_by_driver)			\
 	op(cmd_failures)			\
-	op(deferred_frees)
+	op(deferred_frees)			\
+	op(cqes_scrubbed)
 
 #define RNIC_IB_STAT_ENUM(name)	RNIC_IB_STAT_##name,
 enum rnic_ib_stat {

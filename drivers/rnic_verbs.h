@@ -228,6 +228,7 @@ struct rnic_ib_mr {
  * @arm_seq: sequence of the last arm
  * @armed: req_notify_cq() ran at least once: the slot carries an arm
  * @arm_solicited: the last arm was for solicited (and error) CQEs only
+ * @scrubbed: CQEs of reset QPs marked for poll_cq to drop, not yet polled
  * @ref: references from event lookups (1 while in the table)
  * @gone: completed when the last reference is dropped
  */
@@ -239,11 +240,12 @@ struct rnic_ib_cq {
 	u32 cqn;
 	u16 db_off;
 	struct rnic_ib_eq *eq;
-	spinlock_t lock;	/* ci, arm_seq, armed, arm_solicited, the ring */
+	spinlock_t lock;	/* ci, arm_seq, armed, arm_solicited, scrubbed, the ring */
 	u16 ci;
 	u8 arm_seq;
 	bool armed;
 	bool arm_solicited;
+	u32 scrubbed;
 	refcount_t ref;
 	struct completion gone;
 };

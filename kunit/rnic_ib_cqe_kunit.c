@@ -332,6 +332,71 @@ static void cqe_srq_slot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_srq_check(63, 32, busy), -EIO);
 }
 
+/* A CQE the device wrote at free-running index @idx of a ring of 8 */
+static void cqe_at(struct rnic_rdma_cqe *ring, u16 idx, u8 opcode, u32 qpn,
+		   u16 wqe_idx, u8 flags)
+{
+	struct rnic_rdma_cqe *c = &ring[idx & 7];
+
+	cqe_init(c, opcode, RNIC_WC_SUCCESS);
+	c->flags = flags | (rnic_ring_phase(idx, 3) ? RNIC_RCQE_F_PHASE : 0);
+	c->qpn = cpu_to_le32(qpn);
+	c->wqe_idx = cpu_to_le16(wqe_idx);
+}
+
+/*
+ * A QP that went to RESET: its unpolled CQEs are marked for poll_cq to
+ * drop, the others' are not touched, the scan stops at the first entry
+ * the device has not written this lap, and an SRQ receive gives its slot
+ * back (one beyond the SRQ is marked without touching the bitmap).
+ */
+static void cqe_scrub_after_reset(struct kunit *test)
+{
+	struct rnic_rdma_cqe ring[8];
+	DECLARE_BITMAP(busy, 32);
+	u16 ci = 0xfffe, i;
+
+	memset(ring, 0, sizeof(ring));
+	bitmap_zero(busy, 32);
+	set_bit(3, busy);
+	set_bit(7, busy);
+	/* across the ring's end and the u16 index's wrap */
+	cqe_at(ring, ci, RNIC_SQE_OP_SEND, 5, 0, 0);
+	cqe_at(ring, ci + 1, RNIC_SQE_OP_WRITE, 6, 0, 0);
+	cqe_at(ring, ci + 2, RNIC_CQE_OP_RECV, 5, 3, RNIC_RCQE_F_SRQ);
+	cqe_at(ring, ci + 3, RNIC_CQE_OP_RECV, 5, 40, RNIC_RCQE_F_SRQ);
+	cqe_at(ring, ci + 4, RNIC_CQE_OP_RECV, 6, 7, RNIC_RCQE_F_SRQ);
+	/* written a lap ago: not yet this lap's, the scan stops here */
+	cqe_at(ring, ci + 5 - 8, RNIC_SQE_OP_SEND, 5, 0, 0);
+
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_scrub(ring, 3, ci, 5, busy, 32), 3);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[(u16)ci & 7].qpn),
+			RNIC_IB_CQE_QPN_SCRUBBED);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[(u16)(ci + 1) & 7].qpn), 6);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[(u16)(ci + 2) & 7].qpn),
+			RNIC_IB_CQE_QPN_SCRUBBED);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[(u16)(ci + 3) & 7].qpn),
+			RNIC_IB_CQE_QPN_SCRUBBED);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[(u16)(ci + 4) & 7].qpn), 6);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[(u16)(ci + 5) & 7].qpn), 5);
+	KUNIT_EXPECT_FALSE(test, test_bit(3, busy));
+	KUNIT_EXPECT_TRUE(test, test_bit(7, busy));
+	/* the phase bits stay: poll_cq still consumes (and drops) them */
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test,
+				rnic_rdma_cqe_phase(&ring[(u16)(ci + i) & 7]),
+				rnic_ring_phase((u16)(ci + i), 3));
+	/* once marked, a second scrub finds nothing; another QP's are its own */
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_scrub(ring, 3, ci, 5, busy, 32), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_scrub(ring, 3, ci, 6, NULL, 0), 2);
+	KUNIT_EXPECT_TRUE(test, test_bit(7, busy));
+
+	/* a full ring of one QP's CQEs: every one, and the scan ends */
+	for (i = 0; i < 8; i++)
+		cqe_at(ring, 16 + i, RNIC_SQE_OP_SEND, 9, i, 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_scrub(ring, 3, 16, 9, NULL, 0), 8);
+}
+
 static struct kunit_case rnic_ib_cqe_cases[] = {
 	KUNIT_CASE(cqe_status_table),
 	KUNIT_CASE(cqe_send_opcodes),
@@ -341,6 +406,7 @@ static struct kunit_case rnic_ib_cqe_cases[] = {
 	KUNIT_CASE(cqe_sq_index),
 	KUNIT_CASE(cqe_rq_index),
 	KUNIT_CASE(cqe_srq_slot),
+	KUNIT_CASE(cqe_scrub_after_reset),
 	{}
 };
 
