@@ -47,13 +47,13 @@ static int rnic_read_sig(struct rnic_dev *rdev)
 			major, le16_to_cpu(sig.abi_minor), compat);
 		return -ENODEV;
 	}
-	if (rdev->shm_len < RNIC_SHM_MIN_SIZE_V2) {
+	if (rdev->shm_len < RNIC_SHM_MIN_SIZE_ABI2) {
 		dev_err(dev, "rnic BAR2 is %pa bytes, too small for ABI 2.0; not binding\n",
 			&rdev->shm_len);
 		return -ENODEV;
 	}
 
-	rdev->caps = le32_to_cpu(sig.caps) & RNIC_CAP_ALL_V2;
+	rdev->caps = le32_to_cpu(sig.caps) & RNIC_CAP_ALL_ABI2;
 	rdev->num_msix = le16_to_cpu(sig.num_msix);
 	ether_addr_copy(rdev->mac, sig.mac);
 	if (!is_valid_ether_addr(rdev->mac)) {
@@ -75,7 +75,7 @@ static int rnic_query_device(struct rnic_dev *rdev)
 		rnic_err(rdev, "QUERY_DEVICE failed: %d\n", err);
 		return err;
 	}
-	rdev->caps = le32_to_cpu(attr.caps) & RNIC_CAP_ALL_V2;
+	rdev->caps = le32_to_cpu(attr.caps) & RNIC_CAP_ALL_ABI2;
 	rdev->max_queues = min_t(u16, le16_to_cpu(attr.max_queues),
 				 RNIC_MAX_QUEUES);
 	rdev->max_cqs = min_t(u16, le16_to_cpu(attr.max_cqs), RNIC_MAX_CQS);

@@ -100,7 +100,7 @@ enum rnic_db_vector {
 #define RNIC_CAP_VLAN			BIT(1)	/* VLAN insert and strip */
 #define RNIC_CAP_IPV4_CSUM		BIT(2)	/* IPv4 header checksum */
 #define RNIC_CAP_PFC			BIT(3)	/* 802.1Qbb PFC */
-/* 1.0 capabilities; RNIC_CAP_ALL_V2 (rnic_hw_rdma.h) adds the transport */
+/* 1.0 capabilities; RNIC_CAP_ALL_ABI2 (rnic_hw_rdma.h) adds the transport */
 #define RNIC_CAP_ALL			GENMASK(3, 0)
 /* 2.0: the device runs the IB transport (abi_compat has bit 2) */
 #define RNIC_CAP_TRANSPORT		BIT(4)

@@ -31,13 +31,13 @@
 #define RNIC_ABI2_MINOR			0
 
 /* Everything a 2.0 device may advertise in rnic_sig.caps */
-#define RNIC_CAP_ALL_V2			(RNIC_CAP_ALL | RNIC_CAP_TRANSPORT)
+#define RNIC_CAP_ALL_ABI2			(RNIC_CAP_ALL | RNIC_CAP_TRANSPORT)
 
 /* CTRL bits a 2.0 device accepts */
-#define RNIC_CTRL_ALL_V2		(RNIC_CTRL_ALL | RNIC_CTRL_ABI)
+#define RNIC_CTRL_ALL_ABI2		(RNIC_CTRL_ALL | RNIC_CTRL_ABI)
 
 /* BAR2 of a 2.0 device is at least this large (doorbell pages start at 64 KiB) */
-#define RNIC_SHM_MIN_SIZE_V2		0x20000
+#define RNIC_SHM_MIN_SIZE_ABI2		0x20000
 
 /* The 24-bit QPN and PSN as the BTH carries them */
 #define RNIC_BTH_QPN			GENMASK(23, 0)

@@ -127,10 +127,10 @@ struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
 
 	bar2 = plat_bar2(p, &len);
 	/* ABI 2.0 needs room for doorbell pages past the register file. */
-	if (!bar2 || len < RNIC_SHM_MIN_SIZE_V2 || (len & (len - 1)) ||
+	if (!bar2 || len < RNIC_SHM_MIN_SIZE_ABI2 || (len & (len - 1)) ||
 	    len > 0x80000000UL) {
 		plat_log(p, "BAR2 of %zu bytes is unusable (need a power of two >= %u for ABI 2.0)",
-			 len, RNIC_SHM_MIN_SIZE_V2);
+			 len, RNIC_SHM_MIN_SIZE_ABI2);
 		return NULL;
 	}
 	if (cfg->num_vectors < 2) {
@@ -161,7 +161,7 @@ struct rdev *rdev_create(struct plat *p, const struct rdev_config *cfg)
 	 */
 	d->serves_abi2 = !cfg->signature_abi &&
 			 !(cfg->caps_disable & RNIC_CAP_TRANSPORT);
-	d->caps = RNIC_CAP_ALL_V2 & ~cfg->caps_disable;
+	d->caps = RNIC_CAP_ALL_ABI2 & ~cfg->caps_disable;
 	d->link_up = true;
 	do_reset(d, 0);
 	return d;
@@ -308,7 +308,7 @@ static void ctrl_doorbell(struct rdev *d)
 	}
 	if (d->fatal)
 		return;
-	if (ctrl & ~RNIC_CTRL_ALL_V2) {
+	if (ctrl & ~RNIC_CTRL_ALL_ABI2) {
 		set_fatal(d, RNIC_FATAL_BAD_CTRL);
 		return;
 	}

@@ -205,7 +205,7 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 		case OPT_SHM_SIZE:
 			/* ABI 2.0: doorbell pages past the register file */
 			if (opts_parse_size(optarg, &sz) ||
-			    sz < RNIC_SHM_MIN_SIZE_V2 || (sz & (sz - 1)) ||
+			    sz < RNIC_SHM_MIN_SIZE_ABI2 || (sz & (sz - 1)) ||
 			    sz > (1ull << 30))
 				FAIL("--shm-size '%s': need a power of two "
 				     "from 128K to 1G", optarg);

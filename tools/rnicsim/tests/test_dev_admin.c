@@ -32,7 +32,7 @@ TEST(dev_admin_query_device)
 		 RNIC_AQ_SUCCESS);
 	CHECK_EQ(res, sizeof(*a));
 	CHECK_EQ(le16_to_cpu(a->abi_major), RNIC_ABI2_MAJOR);
-	CHECK_EQ(le32_to_cpu(a->caps), RNIC_CAP_ALL_V2);
+	CHECK_EQ(le32_to_cpu(a->caps), RNIC_CAP_ALL_ABI2);
 	CHECK_MEM_EQ(a->mac, t_mac, 6);
 	CHECK_EQ(le16_to_cpu(a->num_msix), 8);
 	CHECK_EQ(le16_to_cpu(a->num_port_stats), RNIC_NUM_PORT_STATS);

@@ -26,7 +26,7 @@ TEST(dev_signature_block)
 	CHECK_EQ(le16_to_cpu(sig.abi_major), RNIC_ABI2_MAJOR);
 	CHECK_EQ(le16_to_cpu(sig.abi_minor), RNIC_ABI2_MINOR);
 	CHECK_EQ(le16_to_cpu(sig.abi_compat), BIT(RNIC_ABI2_MAJOR));
-	CHECK_EQ(le32_to_cpu(sig.caps), RNIC_CAP_ALL_V2);
+	CHECK_EQ(le32_to_cpu(sig.caps), RNIC_CAP_ALL_ABI2);
 	CHECK_EQ(le32_to_cpu(sig.shm_size), 1 << 20);
 	CHECK_MEM_EQ(sig.mac, t_mac, 6);
 	CHECK_EQ(le16_to_cpu(sig.num_msix), 8);
@@ -63,11 +63,11 @@ TEST(dev_create_refuses_small_bar2)
 	p = fake_plat_new(0x6000, 0);	/* not a power of two */
 	CHECK(rdev_create(p, &cfg) == NULL);
 	fake_plat_free(p);
-	p = fake_plat_new(RNIC_SHM_MIN_SIZE_V2 / 2, 0);
+	p = fake_plat_new(RNIC_SHM_MIN_SIZE_ABI2 / 2, 0);
 	CHECK(rdev_create(p, &cfg) == NULL);
 	CHECK(strstr(p->log, "for ABI 2.0") != NULL);
 	fake_plat_free(p);
-	p = fake_plat_new(RNIC_SHM_MIN_SIZE_V2, 0);
+	p = fake_plat_new(RNIC_SHM_MIN_SIZE_ABI2, 0);
 	cfg.num_vectors = 1;
 	CHECK(rdev_create(p, &cfg) == NULL);
 	CHECK(strstr(p->log, "needs at least 2") != NULL);
