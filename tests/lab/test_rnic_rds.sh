@@ -33,12 +33,18 @@ lab_plan 19 2
 perf_checks_init
 perf_preflight
 
-RDS_PY="$LAB_REPO/tests/lab/rds_msgs.py"
+# The guests see the host's / but have their own /tmp, where a clone of
+# the repo may live: the script goes to each VM through its $LAB_FILES.
+# shellcheck disable=SC2016 # expanded in the guest
+RDS_PY='$LAB_FILES/rds_msgs.py'
 SOCKETS=4
 COUNT=100
 
 lab_vm 1 --rnic --smp 2
 lab_vm 2 --rnic --smp 2
+for n in 1 2; do
+	cp "$LAB_REPO/tests/lab/rds_msgs.py" "$LAB_DIR/vm$n/ctl/files/"
+done
 boot_vms 1 2
 for n in 1 2; do
 	check "vm$n: rnic0 ACTIVE (2 vCPUs)" rnic_up "$n" || exit 1
