@@ -268,7 +268,7 @@ lab_breakdown() {
 		-newer "$RNIC_TEST_DIR/lab/started" 2>/dev/null |
 		while read -r f; do
 			sed -nE "s|^=== [^ ]+ \(([0-9.]+) s, status [^)]*\): (.{0,90}).*|\1 ${f#"${RNIC_LAB_DIR:-/tmp/rnic-lab}"/} \2|p" "$f"
-		done | sort -rn | head -15 | sed 's|/commands.log||'
+		done | sort -rn | awk 'NR <= 15' | sed 's|/commands.log||'
 }
 
 if [ "${1:-}" = --stage ]; then
