@@ -33,7 +33,7 @@ static void rnic_ib_eq_arm(struct rnic_ibdev *ibd, struct rnic_ib_eq *eq)
 		      rnic_db_cq(eq->ci, true, eq->arm_seq), RNIC_DB_VEC_EVENT);
 }
 
-/* The CQ an EQ entry names; RCU keeps it alive, destroy_cq syncs the IRQ */
+/* The CQ an EQ entry names; RCU keeps it alive until destroy_cq's grace period */
 static void rnic_ib_cq_event(struct rnic_ibdev *ibd, u32 cqn)
 {
 	struct rnic_ib_cq *cq;
