@@ -15,13 +15,13 @@
 #
 # Command agent: the host shares $RNIC_LAB_DIR/.../vmN/ctl read-write over
 # 9p (tag "rnicctl").  The host drops ID.cmd (a bash script, created by
-# rename so it is never seen half-written); the agent claims it by renaming
-# it to ID.run, runs it in a forked subshell in its own process group with
-# stdout/stderr in ID.out / ID.err (readable live by the host), and when
-# it ends writes its exit status to ID.rc, again by rename.  ID.kill from
-# the host kills the command's whole process group.  Commands run in the
-# background, so any number may run at once (a server in one, a client in
-# another).
+# rename so it is never seen half-written) and writes a newline to the
+# guest's second serial port to wake the agent; the agent runs ID.cmd in a
+# forked subshell in its own process group with stdout/stderr in ID.out /
+# ID.err (readable live by the host), and when it ends writes its exit
+# status to ID.rc in one write.  ID.kill from the host kills the command's
+# whole process group.  Commands run in the background, so any number may
+# run at once (a server in one, a client in another).
 #
 # Everything interesting is echoed to the serial console, which the host
 # saves as vmN/console.log.
@@ -36,7 +36,10 @@ set -uo pipefail
 # 9p reads (binary and libraries), busybox is already in RAM.
 HOST_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH="/.rnic-lab/bin:$HOST_PATH"
-export HOME=/root TERM=dumb LANG=C.UTF-8
+# LANG=C: a program that finds a UTF-8 locale loads it from the host's /
+# over 9p, 0.1-0.2 s of every exec in a debug guest (Python still runs in
+# UTF-8 mode: PEP 538 coerces the C locale).
+export HOME=/root TERM=dumb LANG=C
 CTL=/run/rnic-lab/ctl
 
 log() { echo "rnic-lab: $*" >/dev/console; }
@@ -154,22 +157,35 @@ export LAB_RNIC_SPEC="$RNIC"
 mkfifo /run/rnic-lab/tick
 exec 8<>/run/rnic-lab/tick
 
-# start_job ID: run ID.run in the background.  The job is a forked copy
+# The host wakes the agent through the second serial port (lab.sh writes a
+# newline after each ID.cmd or ID.kill it drops).  Without it the agent
+# would have to look at the share every 0.1 s, and a look is a 9p
+# walk/readdir/clunk: 20-40 ms of a debug guest's only vCPU, so the agent
+# took half of the CPU every command ran on.  With it, the agent looks once
+# per wake-up, and once a second in case a request needs a retry (a kill
+# of a job that has not started yet).
+WAKE=
+if [ -c /dev/ttyS1 ] && stty -F /dev/ttyS1 raw -echo 2>/dev/null &&
+	exec 9<>/dev/ttyS1; then
+	WAKE=ttyS1
+fi
+
+# start_job ID: run ID.cmd in the background.  The job is a forked copy
 # of this shell, not a new bash: under TCG exec'ing bash costs ~0.1-0.3 s
 # per command, a fork a few ms.  It starts from a clean slate (our
 # options, traps, variables and functions other than lab_ifup removed) and
 # has its own process group (set -m), so a kill reaches all of it.
 start_job() {
-	local id="$1" __lab_job="$CTL/$1.run"
+	local id="$1" __lab_job="$CTL/$1.cmd"
 	(
 		cd / || exit 1
 		set -m
 		(
 			set +m +u +o pipefail
 			trap - INT TERM HUP
-			exec 8<&-
+			exec 8<&- 9<&-
 			unset -f log stage die mnt start_job kill_job
-			unset VM VIRTIO RNIC REPO VIRTIO_IF CTL f arg line up pid rc id
+			unset VM VIRTIO RNIC REPO VIRTIO_IF CTL f arg line up pid rc id started
 			PATH="$HOST_PATH"
 			unset HOST_PATH
 			# shellcheck disable=SC1090 # the host's command
@@ -179,8 +195,10 @@ start_job() {
 		echo "$pid" >"$CTL/$id.pid"
 		wait "$pid"
 		rc=$?
-		echo "$rc" >"$CTL/$id.rc.tmp"
-		mv "$CTL/$id.rc.tmp" "$CTL/$id.rc"
+		# One write of a non-empty line: the host takes ID.rc once it
+		# is not empty (no rename: every exec, busybox's mv included,
+		# costs ~0.1 s of a debug guest's vCPU).
+		echo "$rc" >"$CTL/$id.rc"
 		log "agent: $id exit $rc"
 	) &
 }
@@ -191,7 +209,7 @@ kill_job() {
 	local id="$1" pid
 	if [ ! -f "$CTL/$id.pid" ]; then
 		# Not started yet, or never existed / already collected.
-		if [ -f "$CTL/$id.run" ] || [ -f "$CTL/$id.cmd" ]; then
+		if [ -f "$CTL/$id.cmd" ]; then
 			return 1
 		fi
 		return 0
@@ -207,25 +225,37 @@ read -r up _ </proc/uptime
 if ! echo "$up" >"$CTL/ready.tmp" || ! mv "$CTL/ready.tmp" "$CTL/ready"; then
 	die "cannot write to the ctl share"
 fi
-log "ready after $up s of guest uptime (NICs: virtio=${VIRTIO_IF:-none})"
+log "ready after $up s of guest uptime (NICs: virtio=${VIRTIO_IF:-none}, wake-ups: ${WAKE:-polling})"
 
 shopt -s nullglob
+declare -A started=()
 while :; do
-	for f in "$CTL"/*.cmd; do
+	# One readdir for both kinds of request.
+	for f in "$CTL"/*; do
 		id="${f##*/}"
-		id="${id%.cmd}"
-		mv "$f" "$CTL/$id.run" 2>/dev/null || continue
-		line=
-		read -r -N 120 line <"$CTL/$id.run"
-		log "agent: $id start: ${line//$'\n'/ }"
-		start_job "$id"
-	done
-	for f in "$CTL"/*.kill; do
-		id="${f##*/}"
-		id="${id%.kill}"
-		kill_job "$id" && rm -f "$f"
+		case "$id" in
+		*.cmd)
+			id="${id%.cmd}"
+			# The file stays until the host collects the job: the
+			# agent remembers what it started instead of renaming.
+			[ -z "${started[$id]:-}" ] || continue
+			started[$id]=1
+			line=
+			read -r -N 120 line <"$f"
+			log "agent: $id start: ${line//$'\n'/ }"
+			start_job "$id"
+			;;
+		*.kill)
+			id="${id%.kill}"
+			kill_job "$id" && rm -f "$f"
+			;;
+		esac
 	done
 	# No explicit reaping: bash's SIGCHLD handler reaps every child,
 	# including orphans re-parented to us as PID 1.
-	read -r -t 0.1 -u 8 _ || true
+	if [ -n "$WAKE" ]; then
+		read -r -t 1 -u 9 _ || true
+	else
+		read -r -t 0.1 -u 8 _ || true
+	fi
 done

@@ -746,6 +746,7 @@ lab__vm() {
 		-display none -no-reboot -name "rnic-lab-$LAB_RUN-vm$n"
 		-kernel "$kernel" -initrd "$initrd"
 		-serial "file:$d/console.log" -monitor none
+		-chardev "pipe,id=wake,path=$d/wake" -serial chardev:wake
 		-pidfile "$d/qemu.pidfile"
 		-virtfs "local,path=/,mount_tag=hostroot,readonly=on,multidevs=remap,security_model=none"
 		-virtfs "local,path=$d/ctl,mount_tag=rnicctl,multidevs=remap,security_model=none"
@@ -821,6 +822,13 @@ lab__vm() {
 	qemu+=(-cpu "$(lab__cpu "$kernel")")
 
 	qemu+=("${qargs[@]}")
+	# The agent's wake-up line (guest-init.sh): QEMU reads wake.in into the
+	# guest's ttyS1; wake.out takes what the guest writes there (nothing).
+	rm -f "$d/wake.in" "$d/wake.out"
+	mkfifo "$d/wake.in" "$d/wake.out" || {
+		lab__err "vm$n: cannot create the fifos $d/wake.{in,out}"
+		return 1
+	}
 	printf '%q ' "${qemu[@]}" >"$d/qemu.cmdline"
 	echo >>"$d/qemu.cmdline"
 	lab__now_us >"$d/start_us"
@@ -915,7 +923,16 @@ lab_bg() {
 	printf '%s\n' "$*" >"$d/ctl/$id.cmd.tmp"
 	# The agent only picks up *.cmd, so it never sees a partial file.
 	mv "$d/ctl/$id.cmd.tmp" "$d/ctl/$id.cmd"
+	lab__wake "$d"
 	echo "$id"
+}
+
+# lab__wake VMDIR: wake the VM's agent to look at its share now.  Opened
+# read-write, a fifo never blocks, even with QEMU gone (the line then
+# stays in the pipe).
+lab__wake() {
+	[ -p "$1/wake.in" ] || return 0
+	{ printf '\n' >&3; } 3<>"$1/wake.in" 2>/dev/null || true
 }
 
 # lab_job_output N JOB: what a running (or finished, not yet waited-for)
@@ -931,6 +948,7 @@ lab_kill() {
 	local d
 	d="$(lab__vmdir "$1")" || return 1
 	: >"$d/ctl/$2.kill"
+	lab__wake "$d"
 }
 
 # lab_wait N JOB [--timeout S]: wait for a job; print its stdout (stderr to
@@ -946,7 +964,8 @@ lab_wait() {
 	[ "${3:-}" = --timeout ] && timeout="$4"
 	start="$(lab__now_us)"
 	rc=
-	while [ ! -f "$d/ctl/$id.rc" ]; do
+	# The agent writes ID.rc in one write of a non-empty line.
+	while [ ! -s "$d/ctl/$id.rc" ]; do
 		if ! lab__qemu_alive "$n"; then
 			rc=dead
 			break
@@ -956,14 +975,14 @@ lab_wait() {
 			lab_kill "$n" "$id"
 			# Give the agent time to kill it and collect the status.
 			for i in $(seq 100); do
-				[ -f "$d/ctl/$id.rc" ] && break
+				[ -s "$d/ctl/$id.rc" ] && break
 				sleep 0.1
 			done
 			break
 		fi
 		sleep 0.1
 	done
-	cmd="$(cat "$d/ctl/$id.run" "$d/ctl/$id.cmd" 2>/dev/null | head -c 200 | tr '\n' ' ')"
+	cmd="$(head -c 200 "$d/ctl/$id.cmd" 2>/dev/null | tr '\n' ' ')"
 	[ "$rc" = dead ] || [ "$rc" = timeout ] || rc="$(cat "$d/ctl/$id.rc")"
 	# A transcript of every command, for the "see LOG" lines.
 	{
@@ -975,7 +994,7 @@ lab_wait() {
 	cat "$d/ctl/$id.err" >&2 2>/dev/null
 	# A job that outlived its kill request still writes its files; leave
 	# them to it rather than have it recreate half of them.
-	if [ "$rc" != timeout ] || [ -f "$d/ctl/$id.rc" ]; then
+	if [ "$rc" != timeout ] || [ -s "$d/ctl/$id.rc" ]; then
 		rm -f "$d/ctl/$id".*
 	fi
 	case "$rc" in
