@@ -19,6 +19,9 @@
 #                               "not ok" line and exit 1
 #   boot_vms [--timeout S] N... wait for each VM: one line per VM, then
 #                               exit 1 if any did not boot
+#   check_vms "N..." WHAT CMD...
+#                               the check "vmN: WHAT" of "CMD... N" for
+#                               each VM N, run in all of them at once
 #
 # A test prints its plan (lab_plan) right after lab_start and then exactly
 # that many lines, whatever fails: so a non-fatal check is written
@@ -58,6 +61,36 @@ check() {
 }
 
 need() { check "$@" || exit 1; }
+
+# check_vms "N..." WHAT CMD...: the check "vmN: WHAT" of "CMD... N" for
+# every VM N, run in all of them at once, each in a subshell (so CMD sets
+# no variable for later checks); the lines follow in the order given.  A
+# modprobe rnic is 6-10 s of a debug guest's vCPU: one VM after the other
+# left a host core idle that long.  Status 1 if any failed.
+check_vms() {
+	local vms what="$2" n i t0 rc=0 pids=() base="$nchk"
+	read -r -a vms <<<"$1"
+	shift 2
+	t0="$(lab__now_us)"
+	for i in "${!vms[@]}"; do
+		("$@" "${vms[$i]}") >"$OUT/$((base + i + 1)).log" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${!vms[@]}"; do
+		nchk=$((base + i + 1))
+		n="${vms[$i]}"
+		if wait "${pids[$i]}"; then
+			lab_ok "$SUITE: vm$n: $what"
+		else
+			lab_not_ok "$SUITE: vm$n: $what" "$OUT/$nchk.log"
+			# shellcheck disable=SC2034 # read by the test's exit
+			fail=1
+			rc=1
+		fi
+	done
+	lab__acct check "$t0"
+	return "$rc"
+}
 
 
 # preflight WHAT...: what the test needs from the host, each checked or

@@ -45,9 +45,7 @@ lab_vm 1 --rnic
 lab_vm 2 --rnic --mem 1G
 boot_vms 1 2
 up() { rnic_up "$1" && roce_mode "$1" rnic0 "RoCE v2"; }
-for n in 1 2; do
-	need "vm$n: rnic0 ACTIVE, RoCE v2 default, rnic_perf loaded" up "$n"
-done
+check_vms "1 2" "rnic0 ACTIVE, RoCE v2 default, rnic_perf loaded" up || exit 1
 SRV="$(lab_addr 2 rnic 4)"
 need "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV"
 
@@ -131,10 +129,7 @@ icrc_drops() {
 	echo "vm$1: rx_icrc_errors_v2 +$seen, frames corrupted towards vm$1: $max"
 	[ "$seen" -gt 0 ] && [ "$seen" -le "$max" ]
 }
-for n in 1 2; do
-	check "vm$n: its NIC dropped corrupted frames on ICRC errors (rx_icrc_errors_v2 rose, at most the frames corrupted towards it)" \
-		icrc_drops "$n" || true
-done
+check_vms "1 2" "its NIC dropped corrupted frames on ICRC errors (rx_icrc_errors_v2 rose, at most the frames corrupted towards it)" icrc_drops || true
 
 lab_stop
 echo "# test_fault_rnic: $(lab_elapsed "$T0") s"

@@ -40,9 +40,7 @@ lab_vm 1 --rnic --mem 1G
 lab_vm 2 --rnic --mem 1G
 boot_vms 1 2
 up() { rnic_up "$1" && roce_mode "$1" rnic0 "IB/RoCE v1"; }
-for n in 1 2; do
-	check "vm$n: rnic0 ACTIVE, default_roce_mode \"IB/RoCE v1\"" up "$n" || exit 1
-done
+check_vms "1 2" "rnic0 ACTIVE, default_roce_mode \"IB/RoCE v1\"" up || exit 1
 
 TADDR="$(lab_addr 2 rnic 4)"
 check "vm2: nvmet-rdma target on $TADDR:$NVME_PORT, ${MB} MiB namespace" \
@@ -101,9 +99,7 @@ counters() {
 	cat "$LAB_DIR/stats-vm$1-after"
 	roce_version_counted "$LAB_DIR/stats-vm$1-before" "$LAB_DIR/stats-vm$1-after" 1
 }
-for n in 1 2; do
-	check "vm$n: rdma statistic: RoCE v1 TX/RX packets up, v2 unchanged" counters "$n" || true
-done
+check_vms "1 2" "rdma statistic: RoCE v1 TX/RX packets up, v2 unchanged" counters || true
 
 lab_stop
 echo "# test_nvmeof_roce_v1 (${MB} MiB): $(lab_elapsed "$T0") s"

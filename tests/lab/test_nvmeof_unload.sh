@@ -43,9 +43,7 @@ perf_preflight
 lab_vm 1 --rnic --mem 1G
 lab_vm 2 --rnic --mem 1G
 boot_vms 1 2
-for n in 1 2; do
-	check "vm$n: rnic0 ACTIVE" rnic_up "$n" || exit 1
-done
+check_vms "1 2" "rnic0 ACTIVE" rnic_up || exit 1
 TADDR="$(lab_addr 2 rnic 4)"
 MB=256
 check "vm2: nvmet-rdma target on $TADDR:$NVME_PORT, ${MB} MiB namespace" \

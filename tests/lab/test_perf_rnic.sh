@@ -42,9 +42,7 @@ perf_preflight
 lab_vm 1 --rnic
 lab_vm 2 --rnic
 boot_vms 1 2
-for n in 1 2; do
-	need "vm$n: rnic0 ACTIVE, rnic_perf loaded" rnic_up "$n"
-done
+check_vms "1 2" "rnic0 ACTIVE, rnic_perf loaded" rnic_up || exit 1
 SRV="$(lab_addr 2 rnic 4)"
 need "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV"
 MAC1="$(lab__mac 1 rnic)"

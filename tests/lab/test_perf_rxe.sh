@@ -45,9 +45,7 @@ setup_vm() {
 		'modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "$LAB_VIRTIO_IF"' &&
 		perf_load "$1"
 }
-for n in 1 2; do
-	check "vm$n: rxe0 on virtio-net, rnic_perf loaded" setup_vm "$n" || true
-done
+check_vms "1 2" "rxe0 on virtio-net, rnic_perf loaded" setup_vm || true
 SRV4="$(lab_addr 2 virtio 4)"
 SRV6="$(lab_addr 2 virtio 6)"
 servers() { perf_server 2 "$SRV4" && perf_server 2 "$SRV6"; }

@@ -72,9 +72,7 @@ load() {
 abi_in() {
 	lab_exec "$1" --timeout 30 "dmesg | grep -E 'rnic .*ABI $2\\.0, MAC'"
 }
-for n in 1 2; do
-	need "vm$n: rnic0 ACTIVE (ABI 2.0), rnic_perf loaded" rnic_up "$n"
-done
+check_vms "1 2" "rnic0 ACTIVE (ABI 2.0), rnic_perf loaded" rnic_up || exit 1
 check "vm1, vm2: kernel log says ABI 2.0" eval 'abi_in 1 2 && abi_in 2 2' || true
 
 # gids N: the device's GID table holds the netdev's IPv4 address (its

@@ -39,9 +39,7 @@ lab_vm 1 --rnic
 lab_vm 2 --rnic
 boot_vms 1 2
 up() { rnic_up "$1" && roce_mode "$1" rnic0 "RoCE v2"; }
-for n in 1 2; do
-	check "vm$n: rnic0 ACTIVE, default_roce_mode \"RoCE v2\", rnic_perf loaded" up "$n" || exit 1
-done
+check_vms "1 2" "rnic0 ACTIVE, default_roce_mode \"RoCE v2\", rnic_perf loaded" up || exit 1
 
 # gid_v6 N: VM N's port has its fd00:20::N address as a RoCE v2 GID (the
 # sysfs GID is the address in full, eight 4-digit groups).

@@ -122,10 +122,7 @@ conf_up() {
 			echo \"roce_mode=\$(cat roce_mode) eth_ring_size=\$(cat eth_ring_size)\" |
 				tee /dev/stderr | grep -qx '$CONF'"
 }
-for n in 1 2; do
-	need "vm$n: modprobe rnic with '$CONF' from /etc/modprobe.d, rnic0 ACTIVE" \
-		conf_up "$n"
-done
+check_vms "1 2" "modprobe rnic with '$CONF' from /etc/modprobe.d, rnic0 ACTIVE" conf_up || exit 1
 need "vm3: modprobe rnic, rnic0 ACTIVE" rnic_up 3
 
 # RoCE v1 and v2 GIDs of the NIC's IPv4 (mapped) and IPv6 addresses;
@@ -311,9 +308,7 @@ echo "# vm1 TX ring under the pause:$(grep -E 'tx0_(stopped|woken)' "$LAB_DIR/vm
 unload() {
 	rnic_down "$1" && lab_exec "$1" "! grep -qw ^rnic /proc/modules"
 }
-for n in 1 2; do
-	check "vm$n: rmmod rnic (its NAPI dummy netdev freed)" unload "$n" || true
-done
+check_vms "1 2" "rmmod rnic (its NAPI dummy netdev freed)" unload || true
 
 lab_stop
 echo "# test_rnic_k61: $(lab_elapsed "$T0") s"

@@ -51,9 +51,7 @@ up() {
 			dmesg | grep 'rnic.*PFC on'" &&
 		roce_mode "$1" rnic0 "RoCE v2"
 }
-for n in 1 2; do
-	check "vm$n: modprobe rnic pfc_prio=$PRIO: PFC on, rnic0 ACTIVE, rnic_perf loaded" up "$n" || exit 1
-done
+check_vms "1 2" "modprobe rnic pfc_prio=$PRIO: PFC on, rnic0 ACTIVE, rnic_perf loaded" up || exit 1
 SRV="$(lab_addr 2 rnic 4)"
 check "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV" || exit 1
 

@@ -39,9 +39,7 @@ perf_preflight
 lab_vm 1 --rnic
 lab_vm 2 --rnic
 boot_vms 1 2
-for n in 1 2; do
-	check "vm$n: rnic0 ACTIVE, rnic_perf loaded" rnic_up "$n" || exit 1
-done
+check_vms "1 2" "rnic0 ACTIVE, rnic_perf loaded" rnic_up || exit 1
 SRV="$(lab_addr 2 rnic 4)"
 check "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV" || exit 1
 for n in 1 2; do

@@ -53,9 +53,7 @@ for n in 1 2; do
 	cp "$LAB_REPO/tests/lab/rds_msgs.py" "$LAB_DIR/vm$n/ctl/files/"
 done
 boot_vms 1 2
-for n in 1 2; do
-	check "vm$n: rnic0 ACTIVE (2 vCPUs)" rnic_up "$n" || exit 1
-done
+check_vms "1 2" "rnic0 ACTIVE (2 vCPUs)" rnic_up || exit 1
 
 both_mode() {
 	roce_mode 1 rnic0 "$1" && roce_mode 2 rnic0 "$1"

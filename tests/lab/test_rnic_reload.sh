@@ -184,9 +184,7 @@ sim_clean() {
 	}
 	! grep -n 'device fatal' "$log"
 }
-for n in 1 2; do
-	check "vm$n: rnicsim.log has no 'device fatal'" sim_clean "$n" || true
-done
+check_vms "1 2" "rnicsim.log has no 'device fatal'" sim_clean || true
 
 lab_stop
 echo "# test_rnic_reload: $(lab_elapsed "$T0") s"

@@ -37,9 +37,7 @@ perf_preflight
 lab_vm 1 --rnic
 lab_vm 2 --rnic
 boot_vms 1 2
-for n in 1 2; do
-	check "vm$n: rnic0 ACTIVE, rnic_perf loaded" rnic_up "$n" || exit 1
-done
+check_vms "1 2" "rnic0 ACTIVE, rnic_perf loaded" rnic_up || exit 1
 SRV="$(lab_addr 2 rnic 4)"
 SRV6="$(lab_addr 2 rnic 6)"
 servers() { perf_server 2 "$SRV" && perf_server 2 "$SRV6"; }

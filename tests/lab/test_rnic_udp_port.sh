@@ -35,10 +35,7 @@ port_set() {
 		lab_exec "$1" --timeout 30 "grep -x $UDP_PORT /sys/module/rnic/parameters/roce_udp_port" &&
 		roce_mode "$1" rnic0 "RoCE v2"
 }
-for n in 1 2; do
-	need "vm$n: modprobe rnic roce_udp_port=$UDP_PORT, RoCE v2 default, rnic_perf loaded" \
-		port_set "$n"
-done
+check_vms "1 2" "modprobe rnic roce_udp_port=$UDP_PORT, RoCE v2 default, rnic_perf loaded" port_set || exit 1
 SRV="$(lab_addr 2 rnic 4)"
 need "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV"
 
