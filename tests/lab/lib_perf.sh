@@ -248,11 +248,18 @@ roce_version_counted() {
 	done
 }
 
-# pcap_count PCAP FILTER [TSHARK_OPTIONS...]: frames matching FILTER.
+# pcap_count PCAP FILTER [TSHARK_OPTIONS...]: frames matching FILTER.  A
+# tshark that fails (unreadable capture, bad filter) prints nothing and
+# fails, saying why: read as 0 it passed every "no frames of the other
+# kind" check.
 pcap_count() {
-	local p="$1" f="$2"
+	local p="$1" f="$2" out
 	shift 2
-	tshark -r "$p" "$@" -Y "$f" 2>/dev/null | wc -l
+	if ! out="$(tshark -r "$p" "$@" -Y "$f" -T fields -e frame.number 2>&1)"; then
+		echo "pcap_count: tshark failed on $p with filter '$f': ${out:0:300}" >&2
+		return 1
+	fi
+	grep -c '^[0-9]' <<<"$out"
 }
 
 perf_preflight() { preflight rnic rnic_perf rnicsim; }
@@ -271,8 +278,13 @@ stat_delta() {
 	echo $((a - b))
 }
 
-# pcap_sum PCAP FILTER: "FRAMES BYTES" of the frames matching FILTER.
+# pcap_sum PCAP FILTER: "FRAMES BYTES" of the frames matching FILTER
+# (fails like pcap_count).
 pcap_sum() {
-	tshark -r "$1" -Y "$2" -T fields -e frame.len 2>/dev/null |
-		awk '{ n++; b += $1 } END { print n + 0, b + 0 }'
+	local out
+	if ! out="$(tshark -r "$1" -Y "$2" -T fields -e frame.len 2>&1)"; then
+		echo "pcap_sum: tshark failed on $1 with filter '$2': ${out:0:300}" >&2
+		return 1
+	fi
+	awk '/^[0-9]+$/ { n++; b += $1 } END { print n + 0, b + 0 }' <<<"$out"
 }

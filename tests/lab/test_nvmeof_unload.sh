@@ -156,17 +156,23 @@ port_back() {
 		dmesg | grep 'nvmet_rdma: enabling port 1' | tail -1
 		[ \$(dmesg | grep -c 'nvmet_rdma: enabling port 1') -gt \$n ]"
 }
-# recovered: the load's fio completed, everything verified, after the host
-# reconnected.
+# reconnects: how many times the host's controller reconnected so far.
+reconnects() {
+	lab_exec 1 --timeout 30 "dmesg | grep -c 'nvme nvme0: Successfully reconnected' || true"
+}
+# recovered: the load's fio completed, everything verified, and the host
+# reconnected (nvme-rdma's error recovery) since the target's rmmod.
 recovered() {
-	local rc t
+	local rc t r
 	t="$(lab__now_us)"
 	lab_wait 1 "$JOB" --timeout 300
 	rc=$?
 	echo "fio returned $rc $(lab_elapsed "$t") s later"
-	lab_exec 1 --timeout 30 "dmesg | grep -E 'nvme nvme0: (starting error recovery|Successfully reconnected)' | tail -2" &&
-		[ "$rc" = 0 ]
+	r="$(reconnects)" || return 1
+	echo "'Successfully reconnected' in vm1's log: ${R0:-?} before the target's rmmod, $r now"
+	[ "$rc" = 0 ] && [ -n "$R0" ] && [ "$r" -gt "$R0" ]
 }
+R0="$(reconnects)" || R0=""
 if check "vm1: fio writing 128 MiB with verify on $DEV" load 128 1; then
 	check "vm2 (target): rmmod rnic under NVMe-oF load returns within $BOUND s, rnic gone" unload 2 || true
 	check "vm2: modprobe rnic again, nvmet port 1 enabled again (subsystem link cycled)" port_back || true

@@ -141,18 +141,21 @@ for _ in $(seq 300); do
 	sleep 0.1
 done
 STALL_LOG="$LAB_DIR/stall.log"
+# Every step of the stall must have worked, or the run proved nothing.
+stall_ok=1
+step() { "$@" || { echo "FAILED: $*"; stall_ok=0; }; }
 {
 	echo "traffic flowing: $flowing"
-	sim_ctl 1 pcap start "$NIC1_PCAP"
-	sim_ctl 2 pcap start "$NIC2_PCAP"
-	sim_ctl 2 rx hold
+	step sim_ctl 1 pcap start "$NIC1_PCAP"
+	step sim_ctl 2 pcap start "$NIC2_PCAP"
+	step sim_ctl 2 rx hold
 	sleep 0.2
-	ip netns exec "$LAB_NS" python3 "$LAB_REPO/tests/lab/roce_flood.py" br0 "$M2" "$SRV" 1200
+	step ip netns exec "$LAB_NS" python3 "$LAB_REPO/tests/lab/roce_flood.py" br0 "$M2" "$SRV" 1200
 	# XOFF is refreshed every half pause time while the buffer stays full.
 	sleep 1.5
 	echo "vm2 NIC, its receive pipeline held:"
 	sim_counters 2 | grep -E '^(rx_drop_no_buf|rdma_rx_drop_fifo_full|rx_hold|tx_pause|rx_pause|rx_roce_v2_frames) '
-	sim_ctl 2 rx release
+	step sim_ctl 2 rx release
 	echo "vm2 resumed"
 	# The buffer drains, the NIC sends XON: wait for it (10 s at most)
 	# in the NIC's capture, which rnicsim flushes frame by frame.
@@ -161,8 +164,8 @@ STALL_LOG="$LAB_DIR/stall.log"
 		sleep 0.2
 	done
 	sleep 0.5
-	sim_ctl 1 pcap stop
-	sim_ctl 2 pcap stop
+	step sim_ctl 1 pcap stop
+	step sim_ctl 2 pcap stop
 } >"$STALL_LOG" 2>&1
 # The run must still be going when the NIC resumes, or it proved nothing.
 spanned=0
@@ -176,7 +179,8 @@ stall_run() {
 		return 1
 	}
 	echo "$line"
-	[ "$spanned" = 1 ] && perf_check 2 "$line"
+	echo "every step of the stall worked: $stall_ok, traffic was flowing: $flowing"
+	[ "$stall_ok" = 1 ] && [ "$flowing" = 1 ] && [ "$spanned" = 1 ] && perf_check 2 "$line"
 }
 check "RDMA WRITE 64 KiB x 3000 across a 1.7 s receiver stall with a 1200-frame burst: completes, every byte verified" \
 	stall_run || true
