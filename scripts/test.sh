@@ -169,6 +169,8 @@ stage_lab() {
 		[ -n "$kernels" ] || kernels=stock
 		for k in $kernels; do
 			case "$k" in
+			# A comparison script others' checks cover: run by hand.
+			none) break ;;
 			stock) kver="$(cat /var/cache/rnic/kver)" ;;
 			debug) kver="$(cat /var/cache/rnic/debug-kver)" ;;
 			*)
