@@ -152,6 +152,7 @@ step() { "$@" || { echo "FAILED: $*"; stall_ok=0; }; }
 	echo "traffic flowing: $flowing"
 	step sim_ctl 1 pcap start "$NIC1_PCAP"
 	step sim_ctl 2 pcap start "$NIC2_PCAP"
+	T_HOLD="$(lab__now_us)"
 	step sim_ctl 2 rx hold
 	sleep 0.2
 	step ip netns exec "$LAB_NS" python3 "$LAB_REPO/tests/lab/roce_flood.py" br0 "$M2" "$SRV" 1200
@@ -165,13 +166,15 @@ step() { "$@" || { echo "FAILED: $*"; stall_ok=0; }; }
 	# in the NIC's capture, which rnicsim flushes frame by frame.
 	# The capture is still being written: tshark fails on its cut-short
 	# last frame after printing the whole ones, so its status is not
-	# pcap_count's to judge here (the XON check below reads the stopped
-	# capture, strictly).
+	# pcap_count's to judge here, nor pipefail's (the XON check below
+	# reads the stopped capture, strictly).
 	for _ in $(seq 50); do
-		tshark -r "$NIC2_PCAP" -Y "macc.opcode == 0x0101 && eth.src == $M2 && macc.cbfc.pause_time.c$PRIO == 0" \
-			-T fields -e frame.number 2>/dev/null | grep -q . && break
+		{ tshark -r "$NIC2_PCAP" -T fields -e frame.number \
+			-Y "macc.opcode == 0x0101 && eth.src == $M2 && macc.cbfc.pause_time.c$PRIO == 0" \
+			2>/dev/null || true; } | grep -q . && break
 		sleep 0.2
 	done
+	echo "XON seen after $(lab_elapsed "$T_HOLD") s of the stall"
 	sleep 0.5
 	step sim_ctl 1 pcap stop
 	step sim_ctl 2 pcap stop
