@@ -30,6 +30,8 @@
 #                                  perf_verified as one check, its figures
 #                                  as a comment (and appended to $FIGURES
 #                                  if set)
+#   perf_figures                   the same figures, after a check of its
+#                                  own that ran rnic_perf
 #   perf_preflight                 rnic and rnic_perf DKMS-installed for the
 #                                  kernel the lab boots, rnicsim built; else
 #                                  one not-ok line and exit
@@ -141,9 +143,17 @@ perf_srq_events_are() {
 # perf_case WHAT C S ADDR [--timeout T] ARGS...: perf_verified as one
 # check; the run's figures follow as a comment.
 perf_case() {
-	local what="$1" line
+	local what="$1"
 	shift
 	check "$what" perf_verified "$@" || true
+	perf_figures
+}
+
+# perf_figures: the figures of the last check's client run as a comment
+# (and appended to $FIGURES if set); for checks of their own that run
+# rnic_perf.
+perf_figures() {
+	local line
 	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
 	if [ -n "$line" ]; then
 		echo "# $(perf_summary "$line")"

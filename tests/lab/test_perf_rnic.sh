@@ -277,11 +277,10 @@ v6_run_one() {
 	perf_check 2 "$line"
 }
 v6_run() {
-	local what="$1" line
+	local what="$1"
 	shift
 	check "IPv6: $what" v6_run_one "$@" || true
-	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
-	[ -z "$line" ] || echo "# $(perf_summary "$line")"
+	perf_figures
 }
 
 hw_stats 1 rnic0/1 >"$LAB_DIR/stats-v6-before" 2>&1 || true

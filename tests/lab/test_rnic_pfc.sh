@@ -55,22 +55,7 @@ check_vms "1 2" "modprobe rnic pfc_prio=$PRIO: PFC on, rnic0 ACTIVE, rnic_perf l
 SRV="$(lab_addr 2 rnic 4)"
 check "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV" || exit 1
 
-run_one() {
-	local line
-	line="$(perf_run 1 "$SRV" --timeout 150 "$@")" || {
-		echo "$line"
-		return 1
-	}
-	echo "$line"
-	perf_check 2 "$line"
-}
-run() {
-	local what="$1" line
-	shift
-	check "$what" run_one "$@" || true
-	line="$(grep '^client' "$OUT/$nchk.log" | tail -1 || true)"
-	[ -z "$line" ] || echo "# $(perf_summary "$line")"
-}
+run() { perf_case "$1" 1 2 "$SRV" --timeout 150 "${@:2}"; }
 
 PCAP="$LAB_DIR/pfc-tags.pcap"
 lab_capture_start "$PCAP"
