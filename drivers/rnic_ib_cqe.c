@@ -313,17 +313,19 @@ int rnic_ib_cqe_srq_check(u16 slot, u32 depth, const unsigned long *busy)
 EXPORT_SYMBOL_IF_KUNIT(rnic_ib_cqe_srq_check);
 
 /**
- * rnic_ib_cqe_scrub() - mark the CQEs a reset QP left in a CQ
+ * rnic_ib_cqe_scrub() - mark the CQEs a reset or destroyed QP left in a CQ
  * @ring: the CQ's ring of (1 << @log2_depth) CQEs
  * @log2_depth: log2 of its depth
  * @ci: its consumer index
- * @qpn: the QP that went to RESET
+ * @qpn: the QP that went to RESET or was destroyed
  * @srq_busy: the busy bitmap of the QP's SRQ, or NULL without one
  * @srq_depth: that SRQ's number of slots
  *
  * A QP in RESET has no work requests and its indices restart at 0: a CQE
  * it left unpolled would later complete a new work request with an old
- * status, or be refused and move the re-initialised QP to ERR. Each such
+ * status, or be refused and move the re-initialised QP to ERR. A
+ * destroyed QP's would name a QPN that nothing (or, once the device
+ * reuses it, another QP) owns. Each such
  * CQE the device has written (from @ci up to the first whose phase is not
  * yet this lap's) gets the QPN RNIC_IB_CQE_QPN_SCRUBBED, which poll_cq
  * drops; an SRQ receive among them gives its slot back. The device only

@@ -309,7 +309,7 @@ static int rnic_ib_build_path(struct rnic_ib_qp *qp,
 	return err;
 }
 
-/* Drop the CQEs @qp left in @cq when it went to RESET */
+/* Drop the CQEs @qp left in @cq when it went to RESET or was destroyed */
 static void rnic_ib_cq_scrub(struct rnic_ib_cq *cq, struct rnic_ib_qp *qp)
 {
 	struct rnic_ib_srq *srq = qp->srq;
@@ -330,6 +330,20 @@ static void rnic_ib_cq_scrub(struct rnic_ib_cq *cq, struct rnic_ib_qp *qp)
 	}
 	cq->scrubbed += n;
 	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/*
+ * What @qp completed and nobody polled must not outlive it: called once
+ * the device has stopped writing CQEs for it (MODIFY_QP to RESET or
+ * DESTROY_QP completed).
+ */
+static void rnic_ib_qp_scrub(struct rnic_ib_qp *qp)
+{
+	struct ib_qp *ibqp = &qp->ibqp;
+
+	rnic_ib_cq_scrub(to_rcq(ibqp->send_cq), qp);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		rnic_ib_cq_scrub(to_rcq(ibqp->recv_cq), qp);
 }
 
 /* modify_qp with @qp->state_lock held */
@@ -382,10 +396,7 @@ static int rnic_ib_modify_qp_locked(struct rnic_ib_qp *qp,
 		qp->ah_attr.grh.sgid_attr = NULL;
 	}
 	if (now == IB_QPS_RESET) {
-		/* what it completed and nobody polled must not outlive it */
-		rnic_ib_cq_scrub(to_rcq(ibqp->send_cq), qp);
-		if (ibqp->recv_cq != ibqp->send_cq)
-			rnic_ib_cq_scrub(to_rcq(ibqp->recv_cq), qp);
+		rnic_ib_qp_scrub(qp);
 		/* the device zeroed the slots: indices restart at 0 */
 		spin_lock_irq(&qp->sq.lock);
 		qp->sq.pi = 0;
@@ -460,6 +471,11 @@ int rnic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->destroying = true;
 	mutex_unlock(&qp->state_lock);
 	destroyed = !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_QP, ibqp->qp_num);
+	/*
+	 * Before the erase: a poller that finds the QPN unknown then has a
+	 * CQE the device wrote after DESTROY_QP, which is its error.
+	 */
+	rnic_ib_qp_scrub(qp);
 	xa_erase_irq(&ibd->qp_xa, ibqp->qp_num);
 	/* event handlers that found the QP are done with it */
 	if (!refcount_dec_and_test(&qp->ref))

@@ -228,7 +228,8 @@ struct rnic_ib_mr {
  * @arm_seq: sequence of the last arm
  * @armed: req_notify_cq() ran at least once: the slot carries an arm
  * @arm_solicited: the last arm was for solicited (and error) CQEs only
- * @scrubbed: CQEs of reset QPs marked for poll_cq to drop, not yet polled
+ * @scrubbed: CQEs of reset or destroyed QPs marked for poll_cq to drop,
+ *	not yet polled
  * @ref: references from event lookups (1 while in the table)
  * @gone: completed when the last reference is dropped
  */
