@@ -11,9 +11,17 @@
  *
  * poll_cq checks every CQE before it uses it (hardware-rdma.rst, "Completion
  * entries"): the QPN must name a QP of this CQ, the WQE index one that is
- * outstanding, the fields must be consistent. A CQE that fails is dropped
- * and counted, and its QP is moved to ERR (from a work item: poll_cq may
- * run in interrupt context), whose flush then completes its WRs.
+ * outstanding, the fields must be consistent. A CQE whose QP is not this
+ * CQ's is dropped and counted, and no QP is touched: the device got the
+ * QPN or the CQ wrong, and the QP it named may be another ULP's. A CQE of
+ * this CQ's QP that fails the other checks is dropped and counted, and its
+ * QP is moved to ERR (from a work item: poll_cq may run in interrupt
+ * context), whose flush then completes its WRs.
+ *
+ * A QP's CQEs that are still unpolled when it is reset or destroyed are
+ * marked for poll_cq to drop (rnic_ib_qp.c), and so are a destroyed CQ's
+ * entries in its EQ: an entry that then names no QP or no CQ, or one of
+ * another CQ or EQ, is the device's error, and is reported as such.
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -33,17 +41,29 @@ static void rnic_ib_eq_arm(struct rnic_ibdev *ibd, struct rnic_ib_eq *eq)
 		      rnic_db_cq(eq->ci, true, eq->arm_seq), RNIC_DB_VEC_EVENT);
 }
 
-/* The CQ an EQ entry names; RCU keeps it alive until destroy_cq's grace period */
-static void rnic_ib_cq_event(struct rnic_ibdev *ibd, u32 cqn)
+/*
+ * The CQ an EQ entry names, if it is one of this EQ's. RCU keeps it alive
+ * until destroy_cq's grace period: an entry of another EQ's CQ is read on
+ * this EQ's interrupt, which destroy_cq does not fence.
+ */
+static void rnic_ib_cq_event(struct rnic_ibdev *ibd, struct rnic_ib_eq *eq,
+			     u32 cqn)
 {
 	struct rnic_ib_cq *cq;
 
 	rcu_read_lock();
 	cq = xa_load(&ibd->cq_xa, cqn);
-	if (cq && cq->ibcq.comp_handler)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	else if (!cq)
+	if (!cq) {
 		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_eq_unknown_cq);
+		ibdev_err_ratelimited(&ibd->ibdev, "EQ %u: dropped a completion event for CQ %u, which does not exist; the device is faulty, and a CQ may have lost its event: unload and reload rnic to reset it\n",
+				      eq->eqn, cqn);
+	} else if (cq->eq != eq) {
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_bad_eqes);
+		ibdev_err_ratelimited(&ibd->ibdev, "EQ %u: dropped a completion event for CQ %u, which is EQ %u's; the device is faulty, and a CQ may have lost its event: unload and reload rnic to reset it\n",
+				      eq->eqn, cqn, cq->eq->eqn);
+	} else if (cq->ibcq.comp_handler) {
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	}
 	rcu_read_unlock();
 }
 
@@ -77,7 +97,12 @@ static irqreturn_t rnic_ib_eq_irq(int irq, void *data)
 			rnic_ib_stat_inc(ibd, RNIC_IB_STAT_bad_eqes);
 			continue;
 		}
-		rnic_ib_cq_event(ibd, cqn);
+		/* a destroyed CQ's (rnic_ib_eq_forget_cq()) */
+		if (cqn == RNIC_IB_EQE_CQN_SCRUBBED && eq->scrubbed) {
+			eq->scrubbed--;
+			continue;
+		}
+		rnic_ib_cq_event(ibd, eq, cqn);
 	}
 	if (!ibd->rdev->fatal)
 		rnic_ib_eq_arm(ibd, eq);
@@ -184,6 +209,33 @@ int rnic_ib_eqs_create(struct rnic_ibdev *ibd)
 	return 0;
 }
 
+/**
+ * rnic_ib_eq_forget_cq() - make a CQ unknown to its EQ's interrupt
+ * @ibd: the device
+ * @cq: the CQ being destroyed
+ *
+ * With the EQ's interrupt kept from running (the handler is the EQ's only
+ * consumer), the entries the device wrote for the CQ and the handler has
+ * not consumed are marked for it to drop, and the CQ leaves the table:
+ * after this, the CQ's completion handler is never called again, and an
+ * EQ entry naming the CQN is the device's error. The EQ's other CQs only
+ * see their events delayed.
+ *
+ * Context: process context; not from the EQ's interrupt.
+ */
+static void rnic_ib_eq_forget_cq(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq)
+{
+	struct rnic_ib_eq *eq = cq->eq;
+
+	if (eq->irq > 0)
+		disable_irq(eq->irq);
+	eq->scrubbed += rnic_ib_eqe_scrub(eq->va, eq->log2_depth, eq->ci,
+					  cq->cqn);
+	xa_erase_irq(&ibd->cq_xa, cq->cqn);
+	if (eq->irq > 0)
+		enable_irq(eq->irq);
+}
+
 void rnic_ib_eqs_destroy(struct rnic_ibdev *ibd)
 {
 	unsigned int i;
@@ -258,6 +310,13 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		goto err_free;
 	cq->cqn = le32_to_cpu(r.create_cq.cqn);
 	cq->db_off = le16_to_cpu(r.create_cq.db_off);
+	/* CQNs are 24 bits: the value above them marks scrubbed EQ entries */
+	if (cq->cqn & ~RNIC_BTH_QPN) {
+		ibdev_err(&ibd->ibdev, "device returned CQN %#x, wider than 24 bits\n",
+			  cq->cqn);
+		err = -EPROTO;
+		goto err_destroy;
+	}
 	if (!rnic_ib_db_off_ok(cq->db_off)) {
 		ibdev_err(&ibd->ibdev, "CQ %u: device placed its doorbell at %#x, outside the slots\n",
 			  cq->cqn, cq->db_off);
@@ -292,11 +351,12 @@ int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	bool destroyed;
 
 	destroyed = !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_RDMA_CQ, cq->cqn);
-	xa_erase_irq(&ibd->cq_xa, cq->cqn);
+	/* the device writes no entry for the CQ after DESTROY_RDMA_CQ */
+	rnic_ib_eq_forget_cq(ibd, cq);
 	/*
-	 * An interrupt handler that found the CQ before the erase is done:
-	 * they look CQs up under RCU, and an EQ entry naming this CQN may
-	 * come on any completion EQ, not only the CQ's own.
+	 * Other EQs' interrupt handlers that found the CQ before the erase
+	 * are done: they look CQs up under RCU, and a faulty entry naming
+	 * this CQN may come on any completion EQ, not only the CQ's own.
 	 */
 	synchronize_rcu();
 	if (!refcount_dec_and_test(&cq->ref))
@@ -306,7 +366,7 @@ int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
-/* A CQE the checks refused: drop it, count it, fail its QP */
+/* A CQE of @qp the checks refused: drop it, count it, fail @qp */
 static void rnic_ib_bad_cqe(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
 			    const struct rnic_rdma_cqe *cqe,
 			    struct rnic_ib_qp *qp, const char *why)
@@ -388,26 +448,36 @@ static int rnic_ib_poll_srq(struct rnic_ib_qp *qp,
 static int rnic_ib_poll_one(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
 			    const struct rnic_rdma_cqe *cqe, struct ib_wc *wc)
 {
-	u32 qpn = le32_to_cpu(cqe->qpn) & RNIC_BTH_QPN;
+	u32 qpn = le32_to_cpu(cqe->qpn);
 	bool recv = cqe->opcode & RNIC_CQE_OP_RECV_BIT;
 	struct rnic_ib_qp *qp;
 	int err;
 
-	/* left by a QP that went to RESET (rnic_ib_cqe_scrub()) */
-	if (le32_to_cpu(cqe->qpn) == RNIC_IB_CQE_QPN_SCRUBBED && cq->scrubbed) {
+	/* left by a QP that was reset or destroyed (rnic_ib_cqe_scrub()) */
+	if (qpn == RNIC_IB_CQE_QPN_SCRUBBED && cq->scrubbed) {
 		cq->scrubbed--;
 		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_cqes_scrubbed);
 		return -ENOENT;
 	}
+	/*
+	 * Nothing of the QP but its CQNs is read before they say it is this
+	 * CQ's: a QP of another CQ may be in destroy_qp, which waits for
+	 * this RCU reader but does not take this CQ's lock.
+	 */
 	qp = xa_load(&ibd->qp_xa, qpn);
 	if (!qp) {
-		/* a late CQE of a destroyed QP: ids are not reused soon */
 		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_cqe_unknown_qp);
+		ibdev_err_ratelimited(&ibd->ibdev, "CQ %u: dropped a CQE naming QPN %#x, which does not exist; the device is faulty, and a WR may never complete: unload and reload rnic to reset it\n",
+				      cq->cqn, qpn);
 		return -ENOENT;
 	}
-	if ((recv ? qp->ibqp.recv_cq : qp->ibqp.send_cq) != &cq->ibcq) {
-		rnic_ib_bad_cqe(ibd, cq, cqe, qp, "QP of another CQ");
-		return -EIO;
+	if (rnic_ib_cqe_qp_check(cqe, cq->cqn, qp->send_cqn, qp->recv_cqn)) {
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_bad_cqes);
+		ibdev_err_ratelimited(&ibd->ibdev, "CQ %u: dropped a %s CQE naming QP %u, whose %s CQ is CQ %u; the device is faulty, and a WR may never complete: unload and reload rnic to reset it\n",
+				      cq->cqn, recv ? "receive" : "send", qpn,
+				      recv ? "receive" : "send",
+				      recv ? qp->recv_cqn : qp->send_cqn);
+		return -EXDEV;
 	}
 	if (!recv)
 		err = rnic_ib_poll_sq(qp, cqe, wc);

@@ -313,6 +313,31 @@ int rnic_ib_cqe_srq_check(u16 slot, u32 depth, const unsigned long *busy)
 EXPORT_SYMBOL_IF_KUNIT(rnic_ib_cqe_srq_check);
 
 /**
+ * rnic_ib_cqe_qp_check() - is a CQE's QP one of the polled CQ's
+ * @cqe: the CQE, its phase checked
+ * @cqn: the CQ it was read from
+ * @send_cqn: the send CQ of the QP the CQE names
+ * @recv_cqn: that QP's receive CQ
+ *
+ * A QP completes its sends on its send CQ and its receives on its
+ * receive CQ. A CQE that names a QP of another CQ says nothing about
+ * that QP's queues: the device got the QPN or the CQ wrong, so the caller
+ * must neither retire that QP's WQEs nor fail the QP, whose owner may be
+ * another ULP. The caller looked the QPN up; a QPN with reserved bits
+ * set is no QP's, so that lookup fails on it.
+ *
+ * Return: 0, or -EXDEV if the CQE's direction puts it on another CQ.
+ */
+int rnic_ib_cqe_qp_check(const struct rnic_rdma_cqe *cqe, u32 cqn,
+			 u32 send_cqn, u32 recv_cqn)
+{
+	bool recv = cqe->opcode & RNIC_CQE_OP_RECV_BIT;
+
+	return (recv ? recv_cqn : send_cqn) == cqn ? 0 : -EXDEV;
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_cqe_qp_check);
+
+/**
  * rnic_ib_cqe_scrub() - mark the CQEs a reset or destroyed QP left in a CQ
  * @ring: the CQ's ring of (1 << @log2_depth) CQEs
  * @log2_depth: log2 of its depth
@@ -362,3 +387,43 @@ unsigned int rnic_ib_cqe_scrub(struct rnic_rdma_cqe *ring, u8 log2_depth,
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(rnic_ib_cqe_scrub);
+
+/**
+ * rnic_ib_eqe_scrub() - mark the entries of a destroyed CQ in its EQ
+ * @ring: the completion EQ's ring of (1 << @log2_depth) entries
+ * @log2_depth: log2 of its depth
+ * @ci: its consumer index
+ * @cqn: the CQ being destroyed
+ *
+ * The device may have written a COMPLETION entry for the CQ that its EQ's
+ * interrupt has not consumed yet: marked with the CQN
+ * RNIC_IB_EQE_CQN_SCRUBBED, it is dropped, so that an entry naming no CQ
+ * is always the device's error, and the CQN, once the device reuses it,
+ * does not get an event of its predecessor. The caller keeps the EQ's
+ * interrupt handler, its only consumer, from running; the device only
+ * writes past these entries.
+ *
+ * Return: the number of entries marked.
+ */
+unsigned int rnic_ib_eqe_scrub(struct rnic_eqe *ring, u8 log2_depth, u16 ci,
+			       u32 cqn)
+{
+	u32 depth = BIT(log2_depth), i;
+	struct rnic_eqe *eqe;
+	unsigned int n = 0;
+
+	for (i = 0; i < depth; i++, ci++) {
+		eqe = &ring[ci & (depth - 1)];
+		if (rnic_eqe_phase(eqe) != rnic_ring_phase(ci, log2_depth))
+			break;
+		/* the rest of the entry only after its phase */
+		dma_rmb();
+		if (eqe->type != RNIC_EQE_COMPLETION ||
+		    le32_to_cpu(eqe->data) != cqn)
+			continue;
+		eqe->data = cpu_to_le32(RNIC_IB_EQE_CQN_SCRUBBED);
+		n++;
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_eqe_scrub);

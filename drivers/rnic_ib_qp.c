@@ -212,6 +212,8 @@ int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->srq = init->srq ? to_rsrq(init->srq) : NULL;
 	qp->cap = init->cap;
+	qp->send_cqn = to_rcq(init->send_cq)->cqn;
+	qp->recv_cqn = to_rcq(init->recv_cq)->cqn;
 
 	err = rnic_ib_wq_alloc(ibd, &qp->sq, sq_depth, sqe_log2, false);
 	if (!err && !qp->srq)
@@ -229,8 +231,8 @@ int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	c.hdr.opcode = RNIC_AQ_CREATE_QP;
 	c.type = type;
 	c.pdn = cpu_to_le32(pd->pdn);
-	c.send_cqn = cpu_to_le32(to_rcq(init->send_cq)->cqn);
-	c.recv_cqn = cpu_to_le32(to_rcq(init->recv_cq)->cqn);
+	c.send_cqn = cpu_to_le32(qp->send_cqn);
+	c.recv_cqn = cpu_to_le32(qp->recv_cqn);
 	c.db_page = cpu_to_le32(ibd->dbp.id);
 	c.sq_addr = cpu_to_le64(qp->sq.dma);
 	c.sq_log2_depth = qp->sq.log2_depth;

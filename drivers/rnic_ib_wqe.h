@@ -76,6 +76,8 @@ int rnic_ib_cqe_to_wc(const struct rnic_rdma_cqe *cqe, bool ud, u32 recv_len,
 int rnic_ib_cqe_sq_retire(u16 ci, u16 pi, u16 wqe_idx);
 int rnic_ib_cqe_rq_check(u16 ci, u16 pi, u16 wqe_idx);
 int rnic_ib_cqe_srq_check(u16 slot, u32 depth, const unsigned long *busy);
+int rnic_ib_cqe_qp_check(const struct rnic_rdma_cqe *cqe, u32 cqn,
+			 u32 send_cqn, u32 recv_cqn);
 /*
  * The QPN rnic_ib_cqe_scrub() gives a CQE it drops: outside the 24-bit QPN
  * the device writes (its upper bits are reserved, written as zero).
@@ -84,5 +86,9 @@ int rnic_ib_cqe_srq_check(u16 slot, u32 depth, const unsigned long *busy);
 unsigned int rnic_ib_cqe_scrub(struct rnic_rdma_cqe *ring, u8 log2_depth,
 			       u16 ci, u32 qpn, unsigned long *srq_busy,
 			       u32 srq_depth);
+/* The CQN rnic_ib_eqe_scrub() gives an EQ entry it drops: not a 24-bit CQN */
+#define RNIC_IB_EQE_CQN_SCRUBBED	0xffffffffU
+unsigned int rnic_ib_eqe_scrub(struct rnic_eqe *ring, u8 log2_depth, u16 ci,
+			       u32 cqn);
 
 #endif /* _RNIC_IB_WQE_H_ */

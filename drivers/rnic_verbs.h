@@ -29,9 +29,13 @@
  * completion interrupt and poll_cq (destroy_qp and destroy_cq wait a
  * grace period after the erase: a bad CQE or EQ entry may name an object
  * of another CQ or EQ), or under xa_lock_irq() with a reference from the
- * event work. Per queue: cq->lock, then qp->sq.lock,
- * qp->rq.lock or srq->lock (poll_cq nests them in that order; posting
- * takes one queue lock only), then the doorbell page's kick lock.
+ * event work. Before the erase, destroy_qp marks the QP's unpolled CQEs
+ * under each CQ's lock, and destroy_cq its EQ's unconsumed entries with
+ * the EQ's interrupt disabled, so that nothing the device wrote before
+ * the DESTROY names an object that is gone. Per queue: cq->lock, then
+ * qp->sq.lock, qp->rq.lock or srq->lock (poll_cq nests them in that
+ * order; posting takes one queue lock only), then the doorbell page's
+ * kick lock.
  */
 #ifndef _RNIC_VERBS_H_
 #define _RNIC_VERBS_H_
@@ -126,6 +130,8 @@ struct rnic_ib_dbp {
  * @irq: Linux IRQ of @vector (0 until requested)
  * @ci: free-running consumer index
  * @arm_seq: sequence of the last arm
+ * @scrubbed: entries of destroyed CQs marked for the interrupt handler to
+ *	drop, not yet consumed (changed by the handler, or with it disabled)
  * @created: the device knows the EQ
  * @name: IRQ name
  */
@@ -139,6 +145,7 @@ struct rnic_ib_eq {
 	int irq;
 	u16 ci;
 	u8 arm_seq;
+	u32 scrubbed;
 	bool created;
 	char name[32];
 };
@@ -329,6 +336,9 @@ struct rnic_ib_srq {
  * @state: the state the driver believes the QP is in
  * @sig_all: IB_SIGNAL_ALL_WR
  * @privileged: its PD is a kernel PD
+ * @send_cqn: its send CQ's CQN, and
+ * @recv_cqn: its receive CQ's: poll_cq checks that a CQE's QP is its own
+ *	from these alone (rnic_ib_cqe_qp_check())
  * @dest_qpn: RC: the peer QPN (for the UDP source port)
  * @ah_attr: RC: the path as the ULP gave it, for query_qp
  * @cap: the capacities granted at create
@@ -349,6 +359,8 @@ struct rnic_ib_qp {
 	enum ib_qp_state state;
 	bool sig_all;
 	bool privileged;
+	u32 send_cqn;
+	u32 recv_cqn;
 	u32 dest_qpn;
 	struct rdma_ah_attr ah_attr;
 	struct ib_qp_cap cap;

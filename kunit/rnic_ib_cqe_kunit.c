@@ -3,7 +3,8 @@
  * KUnit tests for the ABI 2.0 CQE decoder (drivers/rnic_ib_cqe.c): every
  * status and opcode of the contract's tables, the UD receive fields, and
  * CQEs a faulty device could write, including WQE indices outside what is
- * outstanding, which must be refused before they index anything.
+ * outstanding, which must be refused before they index anything, and CQEs
+ * and EQ entries that name an object of another CQ or EQ.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -397,6 +398,105 @@ static void cqe_scrub_after_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rnic_ib_cqe_scrub(ring, 3, 16, 9, NULL, 0), 8);
 }
 
+/*
+ * A CQE belongs on its QP's send CQ or receive CQ as its opcode says, in
+ * success and in error; one on another CQ is refused, whatever it says.
+ */
+static void cqe_qp_of_this_cq(struct kunit *test)
+{
+	static const u8 sends[] = { RNIC_SQE_OP_SEND, RNIC_SQE_OP_WRITE,
+				    RNIC_SQE_OP_READ, RNIC_SQE_OP_REG_MR };
+	static const u8 recvs[] = { RNIC_CQE_OP_RECV,
+				    RNIC_CQE_OP_RECV_WRITE_IMM };
+	struct rnic_rdma_cqe c;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sends); i++) {
+		cqe_init(&c, sends[i], RNIC_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_qp_check(&c, 10, 10, 11), 0);
+		/* the QP's receive CQ, or a CQ of no concern to the QP */
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_qp_check(&c, 11, 10, 11),
+				-EXDEV);
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_qp_check(&c, 12, 10, 11),
+				-EXDEV);
+		/* one CQ for both */
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_qp_check(&c, 10, 10, 10), 0);
+		cqe_init(&c, sends[i], RNIC_WC_RETRY_EXC_ERR);
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_qp_check(&c, 11, 10, 11),
+				-EXDEV);
+	}
+	for (i = 0; i < ARRAY_SIZE(recvs); i++) {
+		cqe_init(&c, recvs[i], RNIC_WC_SUCCESS);
+		c.flags |= RNIC_RCQE_F_SRQ;
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_qp_check(&c, 11, 10, 11), 0);
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_qp_check(&c, 10, 10, 11),
+				-EXDEV);
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_qp_check(&c, 12, 10, 11),
+				-EXDEV);
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_qp_check(&c, 10, 10, 10), 0);
+		cqe_init(&c, recvs[i], RNIC_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, rnic_ib_cqe_qp_check(&c, 10, 10, 11),
+				-EXDEV);
+	}
+}
+
+/* An EQ entry the device wrote at free-running index @idx of a ring of 8 */
+static void eqe_at(struct rnic_eqe *ring, u16 idx, u8 type, u32 data)
+{
+	struct rnic_eqe *e = &ring[idx & 7];
+
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->flags = rnic_ring_phase(idx, 3) ? RNIC_EQE_F_PHASE : 0;
+	e->data = cpu_to_le32(data);
+}
+
+/*
+ * A destroyed CQ's unconsumed completion events are marked for the EQ's
+ * interrupt to drop; other CQs' entries, and entries of other types that
+ * happen to carry the CQN, are not touched; the scan stops at the first
+ * entry the device has not written this lap.
+ */
+static void eqe_scrub_destroyed_cq(struct kunit *test)
+{
+	struct rnic_eqe ring[8];
+	u16 ci = 0xfffd, i;
+
+	memset(ring, 0, sizeof(ring));
+	/* across the ring's end and the u16 index's wrap */
+	eqe_at(ring, ci, RNIC_EQE_COMPLETION, 5);
+	eqe_at(ring, ci + 1, RNIC_EQE_COMPLETION, 6);
+	eqe_at(ring, ci + 2, RNIC_EQE_LINK_CHANGE, 5);
+	eqe_at(ring, ci + 3, RNIC_EQE_COMPLETION, 5);
+	/* written a lap ago: not yet this lap's, the scan stops here */
+	eqe_at(ring, ci + 4 - 8, RNIC_EQE_COMPLETION, 5);
+
+	KUNIT_EXPECT_EQ(test, rnic_ib_eqe_scrub(ring, 3, ci, 5), 2);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[(u16)ci & 7].data),
+			RNIC_IB_EQE_CQN_SCRUBBED);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[(u16)(ci + 1) & 7].data), 6);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[(u16)(ci + 2) & 7].data), 5);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[(u16)(ci + 3) & 7].data),
+			RNIC_IB_EQE_CQN_SCRUBBED);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[(u16)(ci + 4) & 7].data), 5);
+	/* type and phase stay: the interrupt still consumes them */
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, rnic_eqe_phase(&ring[(u16)(ci + i) & 7]),
+				rnic_ring_phase((u16)(ci + i), 3));
+	KUNIT_EXPECT_EQ(test, ring[(u16)ci & 7].type, RNIC_EQE_COMPLETION);
+	/* once marked, a second scrub finds nothing; another CQ's are its own */
+	KUNIT_EXPECT_EQ(test, rnic_ib_eqe_scrub(ring, 3, ci, 5), 0);
+	KUNIT_EXPECT_EQ(test, rnic_ib_eqe_scrub(ring, 3, ci, 6), 1);
+	/* an empty ring: nothing */
+	memset(ring, 0, sizeof(ring));
+	KUNIT_EXPECT_EQ(test, rnic_ib_eqe_scrub(ring, 3, 0, 0), 0);
+
+	/* a full ring of one CQ's entries: every one, and the scan ends */
+	for (i = 0; i < 8; i++)
+		eqe_at(ring, 40 + i, RNIC_EQE_COMPLETION, 9);
+	KUNIT_EXPECT_EQ(test, rnic_ib_eqe_scrub(ring, 3, 40, 9), 8);
+}
+
 static struct kunit_case rnic_ib_cqe_cases[] = {
 	KUNIT_CASE(cqe_status_table),
 	KUNIT_CASE(cqe_send_opcodes),
@@ -407,6 +507,8 @@ static struct kunit_case rnic_ib_cqe_cases[] = {
 	KUNIT_CASE(cqe_rq_index),
 	KUNIT_CASE(cqe_srq_slot),
 	KUNIT_CASE(cqe_scrub_after_reset),
+	KUNIT_CASE(cqe_qp_of_this_cq),
+	KUNIT_CASE(eqe_scrub_destroyed_cq),
 	{}
 };
 
