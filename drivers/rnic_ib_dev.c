@@ -469,7 +469,7 @@ static void rnic_ib_qp_event(struct rnic_ibdev *ibd, const struct rnic_eqe *eqe)
 		ibdev_warn_ratelimited(&ibd->ibdev, "QP %u: %s (reason %u, info %#llx)\n",
 				       qp->ibqp.qp_num, ib_event_msg(ev.event),
 				       eqe->reason, le64_to_cpu(eqe->info));
-		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		rnic_ib_qp_dev_err(qp);
 	}
 	if (qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);

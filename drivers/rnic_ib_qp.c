@@ -9,6 +9,7 @@
  * the request as ib_core's rules do; query_qp is QUERY_QP; destroy_qp is
  * DESTROY_QP, after which the rings are freed.
  */
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/log2.h>
 #include <rdma/ib_addr.h>
@@ -86,6 +87,27 @@ void rnic_ib_qp_set_err(struct rnic_ib_qp *qp)
 {
 	schedule_work(&qp->err_work);
 }
+
+/**
+ * rnic_ib_qp_dev_err() - the device moved a QP to ERR on its own
+ * @qp: the QP a QP_FATAL, QP_REQ_ERR or QP_ACCESS_ERR event named
+ *
+ * Under @qp->state_lock, as every other change of the state: modify_qp
+ * writes the device's answer back after its command, and an ERR written
+ * while the command ran would be overwritten by a state the QP has left.
+ * A QP in RESET was reset after the device raised the event: the error
+ * was its previous life's, and the device holds it in RESET now.
+ *
+ * Context: process context (the event work).
+ */
+void rnic_ib_qp_dev_err(struct rnic_ib_qp *qp)
+{
+	mutex_lock(&qp->state_lock);
+	if (qp->state != IB_QPS_RESET)
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+	mutex_unlock(&qp->state_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_qp_dev_err);
 
 /* ------------------------------------------------------------------------
  * Creation

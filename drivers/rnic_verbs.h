@@ -467,6 +467,7 @@ int rnic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 struct rnic_ib_qp *rnic_ib_qp_get(struct rnic_ibdev *ibd, u32 qpn);
 void rnic_ib_qp_put(struct rnic_ib_qp *qp);
 void rnic_ib_qp_set_err(struct rnic_ib_qp *qp);
+void rnic_ib_qp_dev_err(struct rnic_ib_qp *qp);
 
 /* rnic_ib_post.c */
 int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

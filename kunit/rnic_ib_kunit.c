@@ -4,16 +4,19 @@
  * versions the port advertises per roce_mode (ib_core derives the GID
  * types and rdma_cm's accepted default_roce_mode from it), the speed,
  * width and MTU query_port reports, the node GUID, the numeric firmware
- * version, and the SET_PORT command that carries the RoCE module
- * parameters.
+ * version, the SET_PORT command that carries the RoCE module
+ * parameters, and the QP state a device's error event leaves.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "rnic_hw.h"
 #include "rnic_ib.h"
 #include "rnic_param.h"
+#include "rnic_verbs.h"
 
 static void cap_flags_per_roce_mode(struct kunit *test)
 {
@@ -320,6 +323,57 @@ static void set_port_keeps_netdev_flags(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd.flags), 0);
 }
 
+struct qp_event_ctx {
+	struct work_struct work;
+	struct rnic_ib_qp *qp;
+};
+
+/* What the event work does for a QP_FATAL, QP_REQ_ERR or QP_ACCESS_ERR */
+static void qp_event_work(struct work_struct *work)
+{
+	rnic_ib_qp_dev_err(container_of(work, struct qp_event_ctx, work)->qp);
+}
+
+/*
+ * The device's error event moves the QP to ERR under the QP's state lock:
+ * a modify_qp that holds the lock across its command and then writes the
+ * device's answer (RTS here) must not overwrite the ERR, which comes after
+ * it. A QP reset since the event stays in RESET.
+ */
+static void qp_dev_err_event(struct kunit *test)
+{
+	struct qp_event_ctx *ctx;
+	struct rnic_ib_qp *qp;
+
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	mutex_init(&qp->state_lock);
+	ctx->qp = qp;
+	INIT_WORK(&ctx->work, qp_event_work);
+
+	/* modify_qp RTR -> RTS in progress: the event waits for it */
+	mutex_lock(&qp->state_lock);
+	qp->state = IB_QPS_RTR;
+	schedule_work(&ctx->work);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qp->state), IB_QPS_RTR);
+	WRITE_ONCE(qp->state, IB_QPS_RTS);
+	mutex_unlock(&qp->state_lock);
+	flush_work(&ctx->work);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_ERR);
+
+	/* the event of a QP reset since: its error is gone with the reset */
+	qp->state = IB_QPS_RESET;
+	rnic_ib_qp_dev_err(qp);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_RESET);
+	qp->state = IB_QPS_SQD;
+	rnic_ib_qp_dev_err(qp);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_ERR);
+	mutex_destroy(&qp->state_lock);
+}
+
 static struct kunit_case rnic_ib_cases[] = {
 	KUNIT_CASE(cap_flags_per_roce_mode),
 	KUNIT_CASE(cap_flags_are_roce_only),
@@ -333,6 +387,7 @@ static struct kunit_case rnic_ib_cases[] = {
 	KUNIT_CASE(set_port_pfc),
 	KUNIT_CASE(set_port_no_icrc),
 	KUNIT_CASE(set_port_keeps_netdev_flags),
+	KUNIT_CASE(qp_dev_err_event),
 	{}
 };
 
