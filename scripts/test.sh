@@ -29,12 +29,33 @@ TIMES=()
 # it), echo its ok/not ok lines, count them; a failing stage that printed
 # no "not ok" counts as one failure.
 run_stage() {
-	local name=$1 tmo=$2 log="$RNIC_TEST_DIR/$1.log" t0=$SECONDS rc
+	start_stage "$1" "$2" 0
+	wait "$!"
+	finish_stage "$1"
+}
+
+# start_stage NAME TIMEOUT NICE: start stage_NAME in the background at
+# that niceness; finish_stage NAME collects it.
+start_stage() {
+	local name=$1 tmo=$2
 	echo "== $name" >&2
-	timeout --foreground -k 30 "$tmo" bash "$REPO/scripts/test.sh" \
-		--stage "$name" >"$log" 2>&1
-	rc=$?
-	local ok nok
+	echo "$SECONDS" >"$RNIC_TEST_DIR/$name.t0"
+	(
+		nice -n "$3" timeout --foreground -k 30 "$tmo" \
+			bash "$REPO/scripts/test.sh" --stage "$name" \
+			>"$RNIC_TEST_DIR/$name.log" 2>&1
+		echo "$? $tmo" >"$RNIC_TEST_DIR/$name.rc"
+	) &
+}
+
+# finish_stage NAME: wait for a stage start_stage started, print its
+# ok/not ok lines and count them; its status.
+finish_stage() {
+	local name=$1 log="$RNIC_TEST_DIR/$1.log" rc tmo ok nok
+	while [ ! -s "$RNIC_TEST_DIR/$name.rc" ]; do
+		wait -n 2>/dev/null || sleep 1
+	done
+	read -r rc tmo <"$RNIC_TEST_DIR/$name.rc"
 	ok=$(grep -c '^ok - ' "$log")
 	nok=$(grep -c '^not ok - ' "$log")
 	grep -E '^(not )?ok - ' "$log"
@@ -48,7 +69,8 @@ run_stage() {
 	fi
 	PASS=$((PASS + ok))
 	FAIL=$((FAIL + nok))
-	TIMES+=("$(printf '%-18s %5d s  (%d ok, %d not ok)' "$name" $((SECONDS - t0)) "$ok" "$nok")")
+	TIMES+=("$(printf '%-18s %5d s  (%d ok, %d not ok)' "$name" \
+		$((SECONDS - $(cat "$RNIC_TEST_DIR/$name.t0"))) "$ok" "$nok")")
 	return "$rc"
 }
 
@@ -66,29 +88,36 @@ one_check() {
 
 stage_deps() { one_check "deps: scripts/install-deps.sh" bash scripts/install-deps.sh; }
 
+# In a copy of the tree: the stage runs beside the lab, and "make clean"
+# or a W=1 rebuild must not touch what DKMS and KUnit copy from.
 stage_build() {
-	local kver kdir
+	local kver kdir tree="$RNIC_TEST_DIR/tree"
 	# Kbuild compiles, and runs sparse on, one file at a time unless
 	# told otherwise: this stage kept one core of two busy (213 s).
 	export MAKEFLAGS="-j$(nproc)"
+	rm -rf "$tree" && mkdir -p "$tree/tools" &&
+		cp -a "$REPO/Makefile" "$REPO/Kbuild" "$REPO/drivers" "$REPO/include" \
+			"$REPO/kunit" "$REPO/scripts" "$tree/" &&
+		cp -a "$REPO/tools/rnic_perf" "$tree/tools/" && cd "$tree" || return 1
 	kver=$(cat /var/cache/rnic/kver) || return 1
 	kdir=/lib/modules/$kver/build
+	make KDIR="$kdir" clean >/dev/null 2>&1
 	one_check "build: rnic.ko against $kver headers" make KDIR="$kdir" modules
 	one_check "build: make check (W=1, sparse, checkpatch --strict)" make KDIR="$kdir" check
 	one_check "build: modinfo documents every parameter" scripts/check-modinfo.sh rnic.ko
 	make KDIR="$kdir" clean >/dev/null 2>&1
 	# Debian 12's default kernel (drivers/rnic_compat.h) stays clean too.
-	# Before rnicsim: "make clean" cleans rnicsim as well.
 	kver=$(cat /var/cache/rnic/kver61) || return 1
 	one_check "build: make check against Debian 12's $kver headers" \
 		make KDIR="/lib/modules/$kver/build" check
-	make KDIR="/lib/modules/$kver/build" clean >/dev/null 2>&1
-	one_check "build: rnicsim" make -C tools/rnicsim
 }
+
+# The model the lab runs; its unit tests are stage rnicsim_tests.
+stage_rnicsim() { one_check "build: rnicsim" make -C tools/rnicsim; }
 
 # Under ASan and UBSan: the random-corruption and malformed-input tests
 # find over-reads only there.
-stage_rnicsim() { make -C tools/rnicsim test-asan; }
+stage_rnicsim_tests() { make -C tools/rnicsim test-asan; }
 
 stage_debugkernel() {
 	one_check "debug kernel: built and installed (scripts/debug-kernel.config)" \
@@ -132,27 +161,36 @@ lab_test() {
 	fi
 }
 
-# How long each lab test took in the last run on this machine ("NAME-LABEL
-# SECONDS"): the lab starts the longest first.
+# What each lab test took in the last run on this machine ("NAME-LABEL
+# SECONDS CPU-SECONDS": wall time, and the host CPU time of its QEMUs,
+# rnicsims and captures): the lab starts the longest first, and as many
+# at once as the host's cores keep busy.
 LAB_TIMES=/var/cache/rnic/lab-times
-# How many VMs may run at once: one per host core. The guests are
-# single-vCPU TCG, so two one-VM tests share a 2-core machine without
-# slowing each other; a third VM beside a two-VM test stretched every
-# timeout-bound check (a one-VM test took 3.4x its time alone, and a
-# reload under ping -f overran its 120 s).
-LAB_VMS=${RNIC_LAB_VMS:-$(nproc)}
+# The host CPU the running lab tests may want at once, in hundredths of
+# a core.  A test wants its CPU time over its wall time: a two-VM test
+# keeps 1.0-1.5 cores busy, because one guest mostly waits for the
+# other.  Scheduling by VMs (one per core) left 27% of the host idle
+# through the lab stage.  A little over the cores: the guests' waits
+# interleave; far over, and checks bound by a timeout stretch (a one-VM
+# test beside a two-VM one took 3.4x its time alone when the guest
+# agent still polled).
+LAB_CPU=${RNIC_LAB_CPU:-$(($(nproc) * 100 + 50))}
 
-# lab_weight FILE: the VMs a test keeps busy at once: the lab_vm lines it
-# has, at most 2 (a third VM, like netdev's virtio peer, mostly idles);
-# a test that starts its VMs in a loop counts 2.
-lab_weight() {
+# lab_want FILE EST CPU: the hundredths of a core the test wants: from the
+# last run's figures, or by the VMs it keeps busy (the lab_vm lines it
+# has: a test that starts its VMs in a loop counts 2).
+lab_want() {
 	local n
+	if [ -n "$3" ] && [ "${2:-0}" -gt 0 ]; then
+		echo $(($3 * 100 / $2))
+		return
+	fi
 	n="$(grep -cE '^[[:space:]]*lab_vm [0-9]' "$1")"
-	if [ "$n" = 1 ]; then echo 1; else echo 2; fi
+	if [ "$n" = 1 ]; then echo 100; else echo 150; fi
 }
 
 stage_lab() {
-	local t k kver kernels name est queue=() job used=0 w i
+	local t k kver kernels name est cpu queue=() job used=0 w i
 	local -A run_w=() run_job=()
 	mkdir -p "$RNIC_TEST_DIR/lab"
 	# The lab runs alone on this machine (2 cores: another lab at once
@@ -181,29 +219,32 @@ stage_lab() {
 				continue
 				;;
 			esac
-			est="$(awk -v n="$name-$k" '$1 == n { print $2 }' "$LAB_TIMES" 2>/dev/null)"
-			queue+=("${est:-600} $(lab_weight "$t") $t $k $kver")
+			read -r est cpu < <(awk -v n="$name-$k" '$1 == n { print $2, $3 }' \
+				"$LAB_TIMES" 2>/dev/null)
+			queue+=("${est:-600} $(lab_want "$t" "$est" "$cpu") $t $k $kver")
 		done
 	done
 	mapfile -t queue < <(printf '%s\n' "${queue[@]}" | sort -rn)
 	: >"$RNIC_TEST_DIR/lab/times"
-	# How long the stage ran with how many VM slots in use (t_used[N],
-	# microseconds): both cores busy, one, or none.
-	local -a t_used=(0 0 0)
-	local t_mark t_now
+	# The host's CPU time (/proc/stat: busy and all jiffies) over the stage.
+	local -a cpu0 cpu1
+	read -r -a cpu0 < <(lab_host_cpu)
 	touch "$RNIC_TEST_DIR/lab/started"
 	# First fit, longest first: start every job that fits beside the
 	# running ones, then wait for one to end and print its lines whole.
 	while [ "${#queue[@]}" -gt 0 ] || [ "${#run_w[@]}" -gt 0 ]; do
 		for i in "${!queue[@]}"; do
 			read -r est w t k kver <<<"${queue[$i]}"
-			if [ "$used" -eq 0 ] || [ $((used + w)) -le "$LAB_VMS" ]; then
+			if [ "$used" -eq 0 ] || [ $((used + w)) -le "$LAB_CPU" ]; then
 				name="$(basename "$t" .sh)-$k"
 				(
 					s=$SECONDS
 					lab_test "$t" "$k" "$kver" >"$RNIC_TEST_DIR/lab/$name.tap" \
 						2>"$RNIC_TEST_DIR/lab/$name.info"
-					echo "$name $((SECONDS - s))" >>"$RNIC_TEST_DIR/lab/times"
+					cpu="$(sed -nE 's/^# lab: time: .* cpu=([0-9.]+).*/\1/p' \
+						"$RNIC_TEST_DIR/lab/$name.info" |
+						awk '{ c += $1 } END { printf "%d", c }')"
+					echo "$name $((SECONDS - s)) $cpu" >>"$RNIC_TEST_DIR/lab/times"
 				) &
 				run_w[$!]=$w
 				run_job[$!]=$name
@@ -212,10 +253,7 @@ stage_lab() {
 			fi
 		done
 		queue=("${queue[@]}")
-		t_mark="${EPOCHREALTIME/./}"
 		wait -n
-		t_now="${EPOCHREALTIME/./}"
-		t_used[used > 2 ? 2 : used]=$((t_used[used > 2 ? 2 : used] + t_now - t_mark))
 		for job in "${!run_w[@]}"; do
 			kill -0 "$job" 2>/dev/null && continue
 			wait "$job"
@@ -234,18 +272,25 @@ stage_lab() {
 		cat "$LAB_TIMES" 2>/dev/null || true
 	} | awk '!seen[$1]++' >"$LAB_TIMES.new" && mv "$LAB_TIMES.new" "$LAB_TIMES"
 	sort -k2 -rn "$RNIC_TEST_DIR/lab/times" | sed 's/^/# lab time: /' >&2
-	lab_breakdown "${t_used[@]}" >"$RNIC_TEST_DIR/lab/breakdown"
+	read -r -a cpu1 < <(lab_host_cpu)
+	lab_breakdown $((cpu1[0] - cpu0[0])) $((cpu1[1] - cpu0[1])) \
+		>"$RNIC_TEST_DIR/lab/breakdown"
 }
 
-# lab_breakdown US0 US1 US2: the lab stage's time table: per test (longest
+# lab_host_cpu: the host's busy and total jiffies so far (/proc/stat).
+lab_host_cpu() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat
+}
+
+# lab_breakdown BUSY ALL: the lab stage's time table: per test (longest
 # first) its wall time and, from its "# lab: time:" line (lab.sh's
 # lab__time_line), the time booting VMs, in checks, stopping (sweeps,
-# kmemleak) and the rest; the sums; how long the stage kept both cores
-# busy, one, or none (US0..US2: microseconds with 0, 1, 2 VM slots in
-# use); and the guest commands that took longest (vm*/commands.log).
+# kmemleak), the rest, and the host CPU time it used; the sums; how busy
+# the host's cores were over the stage (BUSY of ALL jiffies); and the
+# guest commands that took longest (vm*/commands.log).
 lab_breakdown() {
 	local f name
-	printf '%-34s %7s %7s %7s %7s %7s\n' "lab test" wall boot checks stop other
+	printf '%-34s %7s %7s %7s %7s %7s %7s\n' "lab test" wall boot checks stop other cpu
 	for f in "$RNIC_TEST_DIR"/lab/*.info; do
 		[ -e "$f" ] || continue
 		name="$(basename "$f" .info)"
@@ -257,17 +302,18 @@ lab_breakdown() {
 				}
 			}
 			END {
-				printf "%-34s %7d %7.0f %7.0f %7.0f %7.0f\n", name, wall,
-					t["boot"], t["check"], t["stop"], t["other"]
+				printf "%-34s %7d %7.0f %7.0f %7.0f %7.0f %7.0f\n", name, wall,
+					t["boot"], t["check"], t["stop"], t["other"], t["cpu"]
 			}' "$f"
 	done | sort -k2 -rn | awk '
-		{ print; for (i = 2; i <= 7; i++) sum[i] += $i }
+		{ print; for (i = 2; i <= 8; i++) sum[i] += $i }
 		END {
-			printf "%-34s %7d %7d %7d %7d %7d\n", "sum", sum[2], sum[3],
-				sum[4], sum[5], sum[6]
+			printf "%-34s %7d %7d %7d %7d %7d %7d\n", "sum", sum[2], sum[3],
+				sum[4], sum[5], sum[6], sum[7]
 		}'
-	printf 'lab stage: both cores busy %d s, one %d s, none %d s\n' \
-		$(($3 / 1000000)) $(($2 / 1000000)) $(($1 / 1000000))
+	[ "$2" -gt 0 ] &&
+		printf 'lab stage: host CPU %d%% busy (%d of %d core-seconds)\n' \
+			$(($1 * 100 / $2)) $(($1 / $(getconf CLK_TCK))) $(($2 / $(getconf CLK_TCK)))
 	echo "longest guest commands (s, test, command):"
 	find "${RNIC_LAB_DIR:-/tmp/rnic-lab}" -name commands.log \
 		-newer "$RNIC_TEST_DIR/lab/started" 2>/dev/null |
@@ -286,16 +332,26 @@ mkdir -p "$RNIC_TEST_DIR"
 T0=$SECONDS
 run_stage deps 1800 || echo "deps failed: nothing else can run"
 if [ "$FAIL" = 0 ]; then
-	run_stage build 900
-	run_stage rnicsim 600
 	run_stage debugkernel 3000
-	run_stage kunit 900
+	run_stage rnicsim 600
+	run_stage dkms 900
+	# The lab keeps the host ~75% busy (its guests wait for each
+	# other): the static checks and the model's unit tests run beside
+	# it, niced so that the VMs have the cores first (~260 s of a
+	# 2-core machine's time when they ran before it), and KUnit's VM
+	# beside it at the lab's priority.
+	start_stage build 4800 15
+	start_stage rnicsim_tests 4800 15
+	start_stage kunit 900 0
 	# The lab takes ~2270 s on this 2-core machine (warm, 2026-11-27;
 	# it was 3760-4160 s before the guest agent stopped polling), most of
-	# it the debug kernel's; the other stages ~300 s warm, plus ~700 s
-	# for the debug kernel when cold.  4800 s is as much as CI's 90
-	# minutes (5400 s) leave them.
-	run_stage dkms 900 && run_stage lab 4800
+	# it the debug kernel's; the other stages ~60 s warm, plus ~700 s for
+	# the debug kernel when cold.  4800 s is as much as CI's 90 minutes
+	# (5400 s) leave them.
+	run_stage lab 4800
+	finish_stage build
+	finish_stage rnicsim_tests
+	finish_stage kunit
 fi
 
 echo

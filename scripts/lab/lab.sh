@@ -95,6 +95,25 @@ lab__acct() {
 	echo "$1 $(($(lab__now_us) - $2))" >>"$LAB_DIR/acct"
 }
 
+# lab__acct_cpu: add the CPU time (user + system) that this lab's
+# processes alive now (QEMU, rnicsim, dumpcap: everything in its
+# namespace) have used, as "cpu" in the accounting.  scripts/test.sh
+# learns from it how many host cores a test keeps busy, and schedules
+# the lab stage by that.  (A VM a test stopped on purpose before
+# lab_stop is not counted.)
+lab__acct_cpu() {
+	[ -n "$LAB_DIR" ] && [ -d "$LAB_DIR" ] && [ -n "$LAB_NS" ] || return 0
+	local pid ticks=0 st
+	for pid in $(ip netns pids "$LAB_NS" 2>/dev/null); do
+		# Fields 14 and 15 (utime, stime) after the ")" that ends comm.
+		st="$(cat "/proc/$pid/stat" 2>/dev/null)" || continue
+		st="${st##*) }"
+		read -r -a st <<<"$st"
+		ticks=$((ticks + st[11] + st[12]))
+	done
+	echo "cpu $((ticks * 1000000 / $(getconf CLK_TCK)))" >>"$LAB_DIR/acct"
+}
+
 # lab__timed KIND CMD...: run CMD, its time counted as KIND; its status.
 lab__timed() {
 	local kind="$1" t0 rc=0
@@ -417,15 +436,15 @@ lab__cleanup_dir() {
 # scripts/test.sh reads: booting VMs (lab_vm, lab_wait_ready), in checks
 # (lib_check.sh's check, boots excluded), stopping (console and kmemleak
 # sweeps, cleanup), and the rest (set-up between checks: modprobe, servers,
-# counters, captures).
+# counters, captures); and the host CPU time its processes used (cpu).
 lab__time_line() {
 	awk -v wall="$(($(lab__now_us) - LAB_T0))" '
 		{ t[$1] += $2 }
 		END {
 			other = wall - t["boot"] - t["check"] - t["stop"]
-			printf "time: wall=%.1f boot=%.1f check=%.1f stop=%.1f other=%.1f\n",
+			printf "time: wall=%.1f boot=%.1f check=%.1f stop=%.1f other=%.1f cpu=%.1f\n",
 				wall / 1e6, t["boot"] / 1e6, t["check"] / 1e6,
-				t["stop"] / 1e6, (other < 0 ? 0 : other) / 1e6
+				t["stop"] / 1e6, (other < 0 ? 0 : other) / 1e6, t["cpu"] / 1e6
 		}' "$LAB_DIR/acct" 2>/dev/null | sed 's/^/# lab: /' >&2
 }
 
@@ -449,6 +468,7 @@ lab_stop() {
 		[ -f "$d/qemu.pid" ] && lab__sweep "${d##*/vm}" "${1:-}"
 	done
 	[ -f "$LAB_DIR/pids" ] && n="$(wc -l <"$LAB_DIR/pids")"
+	lab__acct_cpu
 	lab__cleanup_dir "$LAB_DIR"
 	lab__info "stopped $LAB_NS ($n processes, namespace, shm files removed) after $(lab_elapsed "$LAB_T0") s"
 	lab__acct stop "$t0"
