@@ -34,6 +34,8 @@
 #define RNIC_AQ_LOG2_DEPTH	5
 #define RNIC_EQ_LOG2_DEPTH	6
 #define RNIC_AQ_TIMEOUT_MS	3000
+/* How long a device that announced a fatal error may take to set STATUS.FATAL */
+#define RNIC_FATAL_WAIT_MS	100
 
 struct rnic_ibdev;
 
@@ -144,6 +146,10 @@ struct rnic_eq {
  * @port_event: the ib_device's, while @ib_ready
  * @ib_event: the RDMA objects' asynchronous events; false for a type it
  *	does not know
+ * @dev_dead: the device failed for good and was stopped (rnic_dev_failed()):
+ *	the RDMA side completes its outstanding work in software. Any process
+ *	context, also with the admin queue's lock held: it must not sleep on
+ *	the device.
  */
 struct rnic_dev;
 
@@ -151,6 +157,7 @@ struct rnic_event_ops {
 	void (*link_change)(struct rnic_dev *rdev, bool up, u32 speed_mbps);
 	void (*port_event)(struct rnic_dev *rdev, bool up);
 	bool (*ib_event)(struct rnic_dev *rdev, const struct rnic_eqe *eqe);
+	void (*dev_dead)(struct rnic_dev *rdev);
 };
 
 /**
@@ -174,6 +181,8 @@ struct rnic_event_ops {
  * @eq: event queue
  * @link_up: last link state the device reported
  * @fatal: the device reported a fatal error; nothing more is sent to it
+ * @stopped: the device performs no DMA: it is fatal, or was reset and has
+ *	not been enabled since (rnic_dev_stop()); what it was given may be freed
  * @event_ops: the handlers above event queue 0
  * @netdev_ready: @netdev is registered; events may be delivered to it
  * @ib_ready: @ibd's ib_device is registered; events may be delivered to it
@@ -203,6 +212,7 @@ struct rnic_dev {
 	struct rnic_eq eq;
 	bool link_up;
 	bool fatal;
+	bool stopped;
 	const struct rnic_event_ops *event_ops;
 	bool netdev_ready;
 	bool ib_ready;
@@ -237,6 +247,8 @@ int rnic_dev_reset(struct rnic_dev *rdev);
 int rnic_aq_init(struct rnic_dev *rdev);
 void rnic_aq_destroy(struct rnic_dev *rdev);
 int rnic_dev_enable(struct rnic_dev *rdev);
+bool rnic_dev_stop(struct rnic_dev *rdev);
+void rnic_dev_failed(struct rnic_dev *rdev);
 int rnic_aq_exec(struct rnic_dev *rdev, union rnic_aq_entry *cmd, u32 *result);
 int rnic_aq_exec_comp(struct rnic_dev *rdev, union rnic_aq_entry *cmd,
 		      struct rnic_acqe *comp);
@@ -316,5 +328,6 @@ void rnic_ib_unregister(struct rnic_dev *rdev);
 void rnic_ib_free(struct rnic_dev *rdev);
 void rnic_ib_port_event(struct rnic_dev *rdev, bool up);
 bool rnic_ib_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe);
+void rnic_ib_dev_dead(struct rnic_dev *rdev);
 
 #endif /* _RNIC_H_ */

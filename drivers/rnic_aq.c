@@ -64,8 +64,63 @@ int rnic_dev_reset(struct rnic_dev *rdev)
 			 RNIC_RESET_TIMEOUT_MS, ctrl, status);
 		return -ETIMEDOUT;
 	}
-	rdev->fatal = false;
+	WRITE_ONCE(rdev->fatal, false);
+	WRITE_ONCE(rdev->stopped, true);
 	return 0;
+}
+
+/**
+ * rnic_dev_stop() - make sure a failed device performs no more DMA
+ * @rdev: the device; it announced a fatal error or stopped answering
+ *
+ * A fatal device performs no DMA (hardware.rst, STATUS.FATAL), and sets
+ * that bit right after its DEVICE_FATAL event: it gets a moment to. A
+ * device that does not set it is reset. No command is sent to it any more
+ * either way: the driver only gets its objects back by a reload.
+ *
+ * Context: process context; sleeps.
+ * Return: true if the device is stopped; false if even the reset failed,
+ * and then it may still write whatever it was given, which must be leaked
+ * rather than freed.
+ */
+bool rnic_dev_stop(struct rnic_dev *rdev)
+{
+	u32 status;
+
+	WRITE_ONCE(rdev->aq.dead, true);
+	if (READ_ONCE(rdev->stopped))
+		return true;
+	if (!readl_poll_timeout(rdev->shm + RNIC_REG_STATUS, status,
+				status & RNIC_STATUS_FATAL, 1000,
+				RNIC_FATAL_WAIT_MS * USEC_PER_MSEC)) {
+		WRITE_ONCE(rdev->fatal, true);
+		WRITE_ONCE(rdev->stopped, true);
+		return true;
+	}
+	rnic_err(rdev, "device is not in its fatal state (status %#x); resetting it so that it lets go of host memory\n",
+		 status);
+	if (rnic_dev_reset(rdev)) {
+		rnic_err(rdev, "device did not reset: the memory it was given stays allocated until rnic is unloaded, and then leaks\n");
+		return false;
+	}
+	return true;
+}
+
+/**
+ * rnic_dev_failed() - the device failed for good: stop it, tell the RDMA side
+ * @rdev: the device
+ *
+ * Once the device is stopped nothing completes the RDMA work it had, so
+ * the RDMA side completes it in software; while it may still write host
+ * memory, that would let ULPs free buffers under its DMA, so then nothing
+ * is completed.
+ *
+ * Context: process context; sleeps.
+ */
+void rnic_dev_failed(struct rnic_dev *rdev)
+{
+	if (rnic_dev_stop(rdev))
+		rdev->event_ops->dev_dead(rdev);
 }
 
 /**
@@ -149,6 +204,8 @@ int rnic_dev_enable(struct rnic_dev *rdev)
 	u32 status;
 	int err;
 
+	/* it may write the admin and event queues from the kick on */
+	WRITE_ONCE(rdev->stopped, false);
 	rnic_reg_write(rdev, RNIC_REG_CTRL, ctrl);
 	rnic_kick(rdev, RNIC_DB_VEC_CTRL);
 	err = readl_poll_timeout(rdev->shm + RNIC_REG_STATUS, status,
@@ -165,7 +222,8 @@ int rnic_dev_enable(struct rnic_dev *rdev)
 
 		rnic_err(rdev, "device refused to enable: %s (reason %u)\n",
 			 rnic_fatal_reason(reason), reason);
-		rdev->fatal = true;
+		WRITE_ONCE(rdev->fatal, true);
+		WRITE_ONCE(rdev->stopped, true);
 		return -EIO;
 	}
 	if (FIELD_GET(RNIC_STATUS_ABI, status) != RNIC_ABI2_MAJOR) {
@@ -248,7 +306,7 @@ static int __rnic_aq_exec(struct rnic_dev *rdev, union rnic_aq_entry *cmd,
 	unsigned long left;
 	int err;
 
-	if (aq->dead || rdev->fatal)
+	if (READ_ONCE(aq->dead) || READ_ONCE(rdev->fatal))
 		return -EIO;
 
 	aq->cmd_id++;

@@ -91,8 +91,13 @@ static void rnic_handle_eqe(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 				     le64_to_cpu(eqe->info));
 		if (rnic_reg_read(rdev, RNIC_REG_STATUS) & RNIC_STATUS_FATAL) {
 			rnic_err(rdev, "device is in fatal state; unload and reload rnic to reset it\n");
-			rdev->fatal = true;
+			rnic_dev_failed(rdev);
 		}
+		break;
+	case RNIC_EQE_DEVICE_FATAL:
+		rnic_err(rdev, "device fatal error (reason %llu); unload and reload rnic to reset it\n",
+			 le64_to_cpu(eqe->info));
+		rnic_dev_failed(rdev);
 		break;
 	case RNIC_EQE_QUEUE_ERROR:
 		rnic_stat_inc(rdev, RNIC_DRV_STAT_queue_errors);
@@ -127,7 +132,8 @@ static void rnic_eq_work(struct work_struct *work)
 		rnic_handle_eqe(rdev, eqe);
 		eq->ci++;
 	}
-	if (!rdev->fatal)
+	/* a stopped device (fatal, or reset after a failure) is not kicked */
+	if (!READ_ONCE(rdev->stopped))
 		rnic_eq_arm(rdev);
 }
 

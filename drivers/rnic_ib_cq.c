@@ -104,7 +104,7 @@ static irqreturn_t rnic_ib_eq_irq(int irq, void *data)
 		}
 		rnic_ib_cq_event(ibd, eq, cqn);
 	}
-	if (!ibd->rdev->fatal)
+	if (!READ_ONCE(ibd->rdev->stopped))
 		rnic_ib_eq_arm(ibd, eq);
 	return IRQ_HANDLED;
 }
@@ -495,6 +495,141 @@ static int rnic_ib_poll_one(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
 	return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * After a fatal error: completions and events in software
+ *
+ * A failed device is stopped (rnic_dev_stop()) and writes no CQE and no
+ * EQ entry any more. poll_cq still returns the CQEs it wrote before, then
+ * completes every WR its QPs still have, and those posted later, which
+ * never reach it, as flushed (rnic_ib_wq_flush()); the completion
+ * handlers it no longer triggers are called from ibd->fatal_work, the
+ * way the EQ interrupt calls them: once per arm.
+ */
+
+/*
+ * The WRs of this CQ's QPs that no CQE will complete. Caller holds
+ * cq->lock and the RCU read lock, under which destroy_qp keeps a QP it
+ * erased, as for poll_one().
+ */
+static int rnic_ib_poll_flushed(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
+				int num, struct ib_wc *wc)
+{
+	struct rnic_ib_qp *qp;
+	unsigned long qpn;
+	int n = 0;
+
+	xa_for_each(&ibd->qp_xa, qpn, qp) {
+		if (n >= num)
+			break;
+		if (qp->send_cqn == cq->cqn) {
+			spin_lock(&qp->sq.lock);
+			n += rnic_ib_wq_flush(&qp->sq.ci, qp->sq.pi, qp->sq.wrid,
+					      BIT(qp->sq.log2_depth) - 1, false,
+					      &qp->ibqp, wc + n, num - n);
+			spin_unlock(&qp->sq.lock);
+		}
+		if (!qp->srq && qp->recv_cqn == cq->cqn && n < num) {
+			spin_lock(&qp->rq.lock);
+			n += rnic_ib_wq_flush(&qp->rq.ci, qp->rq.pi, qp->rq.wrid,
+					      BIT(qp->rq.log2_depth) - 1, true,
+					      &qp->ibqp, wc + n, num - n);
+			spin_unlock(&qp->rq.lock);
+		}
+	}
+	return n;
+}
+
+/* Would poll_cq return something? Caller holds cq->lock. */
+static bool rnic_ib_cq_fatal_pending(struct rnic_ibdev *ibd,
+				     struct rnic_ib_cq *cq)
+{
+	struct rnic_rdma_cqe *cqe = &cq->ring[cq->ci & (BIT(cq->log2_depth) - 1)];
+	struct rnic_ib_qp *qp;
+	unsigned long qpn;
+	bool pending;
+
+	if (rnic_rdma_cqe_phase(cqe) == rnic_ring_phase(cq->ci, cq->log2_depth))
+		return true;
+	pending = false;
+	rcu_read_lock();
+	xa_for_each(&ibd->qp_xa, qpn, qp) {
+		if (qp->send_cqn == cq->cqn) {
+			spin_lock(&qp->sq.lock);
+			pending = qp->sq.ci != qp->sq.pi;
+			spin_unlock(&qp->sq.lock);
+		}
+		if (!pending && !qp->srq && qp->recv_cqn == cq->cqn) {
+			spin_lock(&qp->rq.lock);
+			pending = qp->rq.ci != qp->rq.pi;
+			spin_unlock(&qp->rq.lock);
+		}
+		if (pending)
+			break;
+	}
+	rcu_read_unlock();
+	return pending;
+}
+
+/**
+ * rnic_ib_cq_fatal_kick() - WRs were posted to a failed device
+ * @ibd: the device, after a fatal error
+ * @ibcq: the CQ they complete on
+ *
+ * They complete at once, as flushed: if the CQ is armed, its completion
+ * handler is due. It is called from a work item, not here: post_send
+ * may be called from the very handler, under the ULP's locks.
+ *
+ * Context: any; takes the CQ's lock.
+ */
+void rnic_ib_cq_fatal_kick(struct rnic_ibdev *ibd, struct ib_cq *ibcq)
+{
+	struct rnic_ib_cq *cq = to_rcq(ibcq);
+	unsigned long flags;
+	bool due;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	due = cq->sw_armed;
+	cq->sw_armed = false;
+	cq->sw_event |= due;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (due)
+		queue_work(system_highpri_wq, &ibd->fatal_work);
+}
+
+/**
+ * rnic_ib_cqs_fatal_notify() - call the completion handlers that are due
+ * @ibd: the device, after a fatal error
+ * @first: the first call since the error: every CQ that was ever armed
+ *	gets its handler called once, since the device may have taken its
+ *	arm and will never honour it (a CQ pool's handler that finds nothing
+ *	new only polls once more)
+ *
+ * As the EQ interrupt does: under RCU, which destroy_cq waits for after
+ * the CQ left the table, and with interrupts off, as handlers expect.
+ *
+ * Context: ibd->fatal_work.
+ */
+void rnic_ib_cqs_fatal_notify(struct rnic_ibdev *ibd, bool first)
+{
+	struct rnic_ib_cq *cq;
+	unsigned long cqn, flags;
+	bool due;
+
+	rcu_read_lock();
+	xa_for_each(&ibd->cq_xa, cqn, cq) {
+		spin_lock_irqsave(&cq->lock, flags);
+		due = cq->sw_event || (first && cq->armed);
+		cq->sw_event = false;
+		if (due)
+			cq->sw_armed = false;
+		spin_unlock(&cq->lock);
+		if (due && cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		local_irq_restore(flags);
+	}
+	rcu_read_unlock();
+}
+
 /*
  * The CQ's slot value: the consumer index and the last arm. The device
  * reads the slot when it gets to a kick, not when the kick was written,
@@ -533,12 +668,36 @@ int rnic_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		if (!rnic_ib_poll_one(ibd, cq, cqe, &wc[n]))
 			n++;
 	}
+	/* after what the device wrote before it failed */
+	if (n < num_entries && READ_ONCE(ibd->fatal))
+		n += rnic_ib_poll_flushed(ibd, cq, num_entries - n, wc + n);
 	rcu_read_unlock();
 	/* room for the device: a CI update needs no kick */
 	if (cq->ci != ci0)
 		rnic_ib_db_write(ibd, cq->db_off, rnic_ib_cq_db(cq));
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
+}
+
+/*
+ * req_notify_cq after a fatal error, with cq->lock held: the arm is the
+ * driver's to honour. Completions are already there when WRs are
+ * outstanding (poll_cq flushes them): reported as missed if asked,
+ * else the handler is due at once. Return: 1 (missed), 0, or -EAGAIN
+ * when the caller must queue ibd->fatal_work.
+ */
+static int rnic_ib_req_notify_fatal(struct rnic_ibdev *ibd,
+				    struct rnic_ib_cq *cq,
+				    enum ib_cq_notify_flags flags)
+{
+	cq->sw_armed = true;
+	if (!rnic_ib_cq_fatal_pending(ibd, cq))
+		return 0;
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS)
+		return 1;
+	cq->sw_armed = false;
+	cq->sw_event = true;
+	return -EAGAIN;
 }
 
 int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
@@ -551,6 +710,15 @@ int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	int ret = 0;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
+	if (READ_ONCE(ibd->fatal)) {
+		ret = rnic_ib_req_notify_fatal(ibd, cq, flags);
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		if (ret < 0) {
+			queue_work(system_highpri_wq, &ibd->fatal_work);
+			ret = 0;
+		}
+		return ret;
+	}
 	cq->arm_seq++;
 	cq->armed = true;
 	cq->arm_solicited = solicited;

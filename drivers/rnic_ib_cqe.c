@@ -427,3 +427,40 @@ unsigned int rnic_ib_eqe_scrub(struct rnic_eqe *ring, u8 log2_depth, u16 ci,
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(rnic_ib_eqe_scrub);
+
+/**
+ * rnic_ib_wq_flush() - complete a queue's outstanding WRs in software
+ * @ci: free-running index of the queue's oldest WQE not completed; moved
+ *	past each WQE completed here
+ * @pi: its free-running producer index
+ * @wrid: the queue's wr_id array
+ * @mask: its depth minus one (a power of two minus one)
+ * @recv: a receive queue (opcode IB_WC_RECV), else a send queue
+ * @qp: the QP, for each completion's qp
+ * @wc: where the completions go
+ * @num: room in @wc
+ *
+ * Once the device has failed and stopped, no CQE will ever complete the
+ * WQEs it had, nor those posted after: a ULP waiting for them (RDS's
+ * shutdown, ib_drain_qp()) would wait forever. Each is completed here, in
+ * posting order, with IB_WC_WR_FLUSH_ERR, as IB flushes a QP in error:
+ * unsignalled sends too. Like a flush CQE, the completion carries only
+ * its wr_id, status, opcode and QP.
+ *
+ * Return: the number of completions written, at most @num.
+ */
+int rnic_ib_wq_flush(u16 *ci, u16 pi, const u64 *wrid, u32 mask, bool recv,
+		     struct ib_qp *qp, struct ib_wc *wc, int num)
+{
+	int n = 0;
+
+	for (; n < num && *ci != pi; n++, (*ci)++) {
+		memset(&wc[n], 0, sizeof(wc[n]));
+		wc[n].wr_id = wrid[*ci & mask];
+		wc[n].status = IB_WC_WR_FLUSH_ERR;
+		wc[n].opcode = recv ? IB_WC_RECV : IB_WC_SEND;
+		wc[n].qp = qp;
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_wq_flush);

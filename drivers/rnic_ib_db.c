@@ -55,6 +55,9 @@ void rnic_ib_db_ring(struct rnic_ibdev *ibd, u16 off, u32 val)
 	struct rnic_ib_dbp *dbp = &ibd->dbp;
 	unsigned long flags;
 
+	/* WRs posted to a failed device never reach it (rnic_ib_dev_dead()) */
+	if (READ_ONCE(ibd->fatal))
+		return;
 	spin_lock_irqsave(&dbp->lock, flags);
 	writel(val, dbp->va + off);
 	writew(off / sizeof(__le32), dbp->va + RNIC_IB_DBP_KICK_OFF +

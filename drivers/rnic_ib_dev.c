@@ -528,10 +528,10 @@ static void rnic_ib_cq_err_event(struct rnic_ibdev *ibd,
 bool rnic_ib_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 {
 	struct rnic_ibdev *ibd = rdev->ibd;
-	struct ib_event ev;
 
+	/* DEVICE_FATAL is the device's: rnic_eq.c, then rnic_ib_dev_dead() */
 	if (!ibd || eqe->type < RNIC_EQE_QP_FATAL ||
-	    eqe->type > RNIC_EQE_DEVICE_FATAL)
+	    eqe->type > RNIC_EQE_CQ_ERROR)
 		return false;
 	rnic_ib_stat_inc(ibd, RNIC_IB_STAT_async_events);
 	/* before registration and during removal: no consumer to tell */
@@ -553,18 +553,52 @@ bool rnic_ib_event(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 	case RNIC_EQE_CQ_ERROR:
 		rnic_ib_cq_err_event(ibd, eqe);
 		return true;
-	case RNIC_EQE_DEVICE_FATAL:
-		ibdev_err(&ibd->ibdev, "device fatal error (reason %llu); unload and reload rnic to reset it\n",
-			  le64_to_cpu(eqe->info));
-		rdev->fatal = true;
-		ev.device = &ibd->ibdev;
-		ev.event = IB_EVENT_DEVICE_FATAL;
-		ev.element.port_num = RNIC_IB_PORT;
-		ib_dispatch_event(&ev);
-		return true;
 	default:
 		return false;
 	}
+}
+
+/*
+ * After a fatal error: IB_EVENT_DEVICE_FATAL once the ib_device is
+ * registered, then the completion handlers the device no longer calls.
+ */
+static void rnic_ib_fatal_work(struct work_struct *work)
+{
+	struct rnic_ibdev *ibd = container_of(work, struct rnic_ibdev,
+					      fatal_work);
+	struct ib_event ev = {
+		.device = &ibd->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+		.element.port_num = RNIC_IB_PORT,
+	};
+	bool first = !ibd->fatal_reported;
+
+	if (first && READ_ONCE(ibd->registered)) {
+		ibd->fatal_reported = true;
+		ib_dispatch_event(&ev);
+	}
+	rnic_ib_cqs_fatal_notify(ibd, first);
+}
+
+/**
+ * rnic_ib_dev_dead() - the device failed for good and is stopped
+ * @rdev: the device; it performs no DMA any more (rnic_dev_stop())
+ *
+ * Nothing completes the WRs it had: from now on poll_cq completes them,
+ * and those posted later, as flushed; modify_qp moves QPs to ERR or RESET
+ * without the device, which ib_drain_qp() needs; the completion handlers
+ * are called from ibd->fatal_work, which also tells the ULPs.
+ *
+ * Context: process context, possibly with the admin queue's lock held.
+ */
+void rnic_ib_dev_dead(struct rnic_dev *rdev)
+{
+	struct rnic_ibdev *ibd = rdev->ibd;
+
+	if (!ibd)
+		return;
+	WRITE_ONCE(ibd->fatal, true);
+	queue_work(system_highpri_wq, &ibd->fatal_work);
 }
 
 /**
@@ -612,6 +646,7 @@ int rnic_ib_register(struct rnic_dev *rdev)
 	spin_lock_init(&ibd->ah_lock);
 	spin_lock_init(&ibd->defer_lock);
 	INIT_LIST_HEAD(&ibd->deferred);
+	INIT_WORK(&ibd->fatal_work, rnic_ib_fatal_work);
 	xa_init_flags(&ibd->qp_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&ibd->cq_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&ibd->srq_xa, XA_FLAGS_LOCK_IRQ);
@@ -648,7 +683,10 @@ int rnic_ib_register(struct rnic_dev *rdev)
 	err = ib_register_device(ibdev, "rnic%d", &rdev->pdev->dev);
 	if (err)
 		goto err_put_netdev;
-	ibd->registered = true;
+	WRITE_ONCE(ibd->registered, true);
+	/* a failure during registration was not told to anyone */
+	if (READ_ONCE(ibd->fatal))
+		queue_work(system_highpri_wq, &ibd->fatal_work);
 	ibdev_info(ibdev, "ABI 2.0: the NIC runs the transport; %u QPs, %u CQs, %u completion vectors, %u AH entries\n",
 		   ibd->caps.max_qp, ibd->caps.max_cq, ibd->num_eqs, ibd->num_ah);
 	return 0;
@@ -678,7 +716,7 @@ void rnic_ib_unregister(struct rnic_dev *rdev)
 	if (!ibd || !ibd->registered)
 		return;
 	ib_unregister_device(&ibd->ibdev);
-	ibd->registered = false;
+	WRITE_ONCE(ibd->registered, false);
 	rnic_ib_eqs_destroy(ibd);
 	rnic_ib_dbp_free(ibd);
 }
@@ -693,6 +731,7 @@ void rnic_ib_free(struct rnic_dev *rdev)
 
 	if (!ibd)
 		return;
+	cancel_work_sync(&ibd->fatal_work);
 	rnic_ib_deferred_release(ibd);
 	rnic_ib_ah_table_free(ibd);
 	WARN_ON(!xa_empty(&ibd->qp_xa));

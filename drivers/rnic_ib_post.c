@@ -6,7 +6,8 @@
  * (rnic_ib_wqe.c), which refuse what the device would, before a byte is
  * written; its wr_id goes to the driver's own array at the same index.
  * One doorbell per call, after the last WQE, with the exact bad_wr of
- * the first WR refused. The driver never reads or maps the ULP's
+ * the first WR refused; after a fatal error no doorbell, and poll_cq
+ * completes the WRs as flushed. The driver never reads or maps the ULP's
  * buffers: SGEs carry the ULP's DMA addresses under its keys, and only
  * inline sends copy bytes (kernel virtual addresses by the verbs' rule).
  */
@@ -56,6 +57,7 @@ int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct rnic_ib_wr_res res;
 	enum ib_qp_state state;
 	unsigned long flags;
+	bool posted;
 	u16 pi0;
 	int err = 0;
 
@@ -82,10 +84,14 @@ int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sq->wrid[sq->pi & mask] = wr->wr_id;
 		sq->pi++;
 	}
-	if (sq->pi != pi0)
+	posted = sq->pi != pi0;
+	if (posted)
 		rnic_ib_db_ring(ibd, sq->db_off,
 				FIELD_PREP(RNIC_DB_RING_PI, sq->pi));
 	spin_unlock_irqrestore(&sq->lock, flags);
+	/* a failed device: poll_cq flushes them, and nothing else says so */
+	if (posted && READ_ONCE(ibd->fatal))
+		rnic_ib_cq_fatal_kick(ibd, ibqp->send_cq);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -110,6 +116,7 @@ int rnic_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct rnic_ib_wq *rq = &qp->rq;
 	u32 mask = BIT(rq->log2_depth) - 1;
 	unsigned long flags;
+	bool posted;
 	u16 pi0;
 	int err = 0;
 
@@ -133,10 +140,13 @@ int rnic_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		rq->len[rq->pi & mask] = rnic_ib_recv_len(wr);
 		rq->pi++;
 	}
-	if (rq->pi != pi0)
+	posted = rq->pi != pi0;
+	if (posted)
 		rnic_ib_db_ring(ibd, rq->db_off,
 				FIELD_PREP(RNIC_DB_RING_PI, rq->pi));
 	spin_unlock_irqrestore(&rq->lock, flags);
+	if (posted && READ_ONCE(ibd->fatal))
+		rnic_ib_cq_fatal_kick(ibd, ibqp->recv_cq);
 	if (err)
 		*bad_wr = wr;
 	return err;

@@ -53,14 +53,17 @@ static void rnic_ib_qp_limits(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 	lim->privileged = qp->privileged;
 }
 
-static int rnic_ib_modify_qp_locked(struct rnic_ib_qp *qp,
-				    struct ib_qp_attr *attr, int mask);
+static int rnic_ib_modify_qp_state_locked(struct rnic_ib_qp *qp,
+					  struct ib_qp_attr *attr, int mask,
+					  bool *last_wqe);
+static void rnic_ib_qp_last_wqe(struct rnic_ib_qp *qp);
 
 static void rnic_ib_err_work(struct work_struct *work)
 {
 	struct rnic_ib_qp *qp = container_of(work, struct rnic_ib_qp,
 					     err_work);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	bool last_wqe = false;
 
 	/*
 	 * Checked and sent under one hold of the lock destroy_qp sets
@@ -71,9 +74,12 @@ static void rnic_ib_err_work(struct work_struct *work)
 	if (!qp->destroying) {
 		rnic_ib_stat_inc(to_ibdev(qp->ibqp.device),
 				 RNIC_IB_STAT_qp_err_by_driver);
-		rnic_ib_modify_qp_locked(qp, &attr, IB_QP_STATE);
+		rnic_ib_modify_qp_state_locked(qp, &attr, IB_QP_STATE,
+					       &last_wqe);
 	}
 	mutex_unlock(&qp->state_lock);
+	if (last_wqe)
+		rnic_ib_qp_last_wqe(qp);
 }
 
 /**
@@ -370,6 +376,25 @@ static void rnic_ib_qp_scrub(struct rnic_ib_qp *qp)
 		rnic_ib_cq_scrub(to_rcq(ibqp->recv_cq), qp);
 }
 
+/*
+ * A QP in RESET has no WRs: the device zeroed its slots, its indices
+ * restart at 0, and what it completed and nobody polled is dropped.
+ */
+static void rnic_ib_qp_reset_rings(struct rnic_ib_qp *qp)
+{
+	rnic_ib_qp_scrub(qp);
+	spin_lock_irq(&qp->sq.lock);
+	qp->sq.pi = 0;
+	qp->sq.ci = 0;
+	spin_unlock_irq(&qp->sq.lock);
+	if (!qp->srq) {
+		spin_lock_irq(&qp->rq.lock);
+		qp->rq.pi = 0;
+		qp->rq.ci = 0;
+		spin_unlock_irq(&qp->rq.lock);
+	}
+}
+
 /* modify_qp with @qp->state_lock held */
 static int rnic_ib_modify_qp_locked(struct rnic_ib_qp *qp,
 				    struct ib_qp_attr *attr, int mask)
@@ -419,36 +444,101 @@ static int rnic_ib_modify_qp_locked(struct rnic_ib_qp *qp,
 		qp->ah_attr = attr->ah_attr;
 		qp->ah_attr.grh.sgid_attr = NULL;
 	}
-	if (now == IB_QPS_RESET) {
-		rnic_ib_qp_scrub(qp);
-		/* the device zeroed the slots: indices restart at 0 */
-		spin_lock_irq(&qp->sq.lock);
-		qp->sq.pi = 0;
-		qp->sq.ci = 0;
-		spin_unlock_irq(&qp->sq.lock);
-		if (!qp->srq) {
-			spin_lock_irq(&qp->rq.lock);
-			qp->rq.pi = 0;
-			qp->rq.ci = 0;
-			spin_unlock_irq(&qp->rq.lock);
-		}
-	}
+	if (now == IB_QPS_RESET)
+		rnic_ib_qp_reset_rings(qp);
 	WRITE_ONCE(qp->state, now);
 out:
 	return err;
+}
+
+/**
+ * rnic_ib_modify_qp_fatal() - modify_qp once the device has failed
+ * @qp: the QP, its state_lock held
+ * @attr: the verbs attributes
+ * @mask: IB_QP_* of @attr to apply
+ * @last_wqe: set when an SRQ-attached QP entered ERR: the device will not
+ *	raise the LAST_WQE_REACHED that ib_drain_qp() waits for, so the
+ *	caller does, once it dropped the lock
+ *
+ * The device answers no command, and a move to ERR or RESET needs none:
+ * in ERR poll_cq flushes the WRs; RESET drops them, as on the device.
+ * That is what ib_drain_qp() and a ULP's teardown ask for; anything else
+ * fails.
+ *
+ * Return: 0, -EINVAL for RESET to ERR (as the device), or -EIO.
+ */
+int rnic_ib_modify_qp_fatal(struct rnic_ib_qp *qp, const struct ib_qp_attr *attr,
+			    int mask, bool *last_wqe)
+{
+	enum ib_qp_state cur = READ_ONCE(qp->state);
+
+	*last_wqe = false;
+	if (!(mask & IB_QP_STATE))
+		return -EIO;
+	switch (attr->qp_state) {
+	case IB_QPS_ERR:
+		/* as the device: a QP that never left RESET has nothing to flush */
+		if (cur == IB_QPS_RESET)
+			return -EINVAL;
+		*last_wqe = qp->srq && cur != IB_QPS_ERR;
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		return 0;
+	case IB_QPS_RESET:
+		rnic_ib_qp_reset_rings(qp);
+		WRITE_ONCE(qp->state, IB_QPS_RESET);
+		return 0;
+	default:
+		return -EIO;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_modify_qp_fatal);
+
+/*
+ * Either way, with @qp->state_lock held: the device's, or after a fatal
+ * error the driver's, also when the device failed under the command.
+ */
+static int rnic_ib_modify_qp_state_locked(struct rnic_ib_qp *qp,
+					  struct ib_qp_attr *attr, int mask,
+					  bool *last_wqe)
+{
+	struct rnic_ibdev *ibd = to_ibdev(qp->ibqp.device);
+	int err = -EIO;
+
+	*last_wqe = false;
+	if (!READ_ONCE(ibd->fatal))
+		err = rnic_ib_modify_qp_locked(qp, attr, mask);
+	if (err == -EIO && READ_ONCE(ibd->fatal))
+		err = rnic_ib_modify_qp_fatal(qp, attr, mask, last_wqe);
+	return err;
+}
+
+/* What the device would have raised; with no lock held, as the event work */
+static void rnic_ib_qp_last_wqe(struct rnic_ib_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.event = IB_EVENT_QP_LAST_WQE_REACHED,
+		.element.qp = &qp->ibqp,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
 int rnic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_udata *udata)
 {
 	struct rnic_ib_qp *qp = to_rqp(ibqp);
+	bool last_wqe;
 	int err;
 
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	mutex_lock(&qp->state_lock);
-	err = rnic_ib_modify_qp_locked(qp, attr, mask);
+	err = rnic_ib_modify_qp_state_locked(qp, attr, mask, &last_wqe);
 	mutex_unlock(&qp->state_lock);
+	if (last_wqe)
+		rnic_ib_qp_last_wqe(qp);
 	return err;
 }
 

@@ -78,6 +78,8 @@ int rnic_ib_cqe_rq_check(u16 ci, u16 pi, u16 wqe_idx);
 int rnic_ib_cqe_srq_check(u16 slot, u32 depth, const unsigned long *busy);
 int rnic_ib_cqe_qp_check(const struct rnic_rdma_cqe *cqe, u32 cqn,
 			 u32 send_cqn, u32 recv_cqn);
+int rnic_ib_wq_flush(u16 *ci, u16 pi, const u64 *wrid, u32 mask, bool recv,
+		     struct ib_qp *qp, struct ib_wc *wc, int num);
 /*
  * The QPN rnic_ib_cqe_scrub() gives a CQE it drops: outside the 24-bit QPN
  * the device writes (its upper bits are reserved, written as zero).

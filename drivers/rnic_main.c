@@ -208,6 +208,7 @@ static const struct rnic_event_ops rnic_event_ops = {
 	.link_change = rnic_netdev_link_change,
 	.port_event = rnic_ib_port_event,
 	.ib_event = rnic_ib_event,
+	.dev_dead = rnic_ib_dev_dead,
 };
 
 static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)

@@ -170,6 +170,11 @@ struct rnic_ib_eq {
  * @defer_lock: protects @deferred
  * @deferred: DMA memory to free only after the next reset
  * @registered: ib_register_device() succeeded
+ * @fatal: the device failed and is stopped (rnic_ib_dev_dead()): nothing
+ *	is sent to it, and the driver completes the WRs in software
+ * @fatal_reported: IB_EVENT_DEVICE_FATAL was dispatched (by @fatal_work)
+ * @fatal_work: after @fatal, dispatches the event and calls the completion
+ *	handlers the device no longer triggers
  * @stats: enum rnic_ib_stat
  */
 struct rnic_ibdev {
@@ -194,6 +199,9 @@ struct rnic_ibdev {
 	spinlock_t defer_lock;	/* deferred */
 	struct list_head deferred;
 	bool registered;
+	bool fatal;
+	bool fatal_reported;
+	struct work_struct fatal_work;
 	atomic64_t stats[RNIC_IB_NUM_STATS];
 };
 
@@ -237,6 +245,10 @@ struct rnic_ib_mr {
  * @arm_solicited: the last arm was for solicited (and error) CQEs only
  * @scrubbed: CQEs of reset or destroyed QPs marked for poll_cq to drop,
  *	not yet polled
+ * @sw_armed: after a fatal error: req_notify_cq() asked for an event that
+ *	the driver, not the device, must deliver
+ * @sw_event: after a fatal error: the completion handler is due, for
+ *	ibd->fatal_work to call
  * @ref: references from event lookups (1 while in the table)
  * @gone: completed when the last reference is dropped
  */
@@ -248,12 +260,14 @@ struct rnic_ib_cq {
 	u32 cqn;
 	u16 db_off;
 	struct rnic_ib_eq *eq;
-	spinlock_t lock;	/* ci, arm_seq, armed, arm_solicited, scrubbed, the ring */
+	spinlock_t lock;	/* ci, arm_seq, armed, arm_solicited, scrubbed, sw_*, the ring */
 	u16 ci;
 	u8 arm_seq;
 	bool armed;
 	bool arm_solicited;
 	u32 scrubbed;
+	bool sw_armed;
+	bool sw_event;
 	refcount_t ref;
 	struct completion gone;
 };
@@ -455,6 +469,8 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int rnic_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void rnic_ib_cq_fatal_kick(struct rnic_ibdev *ibd, struct ib_cq *ibcq);
+void rnic_ib_cqs_fatal_notify(struct rnic_ibdev *ibd, bool first);
 
 /* rnic_ib_qp.c */
 int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -468,6 +484,8 @@ struct rnic_ib_qp *rnic_ib_qp_get(struct rnic_ibdev *ibd, u32 qpn);
 void rnic_ib_qp_put(struct rnic_ib_qp *qp);
 void rnic_ib_qp_set_err(struct rnic_ib_qp *qp);
 void rnic_ib_qp_dev_err(struct rnic_ib_qp *qp);
+int rnic_ib_modify_qp_fatal(struct rnic_ib_qp *qp, const struct ib_qp_attr *attr,
+			    int mask, bool *last_wqe);
 
 /* rnic_ib_post.c */
 int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

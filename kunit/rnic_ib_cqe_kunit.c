@@ -4,7 +4,8 @@
  * status and opcode of the contract's tables, the UD receive fields, and
  * CQEs a faulty device could write, including WQE indices outside what is
  * outstanding, which must be refused before they index anything, and CQEs
- * and EQ entries that name an object of another CQ or EQ.
+ * and EQ entries that name an object of another CQ or EQ; and the flush
+ * completions the driver makes itself once the device has failed.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -497,6 +498,65 @@ static void eqe_scrub_destroyed_cq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rnic_ib_eqe_scrub(ring, 3, 40, 9), 8);
 }
 
+/*
+ * After a fatal error every outstanding WR completes as flushed, in
+ * posting order, across the ring's end and the u16 wrap, no more than
+ * there is room for, and the queue is then empty.
+ */
+static void wq_flush_after_fatal(struct kunit *test)
+{
+	struct ib_qp qp = {};
+	struct ib_wc wc[8];
+	u64 wrid[4];
+	u16 ci, pi;
+	int i, n;
+
+	for (i = 0; i < 4; i++)
+		wrid[i] = 0x1000 + i;
+	/* three outstanding across the u16 wrap and the ring's end */
+	ci = 0xfffe;
+	pi = 0x0001;
+	memset(wc, 0xa5, sizeof(wc));
+	n = rnic_ib_wq_flush(&ci, pi, wrid, 3, false, &qp, wc, 8);
+	KUNIT_ASSERT_EQ(test, n, 3);
+	KUNIT_EXPECT_EQ(test, ci, pi);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, wrid[(u16)(0xfffe + i) & 3]);
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_SEND);
+		KUNIT_EXPECT_PTR_EQ(test, wc[i].qp, &qp);
+		KUNIT_EXPECT_EQ(test, wc[i].byte_len, 0);
+		KUNIT_EXPECT_EQ(test, wc[i].wc_flags, 0);
+		KUNIT_EXPECT_EQ(test, wc[i].vendor_err, 0);
+	}
+	/* nothing beyond what was asked for */
+	KUNIT_EXPECT_EQ(test, wc[3].wr_id, 0xa5a5a5a5a5a5a5a5ULL);
+	/* flushed once: the queue is empty */
+	KUNIT_EXPECT_EQ(test, rnic_ib_wq_flush(&ci, pi, wrid, 3, false, &qp,
+					       wc, 8), 0);
+
+	/* a full receive queue, with room for two at a time */
+	ci = 10;
+	pi = 14;
+	n = rnic_ib_wq_flush(&ci, pi, wrid, 3, true, &qp, wc, 2);
+	KUNIT_ASSERT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, ci, 12);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, wrid[2]);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, wrid[3]);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_RECV);
+	n = rnic_ib_wq_flush(&ci, pi, wrid, 3, true, &qp, wc, 2);
+	KUNIT_ASSERT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, ci, pi);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, wrid[0]);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, wrid[1]);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_WR_FLUSH_ERR);
+	/* no room: nothing moves */
+	ci = 3;
+	KUNIT_EXPECT_EQ(test, rnic_ib_wq_flush(&ci, 5, wrid, 3, true, &qp,
+					       wc, 0), 0);
+	KUNIT_EXPECT_EQ(test, ci, 3);
+}
+
 static struct kunit_case rnic_ib_cqe_cases[] = {
 	KUNIT_CASE(cqe_status_table),
 	KUNIT_CASE(cqe_send_opcodes),
@@ -509,6 +569,7 @@ static struct kunit_case rnic_ib_cqe_cases[] = {
 	KUNIT_CASE(cqe_scrub_after_reset),
 	KUNIT_CASE(cqe_qp_of_this_cq),
 	KUNIT_CASE(eqe_scrub_destroyed_cq),
+	KUNIT_CASE(wq_flush_after_fatal),
 	{}
 };
 

@@ -5,7 +5,8 @@
  * types and rdma_cm's accepted default_roce_mode from it), the speed,
  * width and MTU query_port reports, the node GUID, the numeric firmware
  * version, the SET_PORT command that carries the RoCE module
- * parameters, and the QP state a device's error event leaves.
+ * parameters, the QP state a device's error event leaves, and modify_qp
+ * once the device has failed.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -374,6 +375,86 @@ static void qp_dev_err_event(struct kunit *test)
 	mutex_destroy(&qp->state_lock);
 }
 
+/*
+ * Once the device has failed, modify_qp answers ERR and RESET without it
+ * (ib_drain_qp() needs ERR), refuses what the device would, and fails the
+ * rest; an SRQ-attached QP entering ERR gets the LAST_WQE_REACHED the
+ * device will not raise. RESET drops the WRs: the indices restart at 0.
+ */
+static void qp_modify_after_fatal(struct kunit *test)
+{
+	struct ib_qp_attr attr = {};
+	struct rnic_ib_srq *srq;
+	struct rnic_ib_cq *cq;
+	struct rnic_ib_qp *qp;
+	bool last_wqe;
+
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	srq = kunit_kzalloc(test, sizeof(*srq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	KUNIT_ASSERT_NOT_NULL(test, srq);
+	/* one CQ for both, its ring empty: RESET scrubs nothing */
+	cq->log2_depth = 2;
+	cq->ring = kunit_kcalloc(test, 4, sizeof(*cq->ring), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cq->ring);
+	spin_lock_init(&cq->lock);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	mutex_init(&qp->state_lock);
+	qp->ibqp.send_cq = &cq->ibcq;
+	qp->ibqp.recv_cq = &cq->ibcq;
+	qp->ibqp.qp_num = 5;
+
+	mutex_lock(&qp->state_lock);
+	/* RTS -> ERR: done, no SRQ so no LAST_WQE_REACHED; the WRs stay */
+	qp->state = IB_QPS_RTS;
+	qp->sq.pi = 7;
+	qp->sq.ci = 3;
+	attr.qp_state = IB_QPS_ERR;
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_fatal(qp, &attr, IB_QP_STATE,
+						      &last_wqe), 0);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_ERR);
+	KUNIT_EXPECT_FALSE(test, last_wqe);
+	KUNIT_EXPECT_EQ(test, qp->sq.pi - qp->sq.ci, 4);
+	/* no state in the mask, or any state but ERR and RESET: no device */
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_fatal(qp, &attr, IB_QP_QKEY,
+						      &last_wqe), -EIO);
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_fatal(qp, &attr, IB_QP_STATE,
+						      &last_wqe), -EIO);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_ERR);
+	/* ERR -> RESET: the WRs are dropped, the indices restart */
+	qp->rq.pi = 9;
+	qp->rq.ci = 8;
+	attr.qp_state = IB_QPS_RESET;
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_fatal(qp, &attr, IB_QP_STATE,
+						      &last_wqe), 0);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_RESET);
+	KUNIT_EXPECT_EQ(test, qp->sq.pi, 0);
+	KUNIT_EXPECT_EQ(test, qp->sq.ci, 0);
+	KUNIT_EXPECT_EQ(test, qp->rq.pi, 0);
+	KUNIT_EXPECT_EQ(test, qp->rq.ci, 0);
+	/* RESET -> ERR is refused, as the device refuses it */
+	attr.qp_state = IB_QPS_ERR;
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_fatal(qp, &attr, IB_QP_STATE,
+						      &last_wqe), -EINVAL);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_RESET);
+
+	/* with an SRQ: LAST_WQE_REACHED on entering ERR, not when in it */
+	qp->srq = srq;
+	qp->state = IB_QPS_RTR;
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_fatal(qp, &attr, IB_QP_STATE,
+						      &last_wqe), 0);
+	KUNIT_EXPECT_TRUE(test, last_wqe);
+	KUNIT_EXPECT_EQ(test, rnic_ib_modify_qp_fatal(qp, &attr, IB_QP_STATE,
+						      &last_wqe), 0);
+	KUNIT_EXPECT_FALSE(test, last_wqe);
+	mutex_unlock(&qp->state_lock);
+	mutex_destroy(&qp->state_lock);
+}
+
 static struct kunit_case rnic_ib_cases[] = {
 	KUNIT_CASE(cap_flags_per_roce_mode),
 	KUNIT_CASE(cap_flags_are_roce_only),
@@ -388,6 +469,7 @@ static struct kunit_case rnic_ib_cases[] = {
 	KUNIT_CASE(set_port_no_icrc),
 	KUNIT_CASE(set_port_keeps_netdev_flags),
 	KUNIT_CASE(qp_dev_err_event),
+	KUNIT_CASE(qp_modify_after_fatal),
 	{}
 };
 
