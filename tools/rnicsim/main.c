@@ -62,6 +62,11 @@ static int dev_rx_hold(void *dev, bool hold)
 	return rdev_rx_hold(dev, hold);
 }
 
+static int dev_tx_hold(void *dev, bool hold)
+{
+	return rdev_tx_hold(dev, hold);
+}
+
 static uint64_t dev_tick(void *dev, uint64_t now_ns)
 {
 	return rdev_tick(dev, now_ns);
@@ -84,6 +89,7 @@ static const struct sim_dev_ops rdev_ops = {
 	.wire_rx = dev_wire_rx,
 	.set_link = dev_set_link,
 	.rx_hold = dev_rx_hold,
+	.tx_hold = dev_tx_hold,
 	.tick = dev_tick,
 	.reset = dev_reset,
 	.dump_counters = dev_dump_counters,

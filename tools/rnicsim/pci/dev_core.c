@@ -402,6 +402,22 @@ int rdev_rx_hold(struct rdev *d, bool hold)
 	return 0;
 }
 
+int rdev_tx_hold(struct rdev *d, bool hold)
+{
+	if (!d->serves_abi2)
+		return -EOPNOTSUPP;
+	if (d->tx_hold == hold)
+		return 0;
+	d->tx_hold = hold;
+	/*
+	 * The driver rings no more while its queue is stopped: look at the
+	 * rings now, as a data doorbell would.
+	 */
+	if (!hold)
+		rdev_tx_all(d);
+	return 0;
+}
+
 uint64_t rdev_tick(struct rdev *d, uint64_t now_ns)
 {
 	u64 next;
@@ -457,6 +473,8 @@ void rdev_dump_counters(struct rdev *d,
 	}
 	if (d->serves_abi2) {
 		snprintf(line, sizeof(line), "rx_hold %d", d->rx_hold);
+		out(ctx, line);
+		snprintf(line, sizeof(line), "tx_hold %d", d->tx_hold);
 		out(ctx, line);
 	}
 	d->engine->dump_counters(d, out, ctx);

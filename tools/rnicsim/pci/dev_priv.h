@@ -143,6 +143,7 @@ struct rdev {
 	bool fatal;
 	bool link_up;
 	bool rx_hold;		/* rdev_rx_hold(): survives resets */
+	bool tx_hold;		/* rdev_tx_hold(): survives resets */
 
 	u64 aq_sq;
 	u64 aq_cq;

@@ -4,7 +4,8 @@
  * scheduler gives them their turns). Each descriptor is checked, its SGEs
  * gathered from guest memory, PFC pause honoured, offloads applied (VLAN
  * tag, IPv4 header checksum, ICRC) and the frame put on the wire; every
- * descriptor completes with one CQE.
+ * descriptor completes with one CQE. While the device is held
+ * (rdev_tx_hold()) the rings are not read at all.
  */
 #include <errno.h>
 #include <string.h>
@@ -260,7 +261,9 @@ static enum tx_result tx_one(struct rdev *d, unsigned int qid)
 
 /*
  * One frame from each TX queue that has one (the turn of the Ethernet
- * rings in the packet scheduler). True if any has more.
+ * rings in the packet scheduler). True if any has more. Under
+ * rdev_tx_hold() none: descriptors stay posted until the release, which
+ * calls rdev_tx_all().
  */
 bool rdev_tx_round(struct rdev *d)
 {
@@ -268,6 +271,8 @@ bool rdev_tx_round(struct rdev *d)
 	unsigned int i;
 	u16 pi;
 
+	if (d->tx_hold)
+		return false;
 	for (i = 0; i < RDEV_MAX_QUEUES; i++) {
 		struct rdev_queue *q = &d->queues[i];
 

@@ -64,6 +64,17 @@ void rdev_set_link(struct rdev *d, bool up);
 int rdev_rx_hold(struct rdev *d, bool hold);
 
 /*
+ * The same knob on the send side: with @hold the device takes no
+ * descriptor from the Ethernet TX rings (the netdev's; QP send queues go
+ * on). Descriptors stay posted, nothing is sent or completed, so a
+ * driver's ring fills and it must stop its queue. Releasing takes them
+ * again at once, in order, where it stopped, without waiting for a
+ * doorbell. Idempotent; survives resets; -EOPNOTSUPP on a device that
+ * serves no ABI.
+ */
+int rdev_tx_hold(struct rdev *d, bool hold);
+
+/*
  * Timer work (TX paused by PFC, pause emission for the no-drop priority).
  * Returns the absolute time in ns it wants to be called again, or 0.
  */

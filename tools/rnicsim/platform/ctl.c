@@ -18,7 +18,8 @@
 #include "platform/ctl.h"
 
 #define CTL_HELP "commands: fault SPEC | fault | fault clear | link down|up" \
-		 " | rx hold|release | counters | pcap start FILE | pcap stop" \
+		 " | rx hold|release | tx hold|release | counters" \
+		 " | pcap start FILE | pcap stop" \
 		 " | quit"
 
 static void reply(ctl_out_fn out, void *octx, const char *fmt, ...)
@@ -104,16 +105,23 @@ void ctl_execute(struct ctl *c, const char *line, ctl_out_fn out, void *octx)
 		}
 		ops->link(c->ctx, !strcmp(rest, "up"));
 		reply(out, octx, "ok link %s", rest);
-	} else if (!strcmp(cmd, "rx")) {
+	} else if (!strcmp(cmd, "rx") || !strcmp(cmd, "tx")) {
+		int (*fn)(void *ctx, bool hold, char *msg, size_t len) =
+			cmd[0] == 't' ? ops->tx_hold : ops->rx_hold;
+
 		if (strcmp(rest, "hold") && strcmp(rest, "release")) {
-			snprintf(msg, sizeof(msg), "usage: rx hold|release");
+			snprintf(msg, sizeof(msg), "usage: %s hold|release",
+				 cmd);
 			goto error;
 		}
-		if (!ops->rx_hold ||
-		    ops->rx_hold(c->ctx, !strcmp(rest, "hold"), msg,
-				 sizeof(msg)))
+		if (!fn) {
+			snprintf(msg, sizeof(msg), "%s hold is not available",
+				 cmd);
 			goto error;
-		reply(out, octx, "ok rx %s", rest);
+		}
+		if (fn(c->ctx, !strcmp(rest, "hold"), msg, sizeof(msg)))
+			goto error;
+		reply(out, octx, "ok %s %s", cmd, rest);
 	} else if (!strcmp(cmd, "counters") && !*rest) {
 		ops->counters(c->ctx, data_line, &df);
 		reply(out, octx, "ok");

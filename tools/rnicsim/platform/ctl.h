@@ -6,7 +6,9 @@
  *	fault SPEC		add/replace faults (fault.h)	ok <now active>
  *	fault			show				ok <active>
  *	fault clear						ok
- *	link down|up						ok
+ *	link down|up						ok link <up|down>
+ *	rx hold|release		(rdev_rx_hold())		ok rx <hold|release>
+ *	tx hold|release		(rdev_tx_hold())		ok tx <hold|release>
  *	counters		"name value" lines, then	ok
  *	pcap start FILE | pcap stop				ok
  *	help							ok <commands>
@@ -36,6 +38,7 @@ struct ctl_ops {
 	void (*link)(void *ctx, bool up);
 	/* 0 or -errno; @msg gets a reason on failure */
 	int (*rx_hold)(void *ctx, bool hold, char *msg, size_t len);
+	int (*tx_hold)(void *ctx, bool hold, char *msg, size_t len);
 	void (*counters)(void *ctx, ctl_out_fn out, void *octx);
 	int (*pcap_start)(void *ctx, const char *path, char *err, size_t len);
 	void (*pcap_stop)(void *ctx);

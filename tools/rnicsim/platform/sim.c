@@ -194,6 +194,22 @@ static int ctl_rx_hold(void *ctx, bool hold, char *msg, size_t len)
 	return ret;
 }
 
+static int ctl_tx_hold(void *ctx, bool hold, char *msg, size_t len)
+{
+	struct sim *s = ctx;
+	int ret = -ENODEV;
+
+	if (s->dev_ops && s->dev_ops->tx_hold)
+		ret = s->dev_ops->tx_hold(s->dev, hold);
+	if (ret == -EOPNOTSUPP)
+		snprintf(msg, len, "tx hold needs a device serving ABI 2.0 (rnicsim without --signature-abi)");
+	else if (ret)
+		snprintf(msg, len, "tx hold: %s", strerror(-ret));
+	else
+		sim_log("tx %s", hold ? "held (test knob)" : "released");
+	return ret;
+}
+
 static void ctl_counters(void *ctx, ctl_out_fn out, void *octx)
 {
 	sim_dump_counters(ctx, out, octx);
@@ -229,6 +245,7 @@ static const struct ctl_ops sim_ctl_ops = {
 	.fault_clear = ctl_fault_clear,
 	.link = ctl_link,
 	.rx_hold = ctl_rx_hold,
+	.tx_hold = ctl_tx_hold,
 	.counters = ctl_counters,
 	.pcap_start = ctl_pcap_start,
 	.pcap_stop = ctl_pcap_stop,

@@ -30,6 +30,8 @@ struct sim_dev_ops {
 	void (*set_link)(void *dev, bool up);
 	/* optional: 0 or -errno (rdev_rx_hold()) */
 	int (*rx_hold)(void *dev, bool hold);
+	/* optional: 0 or -errno (rdev_tx_hold()) */
+	int (*tx_hold)(void *dev, bool hold);
 	uint64_t (*tick)(void *dev, uint64_t now_ns);
 	void (*reset)(void *dev);
 	void (*dump_counters)(void *dev, void (*out)(void *ctx,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Device model: TX rings. Descriptor parsing (well-formed and malformed),
- * SGE gather, offloads, completions, CQ arming and overflow.
+ * SGE gather, offloads, completions, CQ arming and overflow, tx hold.
  */
 #include <errno.h>
 #include <string.h>
@@ -17,10 +17,9 @@ struct txt {
 	struct tq q;
 };
 
-static bool tx_setup(struct txt *x, u32 caps_disable, unsigned int cq_log2,
-		     u8 prio)
+/* Reset + enable x->t, then a CQ and a 16-entry TX queue completing there */
+static bool tx_up(struct txt *x, unsigned int cq_log2, u8 prio)
 {
-	x->t = tdev_new(caps_disable);
 	if (tdev_init(x->t) != T_STATUS_UP)
 		return false;
 	while (teq_count(x->t, 0, NULL))
@@ -28,6 +27,13 @@ static bool tx_setup(struct txt *x, u32 caps_disable, unsigned int cq_log2,
 	return tcreate_cq(x->t, cq_log2, 2, &x->cq) == RNIC_AQ_SUCCESS &&
 	       tcreate_queue(x->t, RNIC_QUEUE_ETH_TX, 4, x->cq.id, 0, prio,
 			     &x->q) == RNIC_AQ_SUCCESS;
+}
+
+static bool tx_setup(struct txt *x, u32 caps_disable, unsigned int cq_log2,
+		     u8 prio)
+{
+	x->t = tdev_new(caps_disable);
+	return tx_up(x, cq_log2, prio);
 }
 
 /* A descriptor for @frame cut into @n pieces placed apart in guest RAM. */
@@ -500,4 +506,160 @@ TEST(dev_tx_random_descriptors_never_crash)
 	}
 	CHECK_EQ(tbar_r32(x.t, RNIC_REG_STATUS), T_STATUS_UP);
 	tdev_free(x.t);
+}
+
+struct status_find {
+	const char *want;
+	bool found;
+};
+
+static void status_line(void *ctx, const char *line)
+{
+	struct status_find *sf = ctx;
+
+	if (!strcmp(line, sf->want))
+		sf->found = true;
+}
+
+/* Whether the status the control socket prints has the line @want */
+static bool status_has(struct tdev *t, const char *want)
+{
+	struct status_find sf = { .want = want };
+
+	rdev_dump_counters(t->d, status_line, &sf);
+	return sf.found;
+}
+
+#define HOLD_FRAMES	16	/* the whole ring: the driver stops its queue */
+
+/* Frame @i of a run: its length and a payload byte are its own. */
+static size_t hold_frame(u8 *f, unsigned int i)
+{
+	size_t len = tf_roce(f, TF_V2_IPV4, 60 + 7 * i, -1, 4791);
+
+	f[len - 5] ^= (u8)(0x80 | i);
+	return len;
+}
+
+/*
+ * tx hold: descriptors posted while held stay in the ring (none sent,
+ * none completed, ticks change nothing) until the ring is full. The
+ * release alone, with no doorbell after it, sends every frame in order
+ * with its bytes, and completes every descriptor.
+ */
+TEST(dev_tx_hold_then_release_without_doorbell)
+{
+	static u8 f[HOLD_FRAMES][512];
+	size_t len[HOLD_FRAMES];
+	struct rnic_tx_desc d;
+	struct rnic_cqe c;
+	struct txt x;
+	unsigned int i, irqs;
+
+	x.t = tdev_new(0);
+	CHECK(status_has(x.t, "tx_hold 0"));
+	/* Taken before the enable: the reset of tdev_init keeps it. */
+	REQUIRE(rdev_tx_hold(x.t->d, true) == 0);
+	CHECK_EQ(rdev_tx_hold(x.t->d, true), 0);	/* idempotent */
+	REQUIRE(tx_up(&x, 6, 0));
+	CHECK(status_has(x.t, "tx_hold 1"));
+	CHECK(status_has(x.t, "rx_hold 0"));	/* the other knob untouched */
+	tcq_arm(x.t, &x.cq);
+	irqs = x.t->p->irqs[2];
+
+	for (i = 0; i < HOLD_FRAMES; i++) {
+		len[i] = hold_frame(f[i], i);
+		/* 1..5 pieces: 4 and 5 go through an indirect SGE list */
+		desc_for(x.t, &d, 0, 0, f[i], len[i], 1 + i % 5);
+		tpost_tx(x.t, &x.q, &d);	/* each rings doorbell 3 */
+	}
+	for (i = 0; i < 3; i++) {
+		x.t->p->now += 1000000;
+		rdev_tick(x.t->d, x.t->p->now);
+	}
+	CHECK_EQ(x.t->p->ntx, 0);
+	CHECK(!tcq_poll(x.t, &x.cq, &c));
+	CHECK_EQ(x.t->p->irqs[2], irqs);
+	CHECK_EQ(tctr(x.t, RNIC_PORT_STAT_tx_roce_v2_frames), 0);
+	CHECK_EQ(tctr(x.t, RNIC_PORT_STAT_bad_doorbells), 0);
+	CHECK_EQ(teq_count(x.t, RNIC_EQE_QUEUE_ERROR, NULL), 0);
+	CHECK_EQ(tbar_r32(x.t, RNIC_REG_STATUS), T_STATUS_UP);
+
+	/* Release: no new doorbell, the device looks at the ring itself. */
+	REQUIRE(rdev_tx_hold(x.t->d, false) == 0);
+	CHECK(status_has(x.t, "tx_hold 0"));
+	REQUIRE(x.t->p->ntx == HOLD_FRAMES);
+	for (i = 0; i < HOLD_FRAMES; i++) {
+		CHECK_EQ(x.t->p->tx[i].len, len[i]);
+		CHECK_MEM_EQ(x.t->p->tx[i].data, f[i], len[i]);
+		REQUIRE(tcq_poll(x.t, &x.cq, &c));
+		CHECK_EQ(c.status, RNIC_CQE_OK);
+		CHECK(le32_to_cpu(c.flags) & RNIC_CQE_F_TX);
+		CHECK_EQ(le16_to_cpu(c.queue_id), x.q.id);
+		CHECK_EQ(le16_to_cpu(c.desc_idx), i);
+		CHECK_EQ(le32_to_cpu(c.byte_len), len[i]);
+	}
+	CHECK(!tcq_poll(x.t, &x.cq, &c));
+	CHECK_EQ(x.t->p->irqs[2], irqs + 1);	/* the armed CQ woke it */
+	CHECK_EQ(tctr(x.t, RNIC_PORT_STAT_tx_roce_v2_frames), HOLD_FRAMES);
+	CHECK_EQ(rdev_tx_hold(x.t->d, false), 0);	/* idempotent */
+
+	/* Released, the ring runs as before: one post, one frame. */
+	tpost_tx(x.t, &x.q, &d);
+	CHECK_EQ(x.t->p->ntx, HOLD_FRAMES + 1);
+	REQUIRE(tcq_poll(x.t, &x.cq, &c));
+	CHECK_EQ(le16_to_cpu(c.desc_idx), HOLD_FRAMES);
+	tdev_free(x.t);
+}
+
+/*
+ * The hold survives a reset taken while descriptors wait (the reset drops
+ * the queues with them); a release while the device is disabled sends
+ * nothing; a device that serves no ABI refuses the knob.
+ */
+TEST(dev_tx_hold_survives_reset)
+{
+	struct rdev_config cfg = { .num_vectors = 8, .signature_abi = 1 };
+	struct rnic_tx_desc d;
+	struct rnic_cqe c;
+	struct tdev *old;
+	struct txt x;
+	u8 f[512];
+	size_t len;
+	unsigned int i;
+
+	REQUIRE(tx_setup(&x, 0, 6, 0));
+	REQUIRE(rdev_tx_hold(x.t->d, true) == 0);
+	len = hold_frame(f, 1);
+	desc_for(x.t, &d, 0, 0, f, len, 2);
+	for (i = 0; i < 3; i++)
+		tpost_tx(x.t, &x.q, &d);
+	rdev_reset(x.t->d);
+	CHECK(status_has(x.t, "tx_hold 1"));
+	CHECK_EQ(x.t->p->ntx, 0);
+	REQUIRE(rdev_tx_hold(x.t->d, false) == 0);	/* disabled: nothing */
+	CHECK_EQ(x.t->p->ntx, 0);
+	REQUIRE(rdev_tx_hold(x.t->d, true) == 0);
+
+	REQUIRE(tx_up(&x, 6, 0));
+	CHECK(status_has(x.t, "tx_hold 1"));
+	for (i = 0; i < 2; i++)
+		tpost_tx(x.t, &x.q, &d);
+	CHECK_EQ(x.t->p->ntx, 0);
+	CHECK(!tcq_poll(x.t, &x.cq, &c));
+	REQUIRE(rdev_tx_hold(x.t->d, false) == 0);
+	CHECK_EQ(x.t->p->ntx, 2);
+	for (i = 0; i < 2; i++) {
+		CHECK_MEM_EQ(x.t->p->tx[i].data, f, len);
+		REQUIRE(tcq_poll(x.t, &x.cq, &c));
+		CHECK_EQ(c.status, RNIC_CQE_OK);
+		CHECK_EQ(le16_to_cpu(c.desc_idx), i);
+	}
+	tdev_free(x.t);
+
+	memcpy(cfg.mac, t_mac, sizeof(cfg.mac));
+	old = tdev_new_cfg(&cfg, T_RAM_SIZE);
+	CHECK_EQ(rdev_tx_hold(old->d, true), -EOPNOTSUPP);
+	CHECK(!status_has(old, "tx_hold 0") && !status_has(old, "tx_hold 1"));
+	tdev_free(old);
 }

@@ -30,6 +30,8 @@ struct fake_dev {
 	size_t last_rx_len;
 	uint64_t tick_at;
 	int ticks;
+	int tx_holds;		/* tx hold calls that reached it */
+	bool tx_hold, tx_refuse;
 };
 
 static void fd_doorbell(void *d, unsigned int v)
@@ -56,6 +58,17 @@ static void fd_set_link(void *d, bool up)
 
 	f->links++;
 	f->link = up;
+}
+
+static int fd_tx_hold(void *d, bool hold)
+{
+	struct fake_dev *f = d;
+
+	f->tx_holds++;
+	if (f->tx_refuse)
+		return -EOPNOTSUPP;
+	f->tx_hold = hold;
+	return 0;
 }
 
 static uint64_t fd_tick(void *d, uint64_t now)
@@ -85,6 +98,7 @@ static const struct sim_dev_ops fake_ops = {
 	.doorbell = fd_doorbell,
 	.wire_rx = fd_wire_rx,
 	.set_link = fd_set_link,
+	.tx_hold = fd_tx_hold,
 	.tick = fd_tick,
 	.reset = fd_reset,
 	.dump_counters = fd_dump,
@@ -266,6 +280,25 @@ TEST(sim_wire_faults_pcap_and_ctl)
 	ctl_cmd(&s, c, "rx sideways", reply, sizeof(reply));
 	CHECK(strstr(reply, "usage: rx hold|release") != NULL);
 
+	/* tx hold reaches the device; a device refusing it says why */
+	dev.tx_refuse = true;
+	ctl_cmd(&s, c, "tx hold", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "error tx hold needs a device serving ABI 2.0 "
+		      "(rnicsim without --signature-abi)\n"));
+	CHECK(!dev.tx_hold);
+	dev.tx_refuse = false;
+	ctl_cmd(&s, c, "tx hold", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "ok tx hold\n"));
+	CHECK(dev.tx_hold);
+	ctl_cmd(&s, c, "tx release", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "ok tx release\n"));
+	CHECK(!dev.tx_hold);
+	ctl_cmd(&s, c, "tx", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "error usage: tx hold|release\n"));
+	ctl_cmd(&s, c, "tx hold now", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "error usage: tx hold|release\n"));
+	CHECK_EQ(dev.tx_holds, 3);
+
 	/* Pause storm into the device's RX. */
 	ctl_cmd(&s, c, "fault pause=2:3", reply, sizeof(reply));
 	CHECK(!strncmp(reply, "ok", 2));
@@ -371,4 +404,90 @@ TEST(sim_wire_hook)
 	CHECK_EQ(s.tx_frames, 2);
 	s.dev_ops = NULL;
 	sim_fini(&s);
+}
+
+struct hold_rec {
+	int rx, tx;		/* calls */
+	bool rx_hold, tx_hold;
+	char out[512];
+};
+
+static int rec_rx_hold(void *ctx, bool hold, char *msg, size_t len)
+{
+	struct hold_rec *r = ctx;
+
+	(void)msg;
+	(void)len;
+	r->rx++;
+	r->rx_hold = hold;
+	return 0;
+}
+
+static int rec_tx_hold(void *ctx, bool hold, char *msg, size_t len)
+{
+	struct hold_rec *r = ctx;
+
+	r->tx++;
+	if (r->tx > 3) {
+		snprintf(msg, len, "tx hold: refused");
+		return -EIO;
+	}
+	r->tx_hold = hold;
+	return 0;
+}
+
+static void rec_out(void *octx, const char *line)
+{
+	struct hold_rec *r = octx;
+	size_t n = strlen(r->out);
+
+	snprintf(r->out + n, sizeof(r->out) - n, "%s\n", line);
+}
+
+static const char *run(struct ctl *c, struct hold_rec *r, const char *line)
+{
+	r->out[0] = '\0';
+	ctl_execute(c, line, rec_out, r);
+	return r->out;
+}
+
+/* The parser: rx and tx hold|release, each to its own op, and the help. */
+TEST(ctl_rx_tx_hold_commands)
+{
+	struct ctl_ops ops = { .rx_hold = rec_rx_hold,
+			       .tx_hold = rec_tx_hold };
+	struct hold_rec r = {};
+	struct ctl c;
+	char err[64];
+
+	REQUIRE(ctl_init(&c, NULL, &ops, &r, err, sizeof(err)) == 0);
+	CHECK(!strcmp(run(&c, &r, "tx hold"), "ok tx hold\n"));
+	CHECK(r.tx_hold && !r.rx_hold);
+	CHECK(!strcmp(run(&c, &r, "  tx hold \r\n"), "ok tx hold\n"));
+	CHECK(r.tx_hold);
+	CHECK(!strcmp(run(&c, &r, "tx release"), "ok tx release\n"));
+	CHECK(!r.tx_hold);
+	CHECK_EQ(r.tx, 3);
+	CHECK_EQ(r.rx, 0);
+	CHECK(!strcmp(run(&c, &r, "rx hold"), "ok rx hold\n"));
+	CHECK(r.rx_hold && !r.tx_hold);
+	CHECK_EQ(r.tx, 3);
+	CHECK(!strcmp(run(&c, &r, "tx hold"), "error tx hold: refused\n"));
+	CHECK(!strcmp(run(&c, &r, "tx"), "error usage: tx hold|release\n"));
+	CHECK(!strcmp(run(&c, &r, "tx Hold"),
+		      "error usage: tx hold|release\n"));
+	CHECK(!strcmp(run(&c, &r, "tx release all"),
+		      "error usage: tx hold|release\n"));
+	CHECK(!strcmp(run(&c, &r, "rx on"), "error usage: rx hold|release\n"));
+	CHECK_EQ(r.tx, 4);
+	CHECK(strstr(run(&c, &r, "help"), " | tx hold|release | ") != NULL);
+	CHECK(strstr(run(&c, &r, "txx hold"), "error unknown command") ==
+	      r.out);
+	CHECK_EQ(c.errors, 6);
+
+	/* A server without the op says so. */
+	ops.tx_hold = NULL;
+	CHECK(!strcmp(run(&c, &r, "tx hold"),
+		      "error tx hold is not available\n"));
+	ctl_fini(&c);
 }
