@@ -248,6 +248,7 @@ int rnic_aq_init(struct rnic_dev *rdev);
 void rnic_aq_destroy(struct rnic_dev *rdev);
 int rnic_dev_enable(struct rnic_dev *rdev);
 bool rnic_dev_stop(struct rnic_dev *rdev);
+bool rnic_dma_may_free(int err, bool releases, bool stopped);
 void rnic_dev_failed(struct rnic_dev *rdev);
 int rnic_aq_exec(struct rnic_dev *rdev, union rnic_aq_entry *cmd, u32 *result);
 int rnic_aq_exec_comp(struct rnic_dev *rdev, union rnic_aq_entry *cmd,

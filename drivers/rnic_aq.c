@@ -8,6 +8,7 @@
  * if that interrupt is lost the waiter polls the ring once more before it
  * gives up, so a lost interrupt costs a timeout, not a hang.
  */
+#include <kunit/visibility.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
@@ -107,6 +108,35 @@ bool rnic_dev_stop(struct rnic_dev *rdev)
 }
 
 /**
+ * rnic_dma_may_free() - may memory an admin command named be freed now
+ * @err: the command's result: 0, the errno of the status the device
+ *	answered, -EIO if it was not sent (the device is dead or fatal), or
+ *	-ETIMEDOUT if it got no answer
+ * @releases: the command takes the memory back (DESTROY_*); else it gave
+ *	the memory to the device (CREATE_*) and the caller frees it because
+ *	the command failed
+ * @stopped: the device performs no DMA (rdev->stopped)
+ *
+ * A DESTROY gives the memory back only when it completes: after any
+ * failure the device may still write it. A CREATE that failed leaves no
+ * reference (hardware-rdma.rst, "Lifetime rules"), unless it went
+ * unanswered: the device may have created the object and be writing the
+ * ring. Either way a stopped device writes nothing.
+ *
+ * Return: true if the memory may be freed, false if it must be kept until
+ * the device is reset, or leaked.
+ */
+bool rnic_dma_may_free(int err, bool releases, bool stopped)
+{
+	if (stopped)
+		return true;
+	if (releases)
+		return !err;
+	return err != -ETIMEDOUT;
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_dma_may_free);
+
+/**
  * rnic_dev_failed() - the device failed for good: stop it, tell the RDMA side
  * @rdev: the device
  *
@@ -176,13 +206,19 @@ err_free_sq:
 
 /**
  * rnic_aq_destroy() - free the admin queue
- * @rdev: the device, already reset (it no longer writes the rings)
+ * @rdev: the device, reset; if the reset failed, the rings are leaked
  */
 void rnic_aq_destroy(struct rnic_dev *rdev)
 {
 	struct device *dma = &rdev->pdev->dev;
 	struct rnic_aq *aq = &rdev->aq;
 	size_t depth = 1 << aq->log2_depth;
+
+	if (!READ_ONCE(rdev->stopped)) {
+		rnic_err(rdev, "device was not reset: leaking the admin queue rather than freeing it under its DMA\n");
+		mutex_destroy(&aq->lock);
+		return;
+	}
 
 	dma_free_coherent(dma, RNIC_AQ_BUF_SIZE, aq->buf, aq->buf_dma);
 	dma_free_coherent(dma, depth * RNIC_ACQ_ENTRY_SIZE, aq->cq, aq->cq_dma);
@@ -329,7 +365,12 @@ static int __rnic_aq_exec(struct rnic_dev *rdev, union rnic_aq_entry *cmd,
 			rnic_stat_inc(rdev, RNIC_DRV_STAT_aq_timeouts);
 			rnic_err(rdev, "admin command %#x timed out after %u ms (device status %#x); the device is not answering, unload and reload rnic after checking rnicsim\n",
 				 opcode, RNIC_AQ_TIMEOUT_MS, status);
-			aq->dead = true;
+			/*
+			 * It may still run this command and use what it
+			 * names, and the rings it has: it is reset before
+			 * the callers free anything (rnic_dma_may_free()).
+			 */
+			rnic_dev_failed(rdev);
 			return -ETIMEDOUT;
 		}
 	}

@@ -211,7 +211,7 @@ void rnic_eq_start(struct rnic_dev *rdev)
 
 /**
  * rnic_eq_destroy() - stop event handling and free the event queue
- * @rdev: the device, already reset (it no longer writes the EQ)
+ * @rdev: the device, reset; if the reset failed, the ring is leaked
  */
 void rnic_eq_destroy(struct rnic_dev *rdev)
 {
@@ -219,6 +219,10 @@ void rnic_eq_destroy(struct rnic_dev *rdev)
 
 	free_irq(rnic_irq_vector(rdev, RNIC_VEC_ADMIN), rdev);
 	cancel_work_sync(&eq->work);
+	if (!READ_ONCE(rdev->stopped)) {
+		rnic_err(rdev, "device was not reset: leaking event queue 0 rather than freeing it under its DMA\n");
+		return;
+	}
 	dma_free_coherent(&rdev->pdev->dev,
 			  (1 << eq->log2_depth) * RNIC_EQE_SIZE, eq->va, eq->dma);
 }

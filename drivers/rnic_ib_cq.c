@@ -150,6 +150,10 @@ static int rnic_ib_eq_create(struct rnic_ibdev *ibd, struct rnic_ib_eq *eq,
 	if (err) {
 		ibdev_err(&ibd->ibdev, "CREATE_EQ on vector %u failed: %d\n",
 			  vector, err);
+		/* unanswered, it may have created the EQ: kept until the reset */
+		rnic_ib_free_dma(ibd, rnic_dma_may_free(err, false, false), size,
+				 eq->va, eq->dma);
+		eq->va = NULL;
 		return err;
 	}
 	eq->eqn = le32_to_cpu(r.id.id);
@@ -306,8 +310,12 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	c.db_page = cpu_to_le32(ibd->dbp.id);
 	c.log2_depth = cq->log2_depth;
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
-	if (err)
-		goto err_free;
+	if (err) {
+		/* unanswered, it may have created the CQ: kept until the reset */
+		rnic_ib_free_dma(ibd, rnic_dma_may_free(err, false, false), size,
+				 cq->ring, cq->dma);
+		return err;
+	}
 	cq->cqn = le32_to_cpu(r.create_cq.cqn);
 	cq->db_off = le16_to_cpu(r.create_cq.db_off);
 	/* CQNs are 24 bits: the value above them marks scrubbed EQ entries */
@@ -335,12 +343,9 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_destroy:
-	if (rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_RDMA_CQ, cq->cqn)) {
-		rnic_ib_defer_free(ibd, size, cq->ring, cq->dma);
-		return err;
-	}
-err_free:
-	dma_free_coherent(rnic_ib_dma(ibd), size, cq->ring, cq->dma);
+	rnic_ib_free_dma(ibd, !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_RDMA_CQ,
+						   cq->cqn),
+			 size, cq->ring, cq->dma);
 	return err;
 }
 

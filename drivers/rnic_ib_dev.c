@@ -723,7 +723,8 @@ void rnic_ib_unregister(struct rnic_dev *rdev)
 
 /**
  * rnic_ib_free() - free what the device may have used until its reset
- * @rdev: the device, reset (or never enabled)
+ * @rdev: the device, reset (or never enabled); if the reset failed, that
+ *	memory is leaked
  */
 void rnic_ib_free(struct rnic_dev *rdev)
 {
@@ -732,8 +733,12 @@ void rnic_ib_free(struct rnic_dev *rdev)
 	if (!ibd)
 		return;
 	cancel_work_sync(&ibd->fatal_work);
-	rnic_ib_deferred_release(ibd);
-	rnic_ib_ah_table_free(ibd);
+	if (READ_ONCE(rdev->stopped)) {
+		rnic_ib_deferred_release(ibd);
+		rnic_ib_ah_table_free(ibd);
+	} else {
+		ibdev_err(&ibd->ibdev, "device was not reset: leaking the memory it may still use (AH table, objects whose destroy failed) rather than freeing it under its DMA\n");
+	}
 	WARN_ON(!xa_empty(&ibd->qp_xa));
 	WARN_ON(!xa_empty(&ibd->cq_xa));
 	WARN_ON(!xa_empty(&ibd->srq_xa));

@@ -135,7 +135,13 @@ struct ib_mr *rnic_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	err = rnic_ib_create_mr(ibd, mr, to_rpd(ibpd), RNIC_MRT_FAST_REG, 0,
 				max_num_sg);
 	if (err) {
-		dma_free_coherent(rnic_ib_dma(ibd), size, mr->pbl, mr->pbl_dma);
+		/*
+		 * The device reads the page list only in REG_MR WQEs, none of
+		 * which names this MR yet; but an unanswered CREATE_MR may have
+		 * made it, and then the list is kept until the reset anyway.
+		 */
+		rnic_ib_free_dma(ibd, rnic_dma_may_free(err, false, false), size,
+				 mr->pbl, mr->pbl_dma);
 		kfree(mr);
 		return ERR_PTR(err);
 	}
@@ -243,11 +249,8 @@ int rnic_ib_ah_table_init(struct rnic_ibdev *ibd)
 	c.num_entries = cpu_to_le32(n);
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), NULL);
 	/* the device copied the list, or keeps nothing of a failed command */
-	if (err == -ETIMEDOUT || err == -EIO)
-		rnic_ib_defer_free(ibd, pages * sizeof(*pbl), pbl, pbl_dma);
-	else
-		dma_free_coherent(rnic_ib_dma(ibd), pages * sizeof(*pbl), pbl,
-				  pbl_dma);
+	rnic_ib_free_dma(ibd, rnic_dma_may_free(err, false, false),
+			 pages * sizeof(*pbl), pbl, pbl_dma);
 	if (err) {
 		ibdev_err(&ibd->ibdev, "SET_AH_TABLE of %u entries failed: %d\n",
 			  n, err);
@@ -429,8 +432,11 @@ int rnic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	c.rqe_log2 = srq->rqe_log2;
 	c.limit = cpu_to_le32(a->srq_limit);
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
-	if (err)
-		goto err_free;
+	if (err) {
+		/* unanswered, it may have created the SRQ: kept until the reset */
+		rnic_ib_srq_free_mem(ibd, srq, rnic_dma_may_free(err, false, false));
+		return err;
+	}
 	srq->srqn = le32_to_cpu(r.create_srq.srqn);
 	srq->db_off = le16_to_cpu(r.create_srq.db_off);
 	if (!rnic_ib_db_off_ok(srq->db_off) ||

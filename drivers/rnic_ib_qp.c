@@ -199,10 +199,12 @@ static void rnic_ib_qp_free_mem(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 {
 	rnic_ib_wq_free(ibd, &qp->sq, destroyed);
 	rnic_ib_wq_free(ibd, &qp->rq, destroyed);
-	/* the path template is copied by MODIFY_QP: never the device's */
-	if (qp->path)
-		dma_free_coherent(rnic_ib_dma(ibd), sizeof(*qp->path), qp->path,
-				  qp->path_dma);
+	/*
+	 * MODIFY_QP copies the path template; one that went unanswered may
+	 * read it still: with the QP, then, it is not DESTROYed either.
+	 */
+	rnic_ib_free_dma(ibd, destroyed, sizeof(*qp->path), qp->path,
+			 qp->path_dma);
 	qp->path = NULL;
 }
 
@@ -274,8 +276,11 @@ int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		c.rqe_log2 = rqe_log2;
 	}
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
-	if (err)
-		goto err_free;
+	if (err) {
+		/* unanswered, it may have created the QP: kept until the reset */
+		rnic_ib_qp_free_mem(ibd, qp, rnic_dma_may_free(err, false, false));
+		return err;
+	}
 	qpn = le32_to_cpu(r.create_qp.qpn);
 	qp->sq.db_off = le16_to_cpu(r.create_qp.sq_db_off);
 	qp->rq.db_off = le16_to_cpu(r.create_qp.rq_db_off);

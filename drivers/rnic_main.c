@@ -187,6 +187,7 @@ err_disable:
 	return err;
 }
 
+/* The rings are freed only if the reset worked (rdev->stopped) */
 static void rnic_remove_dev(struct rnic_dev *rdev)
 {
 	struct pci_dev *pdev = rdev->pdev;
@@ -266,6 +267,14 @@ static void rnic_remove(struct pci_dev *pdev)
 	WRITE_ONCE(rdev->netdev_ready, false);
 	flush_work(&rdev->eq.work);
 
+	/*
+	 * The consumers free their rings as their DESTROY commands complete,
+	 * or once the device is stopped. A device that stopped answering and
+	 * did not reset then (rnic_dev_failed()) gets one more try: else all
+	 * it was given is leaked.
+	 */
+	if (READ_ONCE(rdev->aq.dead) && !READ_ONCE(rdev->stopped))
+		rnic_dev_stop(rdev);
 	rnic_ib_unregister(rdev);
 	rnic_netdev_destroy(rdev);
 	rnic_remove_dev(rdev);

@@ -50,8 +50,11 @@ int rnic_cq_create(struct rnic_dev *rdev, struct rnic_cq *cq, u8 log2_depth,
 	if (err) {
 		rnic_err(rdev, "CREATE_CQ (depth %u, vector %u) failed: %d\n",
 			 1U << log2_depth, vector, err);
-		dma_free_coherent(&rdev->pdev->dev, rnic_cq_bytes(cq), cq->va,
-				  cq->dma);
+		if (rnic_dma_may_free(err, false, READ_ONCE(rdev->stopped)))
+			dma_free_coherent(&rdev->pdev->dev, rnic_cq_bytes(cq),
+					  cq->va, cq->dma);
+		else
+			rnic_err(rdev, "the device may be using that CQ: leaking its ring\n");
 		cq->va = NULL;
 		return err;
 	}
@@ -64,10 +67,10 @@ int rnic_cq_create(struct rnic_dev *rdev, struct rnic_cq *cq, u8 log2_depth,
  * @rdev: the device
  * @cq: the CQ; its queues must be destroyed already
  *
- * If a working device refuses to destroy it, it may still write into the
- * ring, so the memory is leaked on purpose: a leak is better than DMA into
- * freed memory. A dead or fatal device does no more DMA, so then the
- * memory is freed.
+ * If the device did not destroy it, it may still write into the ring, so
+ * the memory is leaked on purpose: a leak is better than DMA into freed
+ * memory. A stopped device (fatal, or reset after it stopped answering)
+ * does no more DMA, so then the memory is freed.
  */
 void rnic_cq_destroy(struct rnic_dev *rdev, struct rnic_cq *cq)
 {
@@ -77,7 +80,7 @@ void rnic_cq_destroy(struct rnic_dev *rdev, struct rnic_cq *cq)
 		return;
 	if (cq->created) {
 		err = rnic_cmd_destroy_cq(rdev, cq->id);
-		if (err && !rdev->aq.dead && !rdev->fatal) {
+		if (!rnic_dma_may_free(err, true, READ_ONCE(rdev->stopped))) {
 			rnic_err(rdev, "DESTROY_CQ %u failed: %d; keeping its memory\n",
 				 cq->id, err);
 			return;
@@ -168,8 +171,11 @@ int rnic_queue_create(struct rnic_dev *rdev, struct rnic_queue *q,
 	if (err) {
 		rnic_err(rdev, "CREATE_QUEUE (type %u, depth %u) failed: %d\n",
 			 type, 1U << log2_depth, err);
-		dma_free_coherent(&rdev->pdev->dev, rnic_queue_bytes(q), q->va,
-				  q->dma);
+		if (rnic_dma_may_free(err, false, READ_ONCE(rdev->stopped)))
+			dma_free_coherent(&rdev->pdev->dev, rnic_queue_bytes(q),
+					  q->va, q->dma);
+		else
+			rnic_err(rdev, "the device may be using that queue: leaking its ring\n");
 		q->va = NULL;
 		return err;
 	}
@@ -192,7 +198,7 @@ void rnic_queue_destroy(struct rnic_dev *rdev, struct rnic_queue *q)
 		return;
 	if (q->created) {
 		err = rnic_cmd_destroy_queue(rdev, q->id);
-		if (err && !rdev->aq.dead && !rdev->fatal) {
+		if (!rnic_dma_may_free(err, true, READ_ONCE(rdev->stopped))) {
 			rnic_err(rdev, "DESTROY_QUEUE %u failed: %d; keeping its memory\n",
 				 q->id, err);
 			return;
