@@ -67,6 +67,16 @@ static int dev_tx_hold(void *dev, bool hold)
 	return rdev_tx_hold(dev, hold);
 }
 
+static int dev_aq_hold(void *dev, bool hold)
+{
+	return rdev_aq_hold(dev, hold);
+}
+
+static int dev_fatal(void *dev, uint32_t *reason)
+{
+	return rdev_fatal(dev, reason);
+}
+
 static uint64_t dev_tick(void *dev, uint64_t now_ns)
 {
 	return rdev_tick(dev, now_ns);
@@ -90,6 +100,8 @@ static const struct sim_dev_ops rdev_ops = {
 	.set_link = dev_set_link,
 	.rx_hold = dev_rx_hold,
 	.tx_hold = dev_tx_hold,
+	.aq_hold = dev_aq_hold,
+	.fatal = dev_fatal,
 	.tick = dev_tick,
 	.reset = dev_reset,
 	.dump_counters = dev_dump_counters,

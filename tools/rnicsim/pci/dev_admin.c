@@ -393,13 +393,19 @@ static u8 execute(struct rdev *d, const union rnic_aq_entry *e,
 	return st;
 }
 
-/* Doorbell vector 1: run every command up to the admin SQ's slot. */
+/*
+ * Doorbell vector 1: run every command up to the admin SQ's slot. Under
+ * rdev_aq_hold() nothing, not even the slot is read: the release calls
+ * this again.
+ */
 void rdev_admin_doorbell(struct rdev *d)
 {
-	u32 slot = rdev_bar_read(d, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_ADMIN_SQ));
-	u32 mask = (1U << d->aq_log2) - 1;
+	u32 slot, mask = (1U << d->aq_log2) - 1;
 	bool done = false;
 
+	if (d->aq_hold)
+		return;
+	slot = rdev_bar_read(d, RNIC_DB_SLOT_OFF(RNIC_DB_SLOT_ADMIN_SQ));
 	if ((slot & ~RNIC_DB_RING_PI) ||
 	    rnic_ring_used(slot, d->aq_head) > mask + 1) {
 		RDEV_INC(d, bad_doorbells);

@@ -93,6 +93,11 @@ static void do_reset(struct rdev *d, u32 status)
 	       d->bar2_len - RNIC_DBP_BASE_DEFAULT);
 	d->enabled = false;
 	d->fatal = false;
+	/*
+	 * The admin hold goes with the queue it held: a driver that timed
+	 * out resets the device, and the one it programs next must work.
+	 */
+	d->aq_hold = false;
 	d->aq_sq = 0;
 	d->aq_cq = 0;
 	d->aq_log2 = 0;
@@ -178,6 +183,13 @@ void rdev_reset(struct rdev *d)
 	do_reset(d, 0);
 }
 
+/*
+ * A fatal device performs no DMA and acts on nothing but CTRL.RESET
+ * (hardware.rst, "Fatal reasons"). Clearing d->enabled stops the rest:
+ * doorbells, the admin queue, the rings, the RDMA engine's pump and
+ * timers and event posting all need it; rdev_tick() and rdev_wire_rx()
+ * test d->fatal. Objects stay as they are until the reset destroys them.
+ */
 static void set_fatal(struct rdev *d, u32 reason)
 {
 	plat_log(d->p, "device fatal, reason %u", reason);
@@ -187,6 +199,9 @@ static void set_fatal(struct rdev *d, u32 reason)
 			   RNIC_EQE_OBJ_NONE, 0, reason);
 	d->enabled = false;
 	d->fatal = true;
+	d->fatal_reason = reason;
+	/* It sends nothing more, XON included: a pause it sent expires. */
+	d->pfc.xoff = false;
 	rdev_bar_write(d, RNIC_REG_FATAL_REASON, reason);
 	rdev_bar_write(d, RNIC_REG_STATUS, RNIC_STATUS_FATAL);
 }
@@ -371,6 +386,11 @@ void rdev_doorbell(struct rdev *d, unsigned int vector)
 
 void rdev_wire_rx(struct rdev *d, const uint8_t *frame, size_t len)
 {
+	/* Not even a pause frame is looked at. */
+	if (d->fatal) {
+		RDEV_INC(d, rx_drop_no_queue);
+		return;
+	}
 	rdev_rx_frame(d, frame, len);
 }
 
@@ -418,10 +438,39 @@ int rdev_tx_hold(struct rdev *d, bool hold)
 	return 0;
 }
 
+int rdev_aq_hold(struct rdev *d, bool hold)
+{
+	if (!d->serves_abi2)
+		return -EOPNOTSUPP;
+	if (d->aq_hold == hold)
+		return 0;
+	d->aq_hold = hold;
+	/* The driver rang while held and waits: run what it posted. */
+	if (!hold && d->enabled)
+		rdev_admin_doorbell(d);
+	return 0;
+}
+
+int rdev_fatal(struct rdev *d, uint32_t *reason)
+{
+	if (!d->serves_abi2)
+		return -EOPNOTSUPP;
+	if (d->fatal)
+		return -EALREADY;
+	if (!*reason)
+		*reason = RNIC_FATAL_INTERNAL;
+	d->fatal_events++;
+	set_fatal(d, *reason);
+	return 0;
+}
+
 uint64_t rdev_tick(struct rdev *d, uint64_t now_ns)
 {
 	u64 next;
 
+	/* A fatal device runs nothing: no timers, no HEARTBEAT. */
+	if (d->fatal)
+		return 0;
 	if (now_ns >= d->next_heartbeat) {
 		rdev_bar_write(d, RNIC_REG_HEARTBEAT,
 			       rdev_bar_read(d, RNIC_REG_HEARTBEAT) + 1);
@@ -475,6 +524,14 @@ void rdev_dump_counters(struct rdev *d,
 		snprintf(line, sizeof(line), "rx_hold %d", d->rx_hold);
 		out(ctx, line);
 		snprintf(line, sizeof(line), "tx_hold %d", d->tx_hold);
+		out(ctx, line);
+		snprintf(line, sizeof(line), "aq_hold %d", d->aq_hold);
+		out(ctx, line);
+		snprintf(line, sizeof(line), "fatal_events %llu",
+			 (unsigned long long)d->fatal_events);
+		out(ctx, line);
+		snprintf(line, sizeof(line), "fatal_reason %u",
+			 d->fatal ? d->fatal_reason : 0);
 		out(ctx, line);
 	}
 	d->engine->dump_counters(d, out, ctx);

@@ -141,9 +141,12 @@ struct rdev {
 
 	bool enabled;
 	bool fatal;
+	u32 fatal_reason;	/* what FATAL_REASON was set to, if fatal */
 	bool link_up;
 	bool rx_hold;		/* rdev_rx_hold(): survives resets */
 	bool tx_hold;		/* rdev_tx_hold(): survives resets */
+	bool aq_hold;		/* rdev_aq_hold(): a reset clears it */
+	u64 fatal_events;	/* rdev_fatal() calls that took: not reset */
 
 	u64 aq_sq;
 	u64 aq_cq;

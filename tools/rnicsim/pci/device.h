@@ -75,6 +75,31 @@ int rdev_rx_hold(struct rdev *d, bool hold);
 int rdev_tx_hold(struct rdev *d, bool hold);
 
 /*
+ * The admin queue's knob, for a driver's command timeout: with @hold the
+ * device takes no command from the admin queue (doorbells on vector 1 are
+ * ignored, commands stay posted, nothing completes). Releasing reads the
+ * admin SQ slot at once, as a doorbell would, and runs what was posted.
+ * Unlike the rx and tx holds, a device reset (CTRL.RESET, CTRL = 0, a
+ * guest connecting) clears it: a driver recovers from the timeout by
+ * resetting the device, and the queue it programs after that must work.
+ * Idempotent; -EOPNOTSUPP on a device that serves no ABI.
+ */
+int rdev_aq_hold(struct rdev *d, bool hold);
+
+/*
+ * Fail as a device fails fatally (hardware.rst, "Fatal reasons"): a
+ * DEVICE_FATAL event with the reason in info on event queue 0 if the
+ * device is enabled, then STATUS = FATAL and FATAL_REASON. From then on
+ * it performs no DMA, raises no interrupt, sends and takes no frame,
+ * runs no command and no timer (HEARTBEAT stops), and acts on nothing
+ * but CTRL.RESET, which brings it back to the reset state. *@reason 0
+ * asks for RNIC_FATAL_INTERNAL and is set to it. 0, -EALREADY (already
+ * fatal: nothing changes), or -EOPNOTSUPP on a device that serves no
+ * ABI. Counted in fatal_events, which resets do not clear.
+ */
+int rdev_fatal(struct rdev *d, uint32_t *reason);
+
+/*
  * Timer work (TX paused by PFC, pause emission for the no-drop priority).
  * Returns the absolute time in ns it wants to be called again, or 0.
  */

@@ -5,6 +5,7 @@
  * without the rest of the simulator.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,8 +19,8 @@
 #include "platform/ctl.h"
 
 #define CTL_HELP "commands: fault SPEC | fault | fault clear | link down|up" \
-		 " | rx hold|release | tx hold|release | counters" \
-		 " | pcap start FILE | pcap stop" \
+		 " | rx hold|release | tx hold|release | aq hold|release" \
+		 " | fatal [REASON] | counters | pcap start FILE | pcap stop" \
 		 " | quit"
 
 static void reply(ctl_out_fn out, void *octx, const char *fmt, ...)
@@ -70,6 +71,28 @@ static char *word(char *s, char **rest)
 	return w;
 }
 
+/* A fatal reason: decimal or 0x hex, 1..UINT32_MAX, nothing after it */
+static int parse_reason(const char *s, uint32_t *reason)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		if (!isxdigit((unsigned char)s[2]))	/* no sign, no space */
+			return -1;
+		v = strtoull(s + 2, &end, 16);
+	} else {
+		v = strtoull(s, &end, 10);
+	}
+	if (errno || *end || !v || v > UINT32_MAX)
+		return -1;
+	*reason = (uint32_t)v;
+	return 0;
+}
+
 void ctl_execute(struct ctl *c, const char *line, ctl_out_fn out, void *octx)
 {
 	const struct ctl_ops *ops = c->ops;
@@ -105,9 +128,11 @@ void ctl_execute(struct ctl *c, const char *line, ctl_out_fn out, void *octx)
 		}
 		ops->link(c->ctx, !strcmp(rest, "up"));
 		reply(out, octx, "ok link %s", rest);
-	} else if (!strcmp(cmd, "rx") || !strcmp(cmd, "tx")) {
+	} else if (!strcmp(cmd, "rx") || !strcmp(cmd, "tx") ||
+		   !strcmp(cmd, "aq")) {
 		int (*fn)(void *ctx, bool hold, char *msg, size_t len) =
-			cmd[0] == 't' ? ops->tx_hold : ops->rx_hold;
+			cmd[0] == 't' ? ops->tx_hold :
+			cmd[0] == 'a' ? ops->aq_hold : ops->rx_hold;
 
 		if (strcmp(rest, "hold") && strcmp(rest, "release")) {
 			snprintf(msg, sizeof(msg), "usage: %s hold|release",
@@ -122,6 +147,21 @@ void ctl_execute(struct ctl *c, const char *line, ctl_out_fn out, void *octx)
 		if (fn(c->ctx, !strcmp(rest, "hold"), msg, sizeof(msg)))
 			goto error;
 		reply(out, octx, "ok %s %s", cmd, rest);
+	} else if (!strcmp(cmd, "fatal")) {
+		uint32_t reason = 0;	/* the device's default */
+
+		if (*rest && parse_reason(rest, &reason)) {
+			snprintf(msg, sizeof(msg),
+				 "usage: fatal [REASON] (REASON 1..4294967295)");
+			goto error;
+		}
+		if (!ops->fatal) {
+			snprintf(msg, sizeof(msg), "fatal is not available");
+			goto error;
+		}
+		if (ops->fatal(c->ctx, &reason, msg, sizeof(msg)))
+			goto error;
+		reply(out, octx, "ok fatal %u", reason);
 	} else if (!strcmp(cmd, "counters") && !*rest) {
 		ops->counters(c->ctx, data_line, &df);
 		reply(out, octx, "ok");

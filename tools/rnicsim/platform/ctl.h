@@ -9,6 +9,8 @@
  *	link down|up						ok link <up|down>
  *	rx hold|release		(rdev_rx_hold())		ok rx <hold|release>
  *	tx hold|release		(rdev_tx_hold())		ok tx <hold|release>
+ *	aq hold|release		(rdev_aq_hold())		ok aq <hold|release>
+ *	fatal [REASON]		(rdev_fatal())			ok fatal <reason>
  *	counters		"name value" lines, then	ok
  *	pcap start FILE | pcap stop				ok
  *	help							ok <commands>
@@ -39,6 +41,9 @@ struct ctl_ops {
 	/* 0 or -errno; @msg gets a reason on failure */
 	int (*rx_hold)(void *ctx, bool hold, char *msg, size_t len);
 	int (*tx_hold)(void *ctx, bool hold, char *msg, size_t len);
+	int (*aq_hold)(void *ctx, bool hold, char *msg, size_t len);
+	/* *@reason 0 asks for the device's default; set to what it used */
+	int (*fatal)(void *ctx, uint32_t *reason, char *msg, size_t len);
 	void (*counters)(void *ctx, ctl_out_fn out, void *octx);
 	int (*pcap_start)(void *ctx, const char *path, char *err, size_t len);
 	void (*pcap_stop)(void *ctx);

@@ -178,35 +178,64 @@ static void ctl_link(void *ctx, bool up)
 		    err, sizeof(err));
 }
 
+/* rx, tx and aq hold|release: @fn is the device's op (may be NULL) */
+static int ctl_hold(struct sim *s, const char *what,
+		    int (*fn)(void *dev, bool hold), bool hold, char *msg,
+		    size_t len)
+{
+	int ret = -ENODEV;
+
+	if (s->dev_ops && fn)
+		ret = fn(s->dev, hold);
+	if (ret == -EOPNOTSUPP)
+		snprintf(msg, len, "%s hold needs a device serving ABI 2.0 (rnicsim without --signature-abi)",
+			 what);
+	else if (ret)
+		snprintf(msg, len, "%s hold: %s", what, strerror(-ret));
+	else
+		sim_log("%s %s", what, hold ? "held (test knob)" : "released");
+	return ret;
+}
+
 static int ctl_rx_hold(void *ctx, bool hold, char *msg, size_t len)
 {
 	struct sim *s = ctx;
-	int ret = -ENODEV;
 
-	if (s->dev_ops && s->dev_ops->rx_hold)
-		ret = s->dev_ops->rx_hold(s->dev, hold);
-	if (ret == -EOPNOTSUPP)
-		snprintf(msg, len, "rx hold needs a device serving ABI 2.0 (rnicsim without --signature-abi)");
-	else if (ret)
-		snprintf(msg, len, "rx hold: %s", strerror(-ret));
-	else
-		sim_log("rx %s", hold ? "held (test knob)" : "released");
-	return ret;
+	return ctl_hold(s, "rx", s->dev_ops ? s->dev_ops->rx_hold : NULL,
+			hold, msg, len);
 }
 
 static int ctl_tx_hold(void *ctx, bool hold, char *msg, size_t len)
 {
 	struct sim *s = ctx;
+
+	return ctl_hold(s, "tx", s->dev_ops ? s->dev_ops->tx_hold : NULL,
+			hold, msg, len);
+}
+
+static int ctl_aq_hold(void *ctx, bool hold, char *msg, size_t len)
+{
+	struct sim *s = ctx;
+
+	return ctl_hold(s, "aq", s->dev_ops ? s->dev_ops->aq_hold : NULL,
+			hold, msg, len);
+}
+
+static int ctl_fatal(void *ctx, uint32_t *reason, char *msg, size_t len)
+{
+	struct sim *s = ctx;
 	int ret = -ENODEV;
 
-	if (s->dev_ops && s->dev_ops->tx_hold)
-		ret = s->dev_ops->tx_hold(s->dev, hold);
+	if (s->dev_ops && s->dev_ops->fatal)
+		ret = s->dev_ops->fatal(s->dev, reason);
 	if (ret == -EOPNOTSUPP)
-		snprintf(msg, len, "tx hold needs a device serving ABI 2.0 (rnicsim without --signature-abi)");
+		snprintf(msg, len, "fatal needs a device serving ABI 2.0 (rnicsim without --signature-abi)");
+	else if (ret == -EALREADY)
+		snprintf(msg, len, "fatal: the device is already fatal (a reset recovers it)");
 	else if (ret)
-		snprintf(msg, len, "tx hold: %s", strerror(-ret));
+		snprintf(msg, len, "fatal: %s", strerror(-ret));
 	else
-		sim_log("tx %s", hold ? "held (test knob)" : "released");
+		sim_log("device made fatal (test knob), reason %u", *reason);
 	return ret;
 }
 
@@ -246,6 +275,8 @@ static const struct ctl_ops sim_ctl_ops = {
 	.link = ctl_link,
 	.rx_hold = ctl_rx_hold,
 	.tx_hold = ctl_tx_hold,
+	.aq_hold = ctl_aq_hold,
+	.fatal = ctl_fatal,
 	.counters = ctl_counters,
 	.pcap_start = ctl_pcap_start,
 	.pcap_stop = ctl_pcap_stop,

@@ -32,6 +32,10 @@ struct sim_dev_ops {
 	int (*rx_hold)(void *dev, bool hold);
 	/* optional: 0 or -errno (rdev_tx_hold()) */
 	int (*tx_hold)(void *dev, bool hold);
+	/* optional: 0 or -errno (rdev_aq_hold()) */
+	int (*aq_hold)(void *dev, bool hold);
+	/* optional: 0 or -errno; *reason 0 asks for the default (rdev_fatal()) */
+	int (*fatal)(void *dev, uint32_t *reason);
 	uint64_t (*tick)(void *dev, uint64_t now_ns);
 	void (*reset)(void *dev);
 	void (*dump_counters)(void *dev, void (*out)(void *ctx,

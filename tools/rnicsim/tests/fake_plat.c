@@ -305,3 +305,24 @@ void tpost_rx(struct tdev *t, struct tq *q, u64 addr, u32 len, bool ring)
 	if (ring)
 		tring(t, RNIC_DB_VEC_DATA);
 }
+
+struct status_find {
+	const char *want;
+	bool found;
+};
+
+static void status_line(void *ctx, const char *line)
+{
+	struct status_find *sf = ctx;
+
+	if (!strcmp(line, sf->want))
+		sf->found = true;
+}
+
+bool tstatus_has(struct tdev *t, const char *want)
+{
+	struct status_find sf = { .want = want };
+
+	rdev_dump_counters(t->d, status_line, &sf);
+	return sf.found;
+}

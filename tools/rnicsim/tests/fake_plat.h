@@ -172,4 +172,7 @@ void tpost_rx(struct tdev *t, struct tq *q, u64 addr, u32 len, bool ring);
 /* Copy @len bytes into fresh guest RAM; returns the address. */
 u64 tput(struct tdev *t, const void *data, size_t len);
 
+/* Whether the status the control socket prints has the line @want */
+bool tstatus_has(struct tdev *t, const char *want);
+
 #endif /* RNICSIM_TEST_FAKE_PLAT_H */

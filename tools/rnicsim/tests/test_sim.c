@@ -32,6 +32,10 @@ struct fake_dev {
 	int ticks;
 	int tx_holds;		/* tx hold calls that reached it */
 	bool tx_hold, tx_refuse;
+	int aq_holds, fatals;	/* aq hold and fatal calls that reached it */
+	bool aq_hold, aq_refuse;
+	int fatal_ret;		/* what fatal returns */
+	uint32_t fatal_reason;	/* the last one asked for (0: default) */
 };
 
 static void fd_doorbell(void *d, unsigned int v)
@@ -71,6 +75,30 @@ static int fd_tx_hold(void *d, bool hold)
 	return 0;
 }
 
+static int fd_aq_hold(void *d, bool hold)
+{
+	struct fake_dev *f = d;
+
+	f->aq_holds++;
+	if (f->aq_refuse)
+		return -EOPNOTSUPP;
+	f->aq_hold = hold;
+	return 0;
+}
+
+static int fd_fatal(void *d, uint32_t *reason)
+{
+	struct fake_dev *f = d;
+
+	f->fatals++;
+	f->fatal_reason = *reason;
+	if (f->fatal_ret)
+		return f->fatal_ret;
+	if (!*reason)
+		*reason = 6;	/* as the device's default */
+	return 0;
+}
+
 static uint64_t fd_tick(void *d, uint64_t now)
 {
 	struct fake_dev *f = d;
@@ -99,6 +127,8 @@ static const struct sim_dev_ops fake_ops = {
 	.wire_rx = fd_wire_rx,
 	.set_link = fd_set_link,
 	.tx_hold = fd_tx_hold,
+	.aq_hold = fd_aq_hold,
+	.fatal = fd_fatal,
 	.tick = fd_tick,
 	.reset = fd_reset,
 	.dump_counters = fd_dump,
@@ -299,6 +329,41 @@ TEST(sim_wire_faults_pcap_and_ctl)
 	CHECK(!strcmp(reply, "error usage: tx hold|release\n"));
 	CHECK_EQ(dev.tx_holds, 3);
 
+	/* aq hold and fatal reach the device; refusals say why */
+	dev.aq_refuse = true;
+	ctl_cmd(&s, c, "aq hold", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "error aq hold needs a device serving ABI 2.0 "
+		      "(rnicsim without --signature-abi)\n"));
+	dev.aq_refuse = false;
+	ctl_cmd(&s, c, "aq hold", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "ok aq hold\n"));
+	CHECK(dev.aq_hold);
+	ctl_cmd(&s, c, "aq release", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "ok aq release\n"));
+	CHECK(!dev.aq_hold);
+	ctl_cmd(&s, c, "aq held", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "error usage: aq hold|release\n"));
+	CHECK_EQ(dev.aq_holds, 3);
+	ctl_cmd(&s, c, "fatal", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "ok fatal 6\n"));
+	CHECK_EQ(dev.fatal_reason, 0);
+	ctl_cmd(&s, c, "fatal 0x10", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "ok fatal 16\n"));
+	CHECK_EQ(dev.fatal_reason, 16);
+	dev.fatal_ret = -EALREADY;
+	ctl_cmd(&s, c, "fatal 7", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "error fatal: the device is already fatal "
+		      "(a reset recovers it)\n"));
+	dev.fatal_ret = -EOPNOTSUPP;
+	ctl_cmd(&s, c, "fatal", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "error fatal needs a device serving ABI 2.0 "
+		      "(rnicsim without --signature-abi)\n"));
+	dev.fatal_ret = 0;
+	ctl_cmd(&s, c, "fatal 0", reply, sizeof(reply));
+	CHECK(!strcmp(reply, "error usage: fatal [REASON] "
+		      "(REASON 1..4294967295)\n"));
+	CHECK_EQ(dev.fatals, 4);
+
 	/* Pause storm into the device's RX. */
 	ctl_cmd(&s, c, "fault pause=2:3", reply, sizeof(reply));
 	CHECK(!strncmp(reply, "ok", 2));
@@ -407,9 +472,10 @@ TEST(sim_wire_hook)
 }
 
 struct hold_rec {
-	int rx, tx;		/* calls */
-	bool rx_hold, tx_hold;
-	char out[512];
+	int rx, tx, aq, fatal;	/* calls */
+	bool rx_hold, tx_hold, aq_hold;
+	uint32_t reason;	/* the last fatal's, as asked (0: default) */
+	char out[1024];
 };
 
 static int rec_rx_hold(void *ctx, bool hold, char *msg, size_t len)
@@ -433,6 +499,30 @@ static int rec_tx_hold(void *ctx, bool hold, char *msg, size_t len)
 		return -EIO;
 	}
 	r->tx_hold = hold;
+	return 0;
+}
+
+static int rec_aq_hold(void *ctx, bool hold, char *msg, size_t len)
+{
+	struct hold_rec *r = ctx;
+
+	(void)msg;
+	(void)len;
+	r->aq++;
+	r->aq_hold = hold;
+	return 0;
+}
+
+static int rec_fatal(void *ctx, uint32_t *reason, char *msg, size_t len)
+{
+	struct hold_rec *r = ctx;
+
+	(void)msg;
+	(void)len;
+	r->fatal++;
+	r->reason = *reason;
+	if (!*reason)
+		*reason = 6;
 	return 0;
 }
 
@@ -490,4 +580,74 @@ TEST(ctl_rx_tx_hold_commands)
 	CHECK(!strcmp(run(&c, &r, "tx hold"),
 		      "error tx hold is not available\n"));
 	ctl_fini(&c);
+}
+
+/* The parser: aq hold|release, fatal [REASON], their usage errors */
+TEST(ctl_aq_hold_and_fatal_commands)
+{
+	static const char *const bad_fatal[] = {
+		"fatal 0", "fatal 00", "fatal 0x0", "fatal 4294967296",
+		"fatal 0x100000000", "fatal 99999999999999999999999",
+		"fatal -1", "fatal +1", "fatal 6x", "fatal 0x", "fatal x6",
+		"fatal internal", "fatal 1 2", "fatal 1.5", "fatal 0x-1",
+		"fatal 0x+5", "fatal 0x 5", "fatal 0xg",
+	};
+#define N_BAD	(sizeof(bad_fatal) / sizeof(bad_fatal[0]))
+	static const char usage[] =
+		"error usage: fatal [REASON] (REASON 1..4294967295)\n";
+	struct ctl_ops ops = { .rx_hold = rec_rx_hold,
+			       .tx_hold = rec_tx_hold,
+			       .aq_hold = rec_aq_hold,
+			       .fatal = rec_fatal };
+	struct hold_rec r = {};
+	struct ctl c;
+	char err[64];
+	unsigned int i;
+
+	REQUIRE(ctl_init(&c, NULL, &ops, &r, err, sizeof(err)) == 0);
+	CHECK(!strcmp(run(&c, &r, "aq hold"), "ok aq hold\n"));
+	CHECK(r.aq_hold && !r.rx_hold && !r.tx_hold);
+	CHECK(!strcmp(run(&c, &r, " aq  hold \r\n"), "ok aq hold\n"));
+	CHECK(!strcmp(run(&c, &r, "aq release"), "ok aq release\n"));
+	CHECK(!r.aq_hold);
+	CHECK_EQ(r.aq, 3);
+	CHECK(r.rx == 0 && r.tx == 0 && r.fatal == 0);
+	CHECK(!strcmp(run(&c, &r, "aq"), "error usage: aq hold|release\n"));
+	CHECK(!strcmp(run(&c, &r, "aq Hold"),
+		      "error usage: aq hold|release\n"));
+	CHECK(!strcmp(run(&c, &r, "aq hold now"),
+		      "error usage: aq hold|release\n"));
+	CHECK_EQ(r.aq, 3);
+
+	CHECK(!strcmp(run(&c, &r, "fatal"), "ok fatal 6\n"));
+	CHECK_EQ(r.reason, 0);		/* the device's default asked for */
+	CHECK(!strcmp(run(&c, &r, "fatal 3"), "ok fatal 3\n"));
+	CHECK_EQ(r.reason, 3);
+	CHECK(!strcmp(run(&c, &r, "  fatal\t0x2A \r\n"), "ok fatal 42\n"));
+	CHECK(!strcmp(run(&c, &r, "fatal 010"), "ok fatal 10\n"));
+	CHECK(!strcmp(run(&c, &r, "fatal 4294967295"),
+		      "ok fatal 4294967295\n"));
+	CHECK(!strcmp(run(&c, &r, "fatal 0xffffffff"),
+		      "ok fatal 4294967295\n"));
+	CHECK_EQ(r.fatal, 6);
+	for (i = 0; i < N_BAD; i++)
+		if (strcmp(run(&c, &r, bad_fatal[i]), usage))
+			test_fail(__FILE__, __LINE__, "%s: %s", bad_fatal[i],
+				  r.out);
+	CHECK_EQ(r.fatal, 6);		/* none reached the device */
+	CHECK(strstr(run(&c, &r, "fatall"), "error unknown command") ==
+	      r.out);
+	CHECK(strstr(run(&c, &r, "help"),
+		     " | aq hold|release | fatal [REASON] | ") != NULL);
+	CHECK_EQ(c.errors, 3 + N_BAD + 1);
+
+	/* A server without the ops says so. */
+	ops.aq_hold = NULL;
+	ops.fatal = NULL;
+	CHECK(!strcmp(run(&c, &r, "aq hold"),
+		      "error aq hold is not available\n"));
+	CHECK(!strcmp(run(&c, &r, "fatal"), "error fatal is not available\n"));
+	CHECK(!strcmp(run(&c, &r, "fatal 0"), usage));
+	ctl_fini(&c);
+#undef N_BAD
 }
