@@ -16,8 +16,12 @@
 #  - the peer gone mid-run (its NIC's link down through rnicsim's control
 #    socket), retry=2: RETRY_EXC_ERR within a bound, the others flushed;
 #  - the NAK, RNR and retry counters of rdma statistic moved on both
-#    sides; after it all a normal run still passes verified, and rnic_perf
-#    and rnic unload on both VMs.
+#    sides; after it all a normal run still passes verified;
+#  - vm1's NIC fails mid-run (rnicsim "fatal"): the run's WRs complete
+#    flushed within 60 s; an admin command the NIC never answers
+#    (rnicsim "aq hold") fails the run after the driver's 3 s timeout;
+#    after each, a reload brings a working device back;
+#  - rnic_perf and rnic unload on both VMs.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
@@ -31,8 +35,9 @@ lab_start rnic_qp_errors || {
 	exit 1
 }
 # boots 2, devices 2, server 1, baseline 1, bad rkey 3, RNR 1, flush 1,
-# retry exceeded 1, counters 1, run afterwards 1, unload 2
-lab_plan 16 2
+# retry exceeded 1, counters 1, run afterwards 1, fatal and reload 2,
+# admin timeout and reload 2, unload 2
+lab_plan 20 2
 perf_checks_init
 perf_preflight
 
@@ -101,25 +106,32 @@ check "QP moved to ERR with 1 MiB WRITEs in flight, depth $D: WR_FLUSH_ERR for e
 
 sim_ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
 ctr() { sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
-peer_gone() {
-	local job base flowing=0 t line rc
-	base="$(ctr 2 rx_roce_v2_frames)"
-	# The job fails unless the run wrote a result line of its own: the
-	# last line of an earlier run (results keeps 16) must not be judged.
-	job="$(lab_bg 1 "l0=\$(grep '^client' $PERF_DBG/results | tail -1)
-		echo 'client addr=$SRV port=$PERF_PORT op=write size=65536 depth=$D count=1000000 verify=0 retry=2' > $PERF_DBG/control
+# bg_run [OPTS]: a long WRITE run from vm1 in the background.  The job
+# fails unless the run wrote a result line of its own: the last line of
+# an earlier run (results keeps 16) must not be judged.
+bg_run() {
+	lab_bg 1 "l0=\$(grep '^client' $PERF_DBG/results | tail -1)
+		echo 'client addr=$SRV port=$PERF_PORT op=write size=65536 depth=$D count=1000000 verify=0 $*' > $PERF_DBG/control
 		rc=\$?
 		l1=\$(grep '^client' $PERF_DBG/results | tail -1)
 		echo \"\$l1\"
 		[ -n \"\$l1\" ] && [ \"\$l1\" != \"\$l0\" ] || { echo \"no result line of this run (write status \$rc)\" >&2; exit 3; }
-		exit \$rc")"
+		exit \$rc"
+}
+# wait_flowing BASE: vm2's NIC has received 500 RoCE v2 frames more than
+# BASE (within 30 s).
+wait_flowing() {
 	for _ in $(seq 300); do
-		if [ "$(ctr 2 rx_roce_v2_frames)" -gt $((${base:-0} + 500)) ]; then
-			flowing=1
-			break
-		fi
+		[ "$(ctr 2 rx_roce_v2_frames)" -gt $((${1:-0} + 500)) ] && return 0
 		sleep 0.1
 	done
+	return 1
+}
+peer_gone() {
+	local job base flowing=0 t line rc
+	base="$(ctr 2 rx_roce_v2_frames)"
+	job="$(bg_run retry=2)" || return 1
+	wait_flowing "$base" && flowing=1
 	echo "traffic flowing: $flowing"
 	sim_ctl 2 link down
 	t="$(lab__now_us)"
@@ -162,6 +174,59 @@ after() {
 }
 check "afterwards (vm2's link back up): SEND 4 KiB, 200 verified, wc_status=SUCCESS" \
 	after op=send size=4096 depth=8 count=200 || true
+# ---- vm1's NIC fails: a fatal error mid-run, then an admin command that
+# is never answered.  Outstanding WRs must complete (flushed) instead of
+# waiting forever, nothing the device may still use is freed, and a
+# reload brings a working device back.
+
+dev_fatal() {
+	local job base flowing=0 t line rc
+	base="$(ctr 2 rx_roce_v2_frames)"
+	job="$(bg_run)" || return 1
+	wait_flowing "$base" && flowing=1
+	echo "traffic flowing: $flowing"
+	sim_ctl 1 fatal || return 1
+	t="$(lab__now_us)"
+	line="$(lab_wait 1 "$job" --timeout 60)"
+	rc=$?
+	echo "the run ended $(lab_elapsed "$t") s after the device failed (status $rc)"
+	lab_exec 1 --timeout 30 "dmesg | grep -E 'device fatal error|DEVICE_FATAL' | tail -3" &&
+		[ "$flowing" = 1 ] && [ "$rc" != 0 ] && [ "$rc" != 3 ] && [ "$rc" != 124 ] &&
+		fails WR_FLUSH_ERR "1-$D" "$line"
+}
+check "vm1's NIC fails mid-run (rnicsim fatal): the driver logs it, the run ends within 60 s, its WRs flushed (1-$D)" \
+	dev_fatal || true
+# reload_runs: rnic and rnic_perf reloaded in vm1 (the probe resets the
+# device), and a verified run passes.
+reload_runs() {
+	lab_exec 1 --timeout 120 "echo stop > $PERF_DBG/control; rmmod rnic_perf && rmmod rnic" &&
+		rnic_up 1 && ok_run op=send size=4096 depth=8 count=200
+}
+check "vm1: after the fatal error, rmmod and modprobe rnic bring the device back: SEND 4 KiB, 200 verified" \
+	reload_runs || true
+aq_timeout() {
+	local n0 n1 line
+	n0="$(lab_exec 1 --timeout 30 "dmesg | grep -c 'timed out after'; true")" || return 1
+	sim_ctl 1 aq hold || return 1
+	# The run's first command (CREATE_CQ) waits 3 s for its answer.
+	if line="$(perf_run 1 "$SRV" --timeout 60 op=send size=4096 depth=8 count=16)"; then
+		sim_ctl 1 aq release
+		echo "$line"
+		echo "the run passed with the admin queue held"
+		return 1
+	fi
+	echo "$line"
+	sim_ctl 1 aq release || return 1
+	n1="$(lab_exec 1 --timeout 30 "dmesg | grep -c 'timed out after'; true")" || return 1
+	lab_exec 1 --timeout 30 "dmesg | grep -E 'timed out after|fatal|resetting' | tail -4"
+	echo "admin timeouts logged: $n0 -> $n1; device: $(sim_ctl 1 counters | grep -E '^(aq_hold|fatal_reason) ' | tr '\n' ' ')"
+	[ "$n1" -gt "$n0" ]
+}
+check "vm1: admin queue held (rnicsim aq hold): the run fails, the driver logs the timeout and stops the device" \
+	aq_timeout || true
+check "vm1: after the admin timeout, rmmod and modprobe rnic bring the device back: SEND 4 KiB, 200 verified" \
+	reload_runs || true
+
 for n in 1 2; do
 	check "vm$n: rnic_perf stopped, rmmod rnic_perf rnic" \
 		lab_exec "$n" --timeout 60 "echo stop > $PERF_DBG/control && rmmod rnic_perf && rmmod rnic &&
