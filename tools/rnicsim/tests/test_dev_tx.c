@@ -508,28 +508,6 @@ TEST(dev_tx_random_descriptors_never_crash)
 	tdev_free(x.t);
 }
 
-struct status_find {
-	const char *want;
-	bool found;
-};
-
-static void status_line(void *ctx, const char *line)
-{
-	struct status_find *sf = ctx;
-
-	if (!strcmp(line, sf->want))
-		sf->found = true;
-}
-
-/* Whether the status the control socket prints has the line @want */
-static bool status_has(struct tdev *t, const char *want)
-{
-	struct status_find sf = { .want = want };
-
-	rdev_dump_counters(t->d, status_line, &sf);
-	return sf.found;
-}
-
 #define HOLD_FRAMES	16	/* the whole ring: the driver stops its queue */
 
 /* Frame @i of a run: its length and a payload byte are its own. */
@@ -557,13 +535,13 @@ TEST(dev_tx_hold_then_release_without_doorbell)
 	unsigned int i, irqs;
 
 	x.t = tdev_new(0);
-	CHECK(status_has(x.t, "tx_hold 0"));
+	CHECK(tstatus_has(x.t, "tx_hold 0"));
 	/* Taken before the enable: the reset of tdev_init keeps it. */
 	REQUIRE(rdev_tx_hold(x.t->d, true) == 0);
 	CHECK_EQ(rdev_tx_hold(x.t->d, true), 0);	/* idempotent */
 	REQUIRE(tx_up(&x, 6, 0));
-	CHECK(status_has(x.t, "tx_hold 1"));
-	CHECK(status_has(x.t, "rx_hold 0"));	/* the other knob untouched */
+	CHECK(tstatus_has(x.t, "tx_hold 1"));
+	CHECK(tstatus_has(x.t, "rx_hold 0"));	/* the other knob untouched */
 	tcq_arm(x.t, &x.cq);
 	irqs = x.t->p->irqs[2];
 
@@ -587,7 +565,7 @@ TEST(dev_tx_hold_then_release_without_doorbell)
 
 	/* Release: no new doorbell, the device looks at the ring itself. */
 	REQUIRE(rdev_tx_hold(x.t->d, false) == 0);
-	CHECK(status_has(x.t, "tx_hold 0"));
+	CHECK(tstatus_has(x.t, "tx_hold 0"));
 	REQUIRE(x.t->p->ntx == HOLD_FRAMES);
 	for (i = 0; i < HOLD_FRAMES; i++) {
 		CHECK_EQ(x.t->p->tx[i].len, len[i]);
@@ -635,14 +613,14 @@ TEST(dev_tx_hold_survives_reset)
 	for (i = 0; i < 3; i++)
 		tpost_tx(x.t, &x.q, &d);
 	rdev_reset(x.t->d);
-	CHECK(status_has(x.t, "tx_hold 1"));
+	CHECK(tstatus_has(x.t, "tx_hold 1"));
 	CHECK_EQ(x.t->p->ntx, 0);
 	REQUIRE(rdev_tx_hold(x.t->d, false) == 0);	/* disabled: nothing */
 	CHECK_EQ(x.t->p->ntx, 0);
 	REQUIRE(rdev_tx_hold(x.t->d, true) == 0);
 
 	REQUIRE(tx_up(&x, 6, 0));
-	CHECK(status_has(x.t, "tx_hold 1"));
+	CHECK(tstatus_has(x.t, "tx_hold 1"));
 	for (i = 0; i < 2; i++)
 		tpost_tx(x.t, &x.q, &d);
 	CHECK_EQ(x.t->p->ntx, 0);
@@ -660,6 +638,6 @@ TEST(dev_tx_hold_survives_reset)
 	memcpy(cfg.mac, t_mac, sizeof(cfg.mac));
 	old = tdev_new_cfg(&cfg, T_RAM_SIZE);
 	CHECK_EQ(rdev_tx_hold(old->d, true), -EOPNOTSUPP);
-	CHECK(!status_has(old, "tx_hold 0") && !status_has(old, "tx_hold 1"));
+	CHECK(!tstatus_has(old, "tx_hold 0") && !tstatus_has(old, "tx_hold 1"));
 	tdev_free(old);
 }
