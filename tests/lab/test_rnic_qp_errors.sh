@@ -127,23 +127,32 @@ wait_flowing() {
 	done
 	return 1
 }
-peer_gone() {
-	local job base flowing=0 t line rc
+# cut_run WHEN WANT FLUSHED OPTS CMD...: a long run from vm1 (bg_run OPTS)
+# is cut by CMD once traffic flows; it must end within 60 s, failed with
+# a result line of its own (not 3), WANT its first bad completion and
+# FLUSHED WRs flushed behind it (fails).
+cut_run() {
+	local when="$1" want="$2" fl="$3" opts="$4" job base flowing=0 t line rc
+	shift 4
 	base="$(ctr 2 rx_roce_v2_frames)"
-	job="$(bg_run retry=2)" || return 1
+	job="$(bg_run "$opts")" || return 1
 	wait_flowing "$base" && flowing=1
 	echo "traffic flowing: $flowing"
-	sim_ctl 2 link down
+	"$@" || return 1
 	t="$(lab__now_us)"
-	# Three local ACK timeouts (rdma_cm's RoCE default, about 0.5 s each)
-	# and the completion: well within 60 s.
 	line="$(lab_wait 1 "$job" --timeout 60)"
 	rc=$?
-	echo "the run ended $(lab_elapsed "$t") s after the link went down (status $rc)"
-	sim_ctl 2 link up
-	# The run must fail (a write status), with a line of its own (not 3).
+	echo "the run ended $(lab_elapsed "$t") s after $when (status $rc)"
 	[ "$flowing" = 1 ] && [ "$rc" != 0 ] && [ "$rc" != 3 ] && [ "$rc" != 124 ] &&
-		fails RETRY_EXC_ERR "1-$((D - 1))" "$line"
+		fails "$want" "$fl" "$line"
+}
+# Three local ACK timeouts (rdma_cm's RoCE default, about 0.5 s each) and
+# the completion: well within 60 s.
+peer_gone() {
+	local rc=0
+	cut_run "the link went down" RETRY_EXC_ERR "1-$((D - 1))" retry=2 sim_ctl 2 link down || rc=1
+	sim_ctl 2 link up
+	return "$rc"
 }
 check "peer's link down mid-run, retry=2, depth $D: RETRY_EXC_ERR within 60 s, the WRs behind it flushed (1-$((D - 1)))" \
 	peer_gone || true
@@ -180,19 +189,10 @@ check "afterwards (vm2's link back up): SEND 4 KiB, 200 verified, wc_status=SUCC
 # reload brings a working device back.
 
 dev_fatal() {
-	local job base flowing=0 t line rc
-	base="$(ctr 2 rx_roce_v2_frames)"
-	job="$(bg_run)" || return 1
-	wait_flowing "$base" && flowing=1
-	echo "traffic flowing: $flowing"
-	sim_ctl 1 fatal || return 1
-	t="$(lab__now_us)"
-	line="$(lab_wait 1 "$job" --timeout 60)"
-	rc=$?
-	echo "the run ended $(lab_elapsed "$t") s after the device failed (status $rc)"
-	lab_exec 1 --timeout 30 "dmesg | grep -E 'device fatal error|DEVICE_FATAL' | tail -3" &&
-		[ "$flowing" = 1 ] && [ "$rc" != 0 ] && [ "$rc" != 3 ] && [ "$rc" != 124 ] &&
-		fails WR_FLUSH_ERR "1-$D" "$line"
+	local rc=0
+	cut_run "the device failed" WR_FLUSH_ERR "1-$D" "" sim_ctl 1 fatal || rc=1
+	lab_exec 1 --timeout 30 "dmesg | grep -E 'device fatal error|DEVICE_FATAL' | tail -3" || rc=1
+	return "$rc"
 }
 check "vm1's NIC fails mid-run (rnicsim fatal): the driver logs it, the run ends within 60 s, its WRs flushed (1-$D)" \
 	dev_fatal || true
