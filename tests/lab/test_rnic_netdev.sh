@@ -256,7 +256,6 @@ check "after bulk TCP: no bad completions, no RX allocation failures" \
 # Bulk TCP never fills even a 64-descriptor ring (BQL and the model drain
 # it: 0 stops in every run), so the NIC's TX is held (rnicsim's "tx hold":
 # it takes no descriptor, and completes none, until "tx release").
-sim_ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
 # tx_burst N: vm1 sends N UDP datagrams to vm2's discard port at once
 # (bash's /dev/udp: no exec per datagram).  Not ping: it keeps only a
 # dozen unanswered echo requests in flight, which never fills the ring.
@@ -267,12 +266,12 @@ tx_stop_wake() {
 	local s0 w0 r0 s1 w1 r1 r2
 	s0="$(ethtool_stat 1 tx0_stopped)" && w0="$(ethtool_stat 1 tx0_woken)" &&
 		r0="$(ethtool_stat 2 rx0_packets)" || return 1
-	sim_ctl 1 tx hold || return 1
+	ctl 1 tx hold || return 1
 	# 200 frames for 64 descriptors, well within the 5 s TX watchdog.
-	tx_burst 200 || { sim_ctl 1 tx release; return 1; }
+	tx_burst 200 || { ctl 1 tx release; return 1; }
 	s1="$(ethtool_stat 1 tx0_stopped)" && r1="$(ethtool_stat 2 rx0_packets)" ||
-		{ sim_ctl 1 tx release; return 1; }
-	sim_ctl 1 tx release || return 1
+		{ ctl 1 tx release; return 1; }
+	ctl 1 tx release || return 1
 	sleep 1
 	w1="$(ethtool_stat 1 tx0_woken)" && r2="$(ethtool_stat 2 rx0_packets)" || return 1
 	echo "held: vm1 tx0_stopped $s0 -> $s1, vm2 rx0_packets $r0 -> $r1;" \
@@ -292,15 +291,15 @@ restarts() { lab_exec 1 --timeout 60 "dmesg | grep -c 'restarting the datapath';
 tx_timeout_restart() {
 	local n0 n1
 	n0="$(restarts)" || return 1
-	sim_ctl 1 tx hold || return 1
-	tx_burst 200 || { sim_ctl 1 tx release; return 1; }
+	ctl 1 tx hold || return 1
+	tx_burst 200 || { ctl 1 tx release; return 1; }
 	# The watchdog looks every 5 s for a queue stopped 5 s: 10 s at most.
 	for _ in $(seq 20); do
 		sleep 1
 		n1="$(restarts)" || break
 		[ "$n1" -gt "$n0" ] && break
 	done
-	sim_ctl 1 tx release || return 1
+	ctl 1 tx release || return 1
 	lab_exec 1 --timeout 60 "dmesg | grep -E 'NETDEV WATCHDOG|timed out: [0-9]+ of [0-9]+ descriptors|restarting the datapath' | tail -3"
 	echo "datapath restarts: $n0 -> $n1"
 	[ "$n1" -gt "$n0" ] && lab_exec 1 --timeout 60 "ping -c 3 -i 0.2 -W 5 -w 20 $V2"
