@@ -97,19 +97,17 @@ lab__acct() {
 
 # lab__acct_cpu: add the CPU time (user + system) that this lab's
 # processes alive now (QEMU, rnicsim, dumpcap: everything in its
-# namespace) have used, as "cpu" in the accounting.  scripts/test.sh
-# learns from it how many host cores a test keeps busy, and schedules
-# the lab stage by that.  (A VM a test stopped on purpose before
-# lab_stop is not counted.)
+# namespace) have used, as "cpu" in the accounting: scripts/test.sh's
+# breakdown shows how many host cores each test keeps busy.  (A VM a
+# test stopped on purpose before lab_stop is not counted.)
 lab__acct_cpu() {
 	[ -n "$LAB_DIR" ] && [ -d "$LAB_DIR" ] && [ -n "$LAB_NS" ] || return 0
-	local pid ticks=0 st
+	local pid ticks=0 stat f
 	for pid in $(ip netns pids "$LAB_NS" 2>/dev/null); do
 		# Fields 14 and 15 (utime, stime) after the ")" that ends comm.
-		st="$(cat "/proc/$pid/stat" 2>/dev/null)" || continue
-		st="${st##*) }"
-		read -r -a st <<<"$st"
-		ticks=$((ticks + st[11] + st[12]))
+		stat="$(cat "/proc/$pid/stat" 2>/dev/null)" || continue
+		read -r -a f <<<"${stat##*) }"
+		ticks=$((ticks + f[11] + f[12]))
 	done
 	echo "cpu $((ticks * 1000000 / $(getconf CLK_TCK)))" >>"$LAB_DIR/acct"
 }

@@ -49,7 +49,7 @@ rc=0
 bash "$REPO/scripts/bench.sh" --smoke --rounds "$ROUNDS" --out "$OUT" >"$STDOUT" 2>"$LOG" || rc=$?
 echo "# bench.sh --smoke --rounds $ROUNDS: exit $rc after $(lab_elapsed "$T0") s"
 # Its labs' time lines (boots, checks, the CPU they used), summed by
-# scripts/test.sh's breakdown and scheduler as every test's are.
+# scripts/test.sh's breakdown as every test's are.
 cat "$OUT"/*.log 2>/dev/null | grep '^# lab: time: ' >&2 || true
 sed 's/^/# /' "$STDOUT"
 ok_if "scripts/bench.sh --smoke --rounds $ROUNDS runs both pairs in each round and exits 0" \
