@@ -13,37 +13,6 @@
 
 #define NS_PER_MS	1000000ULL
 
-u32 rdev_bar_read(struct rdev *d, unsigned int off)
-{
-	__le32 *p = (__le32 *)(d->bar2 + off);
-
-	return le32_to_cpu(__atomic_load_n(p, __ATOMIC_ACQUIRE));
-}
-
-u16 rdev_bar_read16(struct rdev *d, unsigned int off)
-{
-	__le16 *p = (__le16 *)(d->bar2 + off);
-
-	return le16_to_cpu(__atomic_load_n(p, __ATOMIC_ACQUIRE));
-}
-
-void rdev_bar_write(struct rdev *d, unsigned int off, u32 val)
-{
-	__le32 *p = (__le32 *)(d->bar2 + off);
-
-	__atomic_store_n(p, cpu_to_le32(val), __ATOMIC_RELEASE);
-}
-
-void rdev_port_defaults(struct rdev *d)
-{
-	struct rdev_port *port = &d->port;
-
-	memset(port, 0, sizeof(*port));
-	port->mtu = RNIC_DEFAULT_MTU;
-	port->udp_port = RNIC_DEFAULT_UDP_PORT;
-	memcpy(port->mac, d->cfg.mac, sizeof(port->mac));
-}
-
 static void write_signature(struct rdev *d)
 {
 	struct rnic_sig sig = {};

@@ -4,6 +4,7 @@
  *
  * dev_core.c	create/reset, signature block, register file, doorbell
  *		dispatch, link, timer, counter dump
+ * dev_base.c	BAR2 access, port defaults, TX work to the scheduler
  * dev_admin.c	admin queue and its commands
  * dev_queue.c	CQ/EQ entry posting, arming, doorbell slot checks, errors
  * dev_tx.c	Ethernet TX rings: descriptor parsing, gather, offloads, wire
@@ -12,6 +13,11 @@
  * ../rdma/	the RDMA engine: objects, doorbell pages, WQs, CQs (rdma.h)
  *
  * All state lives in struct rdev; the platform calls in from one thread.
+ *
+ * The files are layered, so that none calls a file that calls it back:
+ * dev_base.c calls no other; dev_queue.c and dev_pfc.c call only it;
+ * dev_admin.c, dev_tx.c and dev_rx.c call those; dev_core.c dispatches
+ * to all of them. The engine is reached through struct rdev_engine.
  */
 #ifndef RNICSIM_DEV_PRIV_H
 #define RNICSIM_DEV_PRIV_H
@@ -169,11 +175,12 @@ struct rdev {
 #define RDEV_INC(d, name)	((d)->ctr[RNIC_PORT_STAT_##name]++)
 #define RDEV_ADD(d, name, n)	((d)->ctr[RNIC_PORT_STAT_##name] += (n))
 
-/* dev_core.c: BAR2 access (all registers and slots are le32) */
+/* dev_base.c: BAR2 access (all registers and slots are le32) */
 u32 rdev_bar_read(struct rdev *d, unsigned int off);
 u16 rdev_bar_read16(struct rdev *d, unsigned int off);
 void rdev_bar_write(struct rdev *d, unsigned int off, u32 val);
 void rdev_port_defaults(struct rdev *d);
+void rdev_tx_all(struct rdev *d);
 
 /* dev_queue.c */
 int rdev_post_entry(struct rdev *d, u64 gpa, const void *entry, size_t size);
@@ -193,7 +200,6 @@ u32 rdev_link_word(struct rdev *d);
 void rdev_admin_doorbell(struct rdev *d);
 
 /* dev_tx.c */
-void rdev_tx_all(struct rdev *d);
 bool rdev_tx_round(struct rdev *d);
 
 /* dev_rx.c */

@@ -285,14 +285,3 @@ bool rdev_tx_round(struct rdev *d)
 	}
 	return more;
 }
-
-/*
- * Transmit what every usable TX queue has posted (doorbell 3, unpause):
- * the rings take turns with the QPs, packet by packet.
- */
-void rdev_tx_all(struct rdev *d)
-{
-	if (!d->enabled)
-		return;
-	d->engine->eth_tx(d);
-}
