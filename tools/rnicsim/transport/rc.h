@@ -824,11 +824,13 @@ bool rc_sq_draining(const struct rc_qp *qp);
 #define RC_RCUR_SEND		1
 #define RC_RCUR_WRITE		2
 
+/* rc_base.c: what the roles share, and the error state */
 void rc_count(struct rc_qp *qp, unsigned int stat, u64 n);
 #define RC_STAT_INC(qp, name)	rc_count((qp), RNIC_RDMA_STAT_##name, 1)
 
 int rc_emit(struct rc_qp *qp, const u8 *pkt, size_t len);
 void rc_complete(struct rc_qp *qp, const struct rc_cqe *cqe);
+void rc_set_state(struct rc_qp *qp, u8 state);
 void rc_enter_err(struct rc_qp *qp);
 void rc_engine_fatal(struct rc_qp *qp, u8 reason, u64 info);
 void rc_timer_update(struct rc_qp *qp);
