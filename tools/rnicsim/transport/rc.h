@@ -562,6 +562,8 @@ struct rc_resp {
 	bool tx_turn;		/* rc_tx() alternates responder/requester */
 };
 
+struct rc_roles;
+
 /**
  * struct rc_qp - RC transport state of one QP
  * @ops: device callbacks (device)
@@ -615,6 +617,7 @@ struct rc_qp {
 	u64 qp_stats[RNIC_NUM_QP_STATS];
 
 	/* private */
+	const struct rc_roles *roles;	/* rc_qp_init(): for rc_base.c */
 	bool in_err;		/* inside the ERR entry (no re-entry) */
 	bool cq_dead;		/* ops->complete failed: write no more */
 	u64 timer_armed;	/* deadline last given to ops->timer_set */
@@ -823,6 +826,20 @@ bool rc_sq_draining(const struct rc_qp *qp);
 #define RC_RCUR_NONE		0
 #define RC_RCUR_SEND		1
 #define RC_RCUR_WRITE		2
+
+/*
+ * The roles as rc_base.c sees them. rc_kick() asks whether either side
+ * has something to send and rc_enter_err() flushes both, yet every role
+ * calls those two: so they reach the roles through this table, which
+ * rc_qp_init() sets in rc_qp.roles, and never by name (issue 20: no
+ * import circle between the rc_*.c files).
+ */
+struct rc_roles {
+	bool (*req_pending)(const struct rc_qp *qp);
+	bool (*resp_pending)(const struct rc_qp *qp);
+	void (*req_flush)(struct rc_qp *qp);
+	void (*resp_flush)(struct rc_qp *qp);
+};
 
 /* rc_base.c: what the roles share, and the error state */
 void rc_count(struct rc_qp *qp, unsigned int stat, u64 n);

@@ -2,7 +2,9 @@
 /*
  * The bottom of the RC engine: what the requester, the completer and the
  * responder share (counters, emit, completions, the timer deadline, the
- * wake) and the error state every one of them may put the QP in.
+ * wake) and the error state every one of them may put the QP in. It
+ * calls none of the rc_*.c files above it: it asks the roles whether they
+ * have something to send, and flushes them, through qp->roles.
  */
 #include <errno.h>
 
@@ -133,7 +135,7 @@ void rc_timer_update(struct rc_qp *qp)
 
 bool rc_tx_pending(const struct rc_qp *qp)
 {
-	return rc_resp_pending(qp) || rc_req_pending(qp);
+	return qp->roles->resp_pending(qp) || qp->roles->req_pending(qp);
 }
 
 void rc_kick(struct rc_qp *qp)
@@ -154,8 +156,8 @@ void rc_enter_err(struct rc_qp *qp)
 	rc_timer_update(qp);
 	/* Queued responses die with the QP; a final NAK still goes out. */
 	qp->resp.q_head = qp->resp.q_tail;
-	rc_req_flush(qp);
-	rc_resp_flush(qp);
+	qp->roles->req_flush(qp);
+	qp->roles->resp_flush(qp);
 	/* An SRQ-attached QP has now completed every WQE it took. */
 	if (qp->srq)
 		qp->ops->event(qp, RNIC_EQE_LAST_WQE_REACHED, 0, 0);

@@ -49,10 +49,19 @@ static void rc_reset(struct rc_qp *qp)
 	rc_timer_update(qp);
 }
 
+/* What rc_base.c calls of the roles (see struct rc_roles) */
+static const struct rc_roles rc_roles = {
+	.req_pending = rc_req_pending,
+	.resp_pending = rc_resp_pending,
+	.req_flush = rc_req_flush,
+	.resp_flush = rc_resp_flush,
+};
+
 void rc_qp_init(struct rc_qp *qp, const struct rc_ops *ops, void *priv,
 		u32 qpn)
 {
 	memset(qp, 0, sizeof(*qp));
+	qp->roles = &rc_roles;
 	qp->ops = ops;
 	qp->priv = priv;
 	qp->qpn = qpn & RC_PSN_MASK;
