@@ -856,21 +856,29 @@ u8 rc_sge_copy(struct rc_qp *qp, enum rc_mem_op op, const struct rc_sge *sge,
 	       unsigned int num, u32 off, void *buf, u32 len);
 u32 rc_npsn(const struct rc_qp *qp, u32 len);
 
+static inline bool rc_op_rd_atomic(u8 opcode)
+{
+	return opcode == RNIC_SQE_OP_READ || opcode == RNIC_SQE_OP_CMP_SWAP ||
+	       opcode == RNIC_SQE_OP_FETCH_ADD;
+}
+
+/* rc_sq.c: the send queue's records, shared by rc_req.c and rc_comp.c */
+struct rc_swr *rc_req_swr(struct rc_qp *qp, u16 idx);
+struct rc_swqe *rc_req_wqe(struct rc_qp *qp, bool tx, struct rc_swr *r);
+void rc_req_fail(struct rc_qp *qp, struct rc_swr *r, u8 status, u8 syndrome);
+void rc_req_rewind(struct rc_qp *qp, u32 psn);
+void rc_comp_arm(struct rc_qp *qp, bool restart);
+void rc_comp_complete(struct rc_qp *qp);
+
 /* rc_req.c: starting WQEs and sending request packets */
 int rc_req_tx_one(struct rc_qp *qp);
 bool rc_req_pending(const struct rc_qp *qp);
 void rc_req_reset(struct rc_qp *qp, u32 sq_psn);
 void rc_req_flush(struct rc_qp *qp);
-void rc_req_rewind(struct rc_qp *qp, u32 psn);
-struct rc_swqe *rc_req_wqe(struct rc_qp *qp, bool tx, struct rc_swr *r);
-struct rc_swr *rc_req_swr(struct rc_qp *qp, u16 idx);
-void rc_req_fail(struct rc_qp *qp, struct rc_swr *r, u8 status, u8 syndrome);
 
-/* rc_comp.c: responses, retries, timers, in-order completion */
+/* rc_comp.c: responses, retries, timers */
 void rc_comp_rx(struct rc_qp *qp, const struct rc_hdr *h);
 void rc_comp_timer(struct rc_qp *qp, u64 now);
-void rc_comp_arm(struct rc_qp *qp, bool restart);
-void rc_comp_complete(struct rc_qp *qp);
 
 /* rc_resp.c: the responder */
 int rc_resp_tx_one(struct rc_qp *qp);

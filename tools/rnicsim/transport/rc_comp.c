@@ -5,7 +5,8 @@
  * order once acknowledged (SEND, WRITE) or placed (READ, atomics). Lost
  * packets are sent again from the NAKed or oldest unacknowledged PSN,
  * under the retry and RNR retry budgets; the local ACK timer and the RNR
- * wait live here too.
+ * wait live here too. Failing, rewinding and completing WQEs, and arming
+ * the timer, are rc_sq.c's, which the transmit side shares.
  */
 #include <string.h>
 
@@ -54,20 +55,6 @@ static struct rc_swr *rc_comp_oldest(struct rc_qp *qp)
 			return r;
 	}
 	return NULL;
-}
-
-/* (Re)start the local ACK timer, or stop it when nothing is unacked. */
-void rc_comp_arm(struct rc_qp *qp, bool restart)
-{
-	struct rc_req *req = &qp->req;
-	u64 t = rnic_ack_timeout_ns(qp->timeout);
-
-	if (!t || req->una_psn == req->sent_psn || req->rnr_wait ||
-	    (qp->state != RNIC_QPS_RTS && qp->state != RNIC_QPS_SQD))
-		req->ack_deadline = 0;
-	else if (restart || !req->ack_deadline)
-		req->ack_deadline = qp->ops->now_ns(qp) + t;
-	rc_timer_update(qp);
 }
 
 /* An acknowledgement or response moved una: budgets reload. */
@@ -433,41 +420,4 @@ void rc_comp_timer(struct rc_qp *qp, u64 now)
 			rc_comp_retry(qp, true);
 		}
 	}
-}
-
-/* Complete, in SQ order, every WQE at the head that is done or failed. */
-void rc_comp_complete(struct rc_qp *qp)
-{
-	struct rc_req *req = &qp->req;
-	struct rc_cqe cqe;
-
-	while (req->una_idx != req->next_idx && qp->state != RNIC_QPS_ERR) {
-		struct rc_swr *r = rc_req_swr(qp, req->una_idx);
-
-		if (r->state == RC_SWR_PENDING)
-			break;
-		memset(&cqe, 0, sizeof(cqe));
-		cqe.wqe_idx = req->una_idx++;
-		cqe.opcode = r->opcode;
-		if (r->state == RC_SWR_ERROR) {
-			cqe.status = r->status;
-			cqe.syndrome = r->syndrome;
-			rc_complete(qp, &cqe);
-			if (qp->state != RNIC_QPS_ERR) {
-				RC_STAT_INC(qp, qp_errors);
-				rc_enter_err(qp);
-			}
-			return;
-		}
-		if (r->opcode == RNIC_SQE_OP_CMP_SWAP ||
-		    r->opcode == RNIC_SQE_OP_FETCH_ADD)
-			cqe.byte_len = 8;
-		else if (r->npsn)
-			cqe.byte_len = r->length;
-		if (!(r->flags & RNIC_SQE_F_SIGNALED))
-			cqe.flags = RC_CQE_F_SILENT;
-		rc_complete(qp, &cqe);
-	}
-	/* A READ/atomic slot or a fence may have opened. */
-	rc_kick(qp);
 }

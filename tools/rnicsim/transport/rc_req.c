@@ -10,17 +10,6 @@
 
 #include "transport/rc.h"
 
-struct rc_swr *rc_req_swr(struct rc_qp *qp, u16 idx)
-{
-	return &qp->req.wr[idx % RC_SQ_TRACK];
-}
-
-static bool rc_op_rd_atomic(u8 opcode)
-{
-	return opcode == RNIC_SQE_OP_READ || opcode == RNIC_SQE_OP_CMP_SWAP ||
-	       opcode == RNIC_SQE_OP_FETCH_ADD;
-}
-
 static bool rc_op_local(u8 opcode)
 {
 	return opcode == RNIC_SQE_OP_LOCAL_INV || opcode == RNIC_SQE_OP_REG_MR;
@@ -44,51 +33,6 @@ void rc_req_reset(struct rc_qp *qp, u32 sq_psn)
 	req->sent_psn = sq_psn;
 	req->retry_left = qp->retry_cnt;
 	req->rnr_left = qp->rnr_retry;
-}
-
-/*
- * The WQE of a started record, from the cache or peeked again. A WQE that
- * changed under us (the ring is the driver's, or a user's) fails.
- */
-struct rc_swqe *rc_req_wqe(struct rc_qp *qp, bool tx, struct rc_swr *r)
-{
-	struct rc_swqe *w = tx ? &qp->req.txw : &qp->req.rxw;
-	bool *valid = tx ? &qp->req.txw_valid : &qp->req.rxw_valid;
-	int res;
-
-	if (*valid && w->idx == r->idx)
-		return w;
-	*valid = false;
-	res = qp->ops->sq_peek(qp, r->idx, w);
-	if (res == RC_WQE_FATAL) {
-		rc_engine_fatal(qp, w->syndrome, r->idx);
-		return NULL;
-	}
-	if (res != RC_WQE_OK || w->opcode != r->opcode ||
-	    w->length != r->length || w->num_sge > RC_MAX_SGE) {
-		rc_req_fail(qp, r, RNIC_WC_LOC_QP_OP_ERR, RNIC_ERR_BAD_WQE);
-		return NULL;
-	}
-	w->idx = r->idx;
-	*valid = true;
-	return w;
-}
-
-/*
- * A started WQE failed: it completes with @status when its turn comes
- * (earlier WQEs first), and nothing after it starts.
- */
-void rc_req_fail(struct rc_qp *qp, struct rc_swr *r, u8 status, u8 syndrome)
-{
-	if (r->state == RC_SWR_PENDING && rc_op_rd_atomic(r->opcode))
-		qp->req.rd_atomic--;
-	r->state = RC_SWR_ERROR;
-	r->status = status;
-	r->syndrome = syndrome;
-	qp->req.halted = true;
-	if (syndrome == RNIC_ERR_BAD_WQE && status == RNIC_WC_LOC_QP_OP_ERR)
-		RC_STAT_INC(qp, wqe_errors);
-	rc_comp_complete(qp);
 }
 
 /* What the device's checks already guarantee, checked again cheaply. */
@@ -455,25 +399,6 @@ bool rc_req_pending(const struct rc_qp *qp)
 			return false;
 	}
 	return true;
-}
-
-/* Move the transmit cursor back to @psn (go-back-N). */
-void rc_req_rewind(struct rc_qp *qp, u32 psn)
-{
-	struct rc_req *req = &qp->req;
-	u16 idx;
-
-	for (idx = req->una_idx; idx != req->next_idx; idx++) {
-		struct rc_swr *r = rc_req_swr(qp, idx);
-
-		if (r->npsn && rc_psn_diff(psn, r->first_psn) < r->npsn) {
-			req->tx_idx = idx;
-			req->tx_psn = psn;
-			return;
-		}
-	}
-	req->tx_idx = req->next_idx;
-	req->tx_psn = req->next_psn;
 }
 
 void rc_req_flush(struct rc_qp *qp)
