@@ -4,13 +4,14 @@
  * Documentation/hardware-transport.rst, include/rnic_hw_rdma.h): the device
  * runs the IB transport.
  *
- * rdma_core.c	engine state lifetime, id tables, the work pump, tick,
- *		counters
+ * rdma_base.c	id tables and lookups, the run queue, the receive
+ *		buffer, events: the bottom layer, which calls no other
+ * rdma_core.c	engine state lifetime, the work pump, tick, counters
  * rdma_admin.c	admin dispatch; caps, stats, EQs, doorbell pages, AH
  *		table, GID, P_Key, PD
  * rdma_db.c	doorbell pages: kick rings and slot values
  * rdma_mr.c	MRs: commands, key checks, translation, local ops
- * rdma_cq.c	RDMA CQs, CQEs, arming, completion EQs, events
+ * rdma_cq.c	RDMA CQs, CQEs, arming, completion EQs
  * rdma_qp.c	SRQ and QP commands, the QP state machine, flush
  * rdma_wq.c	rings in host memory, WQE fetch and validation
  * rdma_tx.c	header templates and packet emission, loopback
@@ -403,16 +404,8 @@ struct rdma_dev {
 	u8 txbuf[RDEV_TXBUF_SIZE];
 };
 
-/* ---- rdma_core.c ---- */
-int rdma_enable(struct rdev *d);		/* 0 or -ENOMEM */
-void rdma_reset(struct rdev *d);		/* frees all 2.0 state, no DMA */
-void rdma_pump(struct rdev *d);		/* run queued RX frames and send work */
-void rdma_runq_add(struct rdev *d, struct rdma_qp *qp);
-void rdma_runq_remove(struct rdev *d, struct rdma_qp *qp);
-void rdma_pfc_resume(struct rdev *d);
-u64 rdma_tick(struct rdev *d, u64 now);
-void rdma_dump_counters(struct rdev *d,
-		      void (*out)(void *ctx, const char *line), void *ctx);
+/* ---- rdma_base.c ---- */
+bool rdma_all_zero(const void *p, size_t n);
 int idtab_init(struct rdma_idtab *t, unsigned int log2, u32 space,
 	       u32 reserved_slots);
 void idtab_fini(struct rdma_idtab *t);
@@ -420,19 +413,37 @@ int idtab_alloc(struct rdma_idtab *t, void *obj, u32 *id);
 int idtab_set(struct rdma_idtab *t, void *obj, u32 id);
 void *idtab_get(struct rdma_idtab *t, u32 id);
 void idtab_free(struct rdma_idtab *t, u32 id);
-bool rdma_all_zero(const void *p, size_t n);
+struct rdma_qp *rdma_qp_get(struct rdev *d, u32 qpn);
+struct rdma_pd *rdma_pd_get(struct rdev *d, u32 pdn);
+void rdma_runq_add(struct rdev *d, struct rdma_qp *qp);
+void rdma_runq_remove(struct rdev *d, struct rdma_qp *qp);
+/* A RoCE frame from the wire (classified): into the receive buffer */
+void rdma_rx_frame(struct rdev *d, const u8 *frame, size_t len,
+		 const struct pkt_info *info);
+/* Loopback: a packet of ours to our own MAC */
+void rdma_rx_loopback(struct rdev *d, const u8 *frame, size_t len);
+/* An async event on event queue 0 naming an object */
+void rdma_event(struct rdev *d, u8 type, u8 reason, u8 obj, u32 id, u64 info);
+u8 rdma_put_result(struct rdev *d, u64 addr, u32 buf_len, const void *res,
+		 size_t len);
+bool rdma_pkey_match(u16 a, u16 b);
+/* Whether @gid (16 bytes) is ours for @net and the frame's VLAN */
+bool rdma_gid_is_ours(struct rdev *d, u8 net, const u8 *gid, bool vlan,
+		    u16 vid);
+
+/* ---- rdma_core.c ---- */
+int rdma_enable(struct rdev *d);		/* 0 or -ENOMEM */
+void rdma_reset(struct rdev *d);		/* frees all 2.0 state, no DMA */
+void rdma_pump(struct rdev *d);		/* run queued RX frames and send work */
+void rdma_pfc_resume(struct rdev *d);
+u64 rdma_tick(struct rdev *d, u64 now);
+void rdma_dump_counters(struct rdev *d,
+		      void (*out)(void *ctx, const char *line), void *ctx);
 
 /* ---- rdma_admin.c ---- */
 /* Execute a 2.0 command (opcode >= 0x20); returns enum rnic_aq_status. */
 u8 rdma_admin(struct rdev *d, const union rnic_aq_entry *e,
 	    union rnic_aq_resp *resp);
-u8 rdma_put_result(struct rdev *d, u64 addr, u32 buf_len, const void *res,
-		 size_t len);
-struct rdma_pd *rdma_pd_get(struct rdev *d, u32 pdn);
-bool rdma_pkey_match(u16 a, u16 b);
-/* Whether @gid (16 bytes) is ours for @net and the frame's VLAN */
-bool rdma_gid_is_ours(struct rdev *d, u8 net, const u8 *gid, bool vlan,
-		    u16 vid);
 
 /* ---- rdma_db.c ---- */
 int rdma_slot_assign(struct rdev *d, struct rdma_dbp *page, u8 kind, void *obj,
@@ -503,8 +514,6 @@ void rdma_cq_slot(struct rdev *d, struct rdma_cq *cq);	/* kicked */
 void rdma_cq_error(struct rdev *d, struct rdma_cq *cq, u8 reason, u64 info);
 void rdma_eq_doorbell(struct rdev *d);		/* vector 2, completion EQs */
 u64 rdma_cq_tick(struct rdev *d, u64 now);
-/* An async event on event queue 0 naming an object */
-void rdma_event(struct rdev *d, u8 type, u8 reason, u8 obj, u32 id, u64 info);
 
 /* ---- rdma_wq.c ---- */
 bool rdma_page_log2_ok(unsigned int log2);
@@ -554,7 +563,6 @@ u8 rdma_cmd_query_qp(struct rdev *d, const union rnic_aq_entry *e,
 		   union rnic_aq_resp *resp);
 u8 rdma_cmd_destroy_qp(struct rdev *d, const union rnic_aq_entry *e);
 void rdma_qp_free(struct rdev *d, struct rdma_qp *qp);
-struct rdma_qp *rdma_qp_get(struct rdev *d, u32 qpn);
 /*
  * The device moves @qp to ERR: QP_FATAL (or the given event, 0 for none)
  * with @reason, then flushes.
@@ -605,15 +613,10 @@ void rdma_bth_build(u8 *b, u8 opcode, bool se, u16 pkey, u32 dqpn, bool ackreq,
 		  u32 psn);
 
 /* ---- rdma_rx.c ---- */
-/* A RoCE frame from the wire (classified): into the receive buffer */
-void rdma_rx_frame(struct rdev *d, const u8 *frame, size_t len,
-		 const struct pkt_info *info);
 /* A frame the classifier found malformed: count it per RoCE version */
 void rdma_rx_malformed(struct rdev *d, const u8 *frame, size_t len);
 /* Process one frame from the receive buffer */
 void rdma_rx_process(struct rdev *d, const u8 *frame, size_t len);
-/* Loopback: a packet of ours to our own MAC */
-void rdma_rx_loopback(struct rdev *d, const u8 *frame, size_t len);
 
 /* ---- rdma_ud.c ---- */
 /* Start one send WQE of a UD/GSI QP; false when there is nothing to do. */

@@ -10,16 +10,6 @@
 
 #include "rdma/rdma.h"
 
-u8 rdma_put_result(struct rdev *d, u64 addr, u32 buf_len, const void *res,
-		 size_t len)
-{
-	if (plat_dma_write(d->p, addr, res, len < buf_len ? len : buf_len)) {
-		RDEV_INC(d, dma_errors);
-		return RNIC_AQ_BAD_ADDR;
-	}
-	return RNIC_AQ_SUCCESS;
-}
-
 /* The common checks of struct rnic_aq_query_obj */
 static u8 query_check(struct rdev *d, const struct rnic_aq_query_obj *c)
 {
@@ -211,15 +201,6 @@ static u8 cmd_query_gid(struct rdev *d, const union rnic_aq_entry *e,
 	return query_reply(d, c, resp, &g, sizeof(g));
 }
 
-/* IB: the partitions match and at least one of the two is a full member */
-bool rdma_pkey_match(u16 a, u16 b)
-{
-	if (!(a & RNIC_PKEY_BASE) || !(b & RNIC_PKEY_BASE))
-		return false;	/* 0x0000 / 0x8000: the invalid P_Key */
-	return (a & RNIC_PKEY_BASE) == (b & RNIC_PKEY_BASE) &&
-	       ((a | b) & RNIC_PKEY_FULL);
-}
-
 static bool pkey_in_use(struct rdev *d, u16 index)
 {
 	struct rdma_idtab *t = &d->rdma->qps;
@@ -251,33 +232,7 @@ static u8 cmd_set_pkey(struct rdev *d, const union rnic_aq_entry *e)
 	return RNIC_AQ_SUCCESS;
 }
 
-bool rdma_gid_is_ours(struct rdev *d, u8 net, const u8 *gid, bool vlan,
-		    u16 vid)
-{
-	u8 type = net == RNIC_RX_CLASS_ROCE_V1 ? RNIC_GID_TYPE_ROCE_V1 :
-						 RNIC_GID_TYPE_ROCE_V2;
-	unsigned int i;
-
-	if (!vlan)
-		vid = 0;
-	for (i = 0; i < RDMA_GID_TBL_LEN; i++) {
-		const struct rnic_gid_entry *g = &d->rdma->gid[i];
-		u16 gvid = (g->flags & RNIC_GID_F_VLAN) ?
-			   le16_to_cpu(g->vlan_id) : 0;
-
-		if ((g->flags & RNIC_GID_F_VALID) && g->type == type &&
-		    gvid == vid && !memcmp(g->gid, gid, RNIC_GID_LEN))
-			return true;
-	}
-	return false;
-}
-
 /* ---- PD ---- */
-
-struct rdma_pd *rdma_pd_get(struct rdev *d, u32 pdn)
-{
-	return idtab_get(&d->rdma->pds, pdn);
-}
 
 static u8 cmd_alloc_pd(struct rdev *d, const union rnic_aq_entry *e,
 		       union rnic_aq_resp *resp)

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rnicsim RDMA engine: lifetime of its state (made at an
- * enable that asks for 2.0, dropped by every reset), the id tables, the
- * pump that runs received frames and send work, the timer and the
- * transport counters.
+ * enable that asks for 2.0, dropped by every reset), the pump that runs
+ * received frames and send work, the timer and the transport counters.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,104 +14,6 @@
 
 /* Work items one pump call runs at most; the tick resumes the rest. */
 #define RDMA_PUMP_MAX	(1U << 20)
-
-bool rdma_all_zero(const void *p, size_t n)
-{
-	const u8 *b = p;
-
-	while (n--)
-		if (*b++)
-			return false;
-	return true;
-}
-
-/* ---- id tables ---- */
-
-int idtab_init(struct rdma_idtab *t, unsigned int log2, u32 space,
-	       u32 reserved_slots)
-{
-	memset(t, 0, sizeof(*t));
-	t->obj = calloc(1U << log2, sizeof(*t->obj));
-	t->id = calloc(1U << log2, sizeof(*t->id));
-	if (!t->obj || !t->id) {
-		idtab_fini(t);
-		return -ENOMEM;
-	}
-	t->mask = (1U << log2) - 1;
-	t->space = space;
-	t->next = 1;
-	t->reserved_slots = reserved_slots;
-	return 0;
-}
-
-void idtab_fini(struct rdma_idtab *t)
-{
-	free(t->obj);
-	free(t->id);
-	memset(t, 0, sizeof(*t));
-}
-
-static bool slot_reserved(const struct rdma_idtab *t, u32 s)
-{
-	return s < 32 && (t->reserved_slots & BIT(s));
-}
-
-/*
- * The next id, cyclically, whose table slot is free. Consecutive ids
- * map to consecutive slots, so two passes over the table find one if
- * any slot is free.
- */
-int idtab_alloc(struct rdma_idtab *t, void *obj, u32 *id)
-{
-	u32 tries, n, s;
-
-	for (tries = 0; tries < 2 * (t->mask + 1); tries++) {
-		n = t->next;
-		t->next = n + 1 >= t->space ? 1 : n + 1;
-		s = n & t->mask;
-		if (!n || slot_reserved(t, s) || t->obj[s])
-			continue;
-		t->obj[s] = obj;
-		t->id[s] = n;
-		t->count++;
-		*id = n;
-		return 0;
-	}
-	return -ENOSPC;
-}
-
-/* Put @obj at a fixed id (the GSI QP); -EBUSY if its slot is taken. */
-int idtab_set(struct rdma_idtab *t, void *obj, u32 id)
-{
-	u32 s = id & t->mask;
-
-	if (t->obj[s])
-		return -EBUSY;
-	t->obj[s] = obj;
-	t->id[s] = id;
-	t->count++;
-	return 0;
-}
-
-void *idtab_get(struct rdma_idtab *t, u32 id)
-{
-	u32 s = id & t->mask;
-
-	if (!id || id >= t->space || !t->obj || t->id[s] != id)
-		return NULL;
-	return t->obj[s];
-}
-
-void idtab_free(struct rdma_idtab *t, u32 id)
-{
-	u32 s = id & t->mask;
-
-	if (t->obj[s] && t->id[s] == id) {
-		t->obj[s] = NULL;
-		t->id[s] = 0;
-		t->count--;
-	}
-}
 
 /* ---- lifetime ---- */
 
@@ -196,21 +97,6 @@ int rdma_enable(struct rdev *d)
 
 /* ---- the pump ---- */
 
-void rdma_runq_add(struct rdev *d, struct rdma_qp *qp)
-{
-	struct rdma_runq *q = &d->rdma->runq;
-
-	if (qp->queued || qp->pfc_wait)
-		return;
-	qp->queued = true;
-	qp->runq_next = NULL;
-	if (q->tail)
-		q->tail->runq_next = qp;
-	else
-		q->head = qp;
-	q->tail = qp;
-}
-
 static struct rdma_qp *runq_pop(struct rdma_dev *v)
 {
 	struct rdma_qp *qp = v->runq.head;
@@ -223,24 +109,6 @@ static struct rdma_qp *runq_pop(struct rdma_dev *v)
 	qp->runq_next = NULL;
 	qp->queued = false;
 	return qp;
-}
-
-/* Take a QP off the run queue (destroy, reset). */
-void rdma_runq_remove(struct rdev *d, struct rdma_qp *qp)
-{
-	struct rdma_runq *q = &d->rdma->runq;
-	struct rdma_qp **pp, *prev = NULL;
-
-	for (pp = &q->head; *pp; prev = *pp, pp = &(*pp)->runq_next) {
-		if (*pp != qp)
-			continue;
-		*pp = qp->runq_next;
-		if (q->tail == qp)
-			q->tail = prev;
-		break;
-	}
-	qp->queued = false;
-	qp->runq_next = NULL;
 }
 
 /* One packet's worth of send work; true if the QP has more. */

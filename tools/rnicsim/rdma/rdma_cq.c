@@ -14,11 +14,6 @@
 			 RNIC_DB_CQ_SOLICITED | RNIC_DB_CQ_ARM)
 #define EQ_SLOT_BITS	(RNIC_DB_CQ_CI | RNIC_DB_CQ_ARM_SEQ | RNIC_DB_CQ_ARM)
 
-void rdma_event(struct rdev *d, u8 type, u8 reason, u8 obj, u32 id, u64 info)
-{
-	rdev_event(d, type, reason, obj, id, info);
-}
-
 /* ---- completion event queues ---- */
 
 static unsigned int eq_slot_off(unsigned int eqn)

@@ -156,11 +156,6 @@ u8 rdma_cmd_destroy_srq(struct rdev *d, const union rnic_aq_entry *e)
 
 /* ---- QP creation ---- */
 
-struct rdma_qp *rdma_qp_get(struct rdev *d, u32 qpn)
-{
-	return idtab_get(&d->rdma->qps, qpn);
-}
-
 static u8 check_create_qp(const struct rnic_aq_create_qp *c)
 {
 	bool srq = c->flags & RNIC_QP_F_SRQ;

@@ -33,46 +33,7 @@ static u32 get_be32(const u8 *p)
 	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
 }
 
-/* ---- the receive buffer ---- */
-
-static bool fifo_put(struct rdev *d, const u8 *frame, size_t len)
-{
-	struct rdma_dev *v = d->rdma;
-	struct rdma_fifo_ent *f;
-
-	if (len > sizeof(f->data))
-		return false;	/* the MAC already dropped longer frames */
-	if (v->fifo_count >= RDMA_RX_FIFO) {
-		RDMA_INC(d, rx_drop_fifo_full);
-		return false;
-	}
-	f = &v->fifo[(v->fifo_head + v->fifo_count) % RDMA_RX_FIFO];
-	memcpy(f->data, frame, len);
-	f->len = len;
-	v->fifo_count++;
-	return true;
-}
-
-/*
- * Frames wait in the receive buffer until the next tick, which the
- * platform runs after every batch of events: the transport then sees a
- * whole batch before it sends, which is what coalesces ACKs (one per
- * batch), and a burst fills the buffer the 2.0 PFC watermarks watch.
- */
-void rdma_rx_frame(struct rdev *d, const u8 *frame, size_t len,
-		 const struct pkt_info *info)
-{
-	(void)info;	/* classified again when the transport takes it */
-	if (!d->enabled)
-		return;
-	fifo_put(d, frame, len);
-	rdev_pfc_check_now(d);
-}
-
-void rdma_rx_loopback(struct rdev *d, const u8 *frame, size_t len)
-{
-	fifo_put(d, frame, len);	/* the running pump takes it */
-}
+/* ---- malformed frames (the receive buffer is rdma_base.c's) ---- */
 
 static bool is_v1(const u8 *frame, size_t len)
 {
