@@ -446,6 +446,8 @@ u8 rdma_admin(struct rdev *d, const union rnic_aq_entry *e,
 	    union rnic_aq_resp *resp);
 
 /* ---- rdma_db.c ---- */
+/* Where @page starts in BAR2 */
+unsigned int rdma_dbp_off(struct rdev *d, struct rdma_dbp *page);
 int rdma_slot_assign(struct rdev *d, struct rdma_dbp *page, u8 kind, void *obj,
 		   u16 *slot);
 void rdma_slot_release(struct rdev *d, struct rdma_dbp *page, u16 slot);

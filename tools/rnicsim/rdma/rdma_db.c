@@ -19,7 +19,7 @@
 #define DBP_KICK_PI_OFF	offsetof(struct rnic_db_page, kick_pi)
 #define DBP_KICK_CI_OFF	offsetof(struct rnic_db_page, kick_ci)
 
-static unsigned int dbp_off(struct rdev *d, struct rdma_dbp *page)
+unsigned int rdma_dbp_off(struct rdev *d, struct rdma_dbp *page)
 {
 	return RNIC_DBP_BASE_DEFAULT +
 	       (unsigned int)(page - d->rdma->dbp) * RNIC_DBP_SIZE;
@@ -34,12 +34,12 @@ struct rdma_dbp *rdma_dbp_get(struct rdev *d, u32 id)
 
 u32 rdma_slot_read(struct rdev *d, struct rdma_dbp *page, u16 slot)
 {
-	return rdev_bar_read(d, dbp_off(d, page) + 4 * slot);
+	return rdev_bar_read(d, rdma_dbp_off(d, page) + 4 * slot);
 }
 
 void rdma_slot_write(struct rdev *d, struct rdma_dbp *page, u16 slot, u32 v)
 {
-	rdev_bar_write(d, dbp_off(d, page) + 4 * slot, v);
+	rdev_bar_write(d, rdma_dbp_off(d, page) + 4 * slot, v);
 }
 
 /* A free slot of @page for an object, zeroed: -ENOSPC if none. */
@@ -97,7 +97,7 @@ u8 rdma_cmd_alloc_db_page(struct rdev *d, const union rnic_aq_entry *e,
 	page->live_idx = v->nlive_dbp;
 	v->live_dbp[v->nlive_dbp++] = (u16)id;
 	page->user = flags & RNIC_DBP_F_USER;
-	memset(d->bar2 + dbp_off(d, page), 0, RNIC_DBP_SIZE);
+	memset(d->bar2 + rdma_dbp_off(d, page), 0, RNIC_DBP_SIZE);
 	resp->db_page.page = cpu_to_le32(id);
 	resp->db_page.kick = cpu_to_le32(rnic_ivshmem_doorbell(RNIC_DB_VEC_DATA));
 	return RNIC_AQ_SUCCESS;
@@ -157,7 +157,7 @@ static void page_scan(struct rdev *d, struct rdma_dbp *page)
 
 static void page_kicked(struct rdev *d, struct rdma_dbp *page)
 {
-	unsigned int base = dbp_off(d, page);
+	unsigned int base = rdma_dbp_off(d, page);
 	u16 pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
 	u16 n = pi - page->kick_ci, i, again;
 	u16 e[RNIC_DBP_KICK_DEPTH];
