@@ -9,7 +9,8 @@
  * rdma_core.c	engine state lifetime, the work pump, tick, counters
  * rdma_admin.c	admin dispatch; caps, stats, EQs, doorbell pages, AH
  *		table, GID, P_Key, PD
- * rdma_db.c	doorbell pages: kick rings and slot values
+ * rdma_db.c	doorbell pages: allocation, slots
+ * rdma_kick.c	doorbell vector 3: kick rings, the slots they name
  * rdma_mr.c	MRs: commands, key checks, translation, local ops
  * rdma_cq.c	RDMA CQs, CQEs, arming, completion EQs
  * rdma_qp.c	SRQ and QP commands, the QP state machine, flush
@@ -454,10 +455,16 @@ void rdma_slot_release(struct rdev *d, struct rdma_dbp *page, u16 slot);
 u32 rdma_slot_read(struct rdev *d, struct rdma_dbp *page, u16 slot);
 void rdma_slot_write(struct rdev *d, struct rdma_dbp *page, u16 slot, u32 v);
 struct rdma_dbp *rdma_dbp_get(struct rdev *d, u32 id);
-void rdma_kick(struct rdev *d);		/* doorbell vector 3, 2.0 part */
 u8 rdma_cmd_alloc_db_page(struct rdev *d, const union rnic_aq_entry *e,
 			union rnic_aq_resp *resp);
 u8 rdma_cmd_free_db_page(struct rdev *d, const union rnic_aq_entry *e);
+
+/* ---- rdma_kick.c ---- */
+void rdma_kick(struct rdev *d);		/* doorbell vector 3, 2.0 part */
+/* Producer index slots, read on kicks */
+void rdma_sq_slot(struct rdev *d, struct rdma_qp *qp);
+void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp);
+void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq);
 
 /* ---- rdma_mr.c ---- */
 u8 rdma_cmd_create_mr(struct rdev *d, const union rnic_aq_entry *e,
@@ -543,10 +550,6 @@ u8 rdma_sq_opcode(struct rdev *d, struct rdma_qp *qp, u16 idx);
 int rdma_rwqe_peek(struct rdev *d, struct rdma_qp *qp, struct rdma_rwqe *w,
 		 u8 *syn, u64 *info);
 void rdma_rwqe_take(struct rdev *d, struct rdma_qp *qp, const struct rdma_rwqe *w);
-/* Producer index slots, read on kicks */
-void rdma_sq_slot(struct rdev *d, struct rdma_qp *qp);
-void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp);
-void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq);
 void rdma_srq_error(struct rdev *d, struct rdma_srq *srq, u8 reason, u64 info);
 
 /* ---- rdma_qp.c ---- */

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rnicsim RDMA engine, doorbell pages (hardware-rdma.rst,
- * "Doorbell pages (2.0)"): allocation, slot placement, and the kick ring
- * that tells the device which slots moved, so that a kick never costs a
- * scan of every queue.
+ * "Doorbell pages (2.0)"): allocation and slot placement. The kick ring
+ * that tells the device which slots moved is read in rdma_kick.c.
  *
  * Every page shares the kick value of doorbell vector 3 (the model's
  * first implementation), so a kick reads kick_pi of each allocated page:
@@ -14,10 +13,6 @@
 #include <string.h>
 
 #include "rdma/rdma.h"
-
-#define DBP_KICK_OFF	offsetof(struct rnic_db_page, kick)
-#define DBP_KICK_PI_OFF	offsetof(struct rnic_db_page, kick_pi)
-#define DBP_KICK_CI_OFF	offsetof(struct rnic_db_page, kick_ci)
 
 unsigned int rdma_dbp_off(struct rdev *d, struct rdma_dbp *page)
 {
@@ -118,94 +113,4 @@ u8 rdma_cmd_free_db_page(struct rdev *d, const union rnic_aq_entry *e)
 	d->rdma->dbp[d->rdma->live_dbp[page->live_idx]].live_idx = page->live_idx;
 	memset(page, 0, sizeof(*page));
 	return RNIC_AQ_SUCCESS;
-}
-
-/* The queue behind @slot moved, or may have: read its slot value. */
-static void slot_moved(struct rdev *d, struct rdma_dbp *page, u16 slot)
-{
-	struct rdma_slot *s = &page->slot[slot];
-
-	switch (s->kind) {
-	case RDMA_SLOT_SQ:
-		rdma_sq_slot(d, s->obj);
-		break;
-	case RDMA_SLOT_RQ:
-		rdma_rq_slot(d, s->obj);
-		break;
-	case RDMA_SLOT_SRQ:
-		rdma_srq_slot(d, s->obj);
-		break;
-	case RDMA_SLOT_CQ:
-		rdma_cq_slot(d, s->obj);
-		break;
-	default:
-		RDMA_INC(d, bad_kicks);
-		break;
-	}
-}
-
-/* Every assigned slot of the page, once: the entries cannot be trusted. */
-static void page_scan(struct rdev *d, struct rdma_dbp *page)
-{
-	unsigned int s;
-
-	RDMA_INC(d, kick_overflows);
-	for (s = 0; s < RNIC_DBP_SLOTS; s++)
-		if (page->slot[s].kind != RDMA_SLOT_FREE)
-			slot_moved(d, page, s);
-}
-
-static void page_kicked(struct rdev *d, struct rdma_dbp *page)
-{
-	unsigned int base = rdma_dbp_off(d, page);
-	u16 pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
-	u16 n = pi - page->kick_ci, i, again;
-	u16 e[RNIC_DBP_KICK_DEPTH];
-
-	if (!n)
-		return;
-	RDMA_INC(d, kicks);
-	if (n > RNIC_DBP_KICK_DEPTH) {
-		/* Entries were overwritten before we got here. */
-		page_scan(d, page);
-		page->kick_ci = pi;
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		e[i] = rdev_bar_read16(d, base + DBP_KICK_OFF + 2 *
-				       ((u16)(page->kick_ci + i) %
-					RNIC_DBP_KICK_DEPTH));
-	/*
-	 * The writer never waits for kick_ci: while the entries were read
-	 * it may have lapped the ring and overwritten some of them, losing
-	 * the slots they named (an arm among them). If it got more than a
-	 * ring ahead of the first entry, scan instead; the slot values are
-	 * written before their entries, so the scan sees them all.
-	 */
-	again = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
-	if ((u16)(again - page->kick_ci) > RNIC_DBP_KICK_DEPTH) {
-		page_scan(d, page);
-		page->kick_ci = again;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (e[i] >= RNIC_DBP_SLOTS ||
-		    page->slot[e[i]].kind == RDMA_SLOT_FREE) {
-			RDMA_INC(d, bad_kicks);
-			continue;
-		}
-		slot_moved(d, page, e[i]);
-	}
-	page->kick_ci = pi;
-out:
-	rdev_bar_write(d, base + DBP_KICK_CI_OFF, page->kick_ci);
-}
-
-void rdma_kick(struct rdev *d)
-{
-	struct rdma_dev *v = d->rdma;
-	u32 i;
-
-	for (i = 0; i < v->nlive_dbp; i++)
-		page_kicked(d, &v->dbp[v->live_dbp[i]]);
 }

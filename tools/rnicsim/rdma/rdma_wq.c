@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rnicsim RDMA engine, work queues: rings in host memory
- * (contiguous or page lists), the producer index slots of SQs, RQs and
- * SRQs, and the fetch of WQEs, each checked completely before anything
- * acts on it (hardware-rdma.rst, "Work queue entries
- * (2.0)").
+ * (contiguous or page lists) and the fetch of WQEs, each checked
+ * completely before anything acts on it (hardware-rdma.rst, "Work queue
+ * entries (2.0)"). The producer index slots are read in rdma_kick.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -326,67 +325,7 @@ void rdma_rwqe_take(struct rdev *d, struct rdma_qp *qp, const struct rdma_rwqe *
 	}
 }
 
-/* ---- producer index slots ---- */
-
-/* Read a SQ or RQ slot: the new PI, or -EINVAL (the QP failed). */
-static int wq_slot(struct rdev *d, struct rdma_qp *qp, u16 slot, u16 ci,
-		   u8 log2, u16 *pi)
-{
-	u32 v = rdma_slot_read(d, qp->page, slot);
-
-	if ((v & ~RNIC_DB_RING_PI) || rnic_ring_used(v, ci) > (1U << log2)) {
-		RDEV_INC(d, bad_doorbells);
-		rdma_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, RNIC_ERR_BAD_DOORBELL, v);
-		return -EINVAL;
-	}
-	*pi = v;
-	return 0;
-}
-
-void rdma_sq_slot(struct rdev *d, struct rdma_qp *qp)
-{
-	u16 pi;
-
-	/* A QP in RESET has no rings in use: its slots mean nothing yet. */
-	if (qp->state == RNIC_QPS_RESET ||
-	    wq_slot(d, qp, qp->sq_slot, qp->sq_ci, qp->sq.log2_depth, &pi))
-		return;
-	qp->sq_pi = pi;
-	if (qp->type == RNIC_QPT_RC)
-		rdma_rc_sq_doorbell(d, qp);
-	else if (qp->state == RNIC_QPS_RTS || qp->state == RNIC_QPS_ERR)
-		rdma_runq_add(d, qp);
-}
-
-void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp)
-{
-	u16 pi;
-
-	if (qp->state == RNIC_QPS_RESET ||
-	    wq_slot(d, qp, qp->rq_slot, qp->rq_ci, qp->rq.log2_depth, &pi))
-		return;
-	qp->rq_pi = pi;
-	if (qp->type == RNIC_QPT_RC)
-		rdma_rc_rq_doorbell(d, qp);
-	else if (qp->state == RNIC_QPS_ERR)
-		rdma_runq_add(d, qp);	/* flush what was posted late */
-}
-
-void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq)
-{
-	u32 v;
-
-	if (srq->error)
-		return;
-	v = rdma_slot_read(d, srq->page, srq->slot);
-	if ((v & ~RNIC_DB_RING_PI) ||
-	    rnic_ring_used(v, srq->ci) > (1U << srq->wqe.log2_depth)) {
-		RDEV_INC(d, bad_doorbells);
-		rdma_srq_error(d, srq, RNIC_ERR_BAD_DOORBELL, v);
-		return;
-	}
-	srq->pi = v;
-}
+/* ---- SRQ errors ---- */
 
 void rdma_srq_error(struct rdev *d, struct rdma_srq *srq, u8 reason, u64 info)
 {

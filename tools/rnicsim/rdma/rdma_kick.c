@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnicsim RDMA engine, doorbell vector 3: the kick ring of each doorbell
+ * page tells the device which slots moved, so that a kick never costs a
+ * scan of every queue, and each slot it names is read and acted on (a
+ * CQ's consumer index and arm, an SQ's, RQ's or SRQ's producer index).
+ *
+ * This sits above the objects whose slots it reads: rdma_db.c keeps the
+ * pages and their slots, rdma_cq.c, rdma_wq.c, rdma_qp.c and rdma_rc.c
+ * the objects, and none of them calls back here.
+ */
+#include <errno.h>
+
+#include "rdma/rdma.h"
+
+#define DBP_KICK_OFF	offsetof(struct rnic_db_page, kick)
+#define DBP_KICK_PI_OFF	offsetof(struct rnic_db_page, kick_pi)
+#define DBP_KICK_CI_OFF	offsetof(struct rnic_db_page, kick_ci)
+
+/* The queue behind @slot moved, or may have: read its slot value. */
+static void slot_moved(struct rdev *d, struct rdma_dbp *page, u16 slot)
+{
+	struct rdma_slot *s = &page->slot[slot];
+
+	switch (s->kind) {
+	case RDMA_SLOT_SQ:
+		rdma_sq_slot(d, s->obj);
+		break;
+	case RDMA_SLOT_RQ:
+		rdma_rq_slot(d, s->obj);
+		break;
+	case RDMA_SLOT_SRQ:
+		rdma_srq_slot(d, s->obj);
+		break;
+	case RDMA_SLOT_CQ:
+		rdma_cq_slot(d, s->obj);
+		break;
+	default:
+		RDMA_INC(d, bad_kicks);
+		break;
+	}
+}
+
+/* Every assigned slot of the page, once: the entries cannot be trusted. */
+static void page_scan(struct rdev *d, struct rdma_dbp *page)
+{
+	unsigned int s;
+
+	RDMA_INC(d, kick_overflows);
+	for (s = 0; s < RNIC_DBP_SLOTS; s++)
+		if (page->slot[s].kind != RDMA_SLOT_FREE)
+			slot_moved(d, page, s);
+}
+
+static void page_kicked(struct rdev *d, struct rdma_dbp *page)
+{
+	unsigned int base = rdma_dbp_off(d, page);
+	u16 pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
+	u16 n = pi - page->kick_ci, i, again;
+	u16 e[RNIC_DBP_KICK_DEPTH];
+
+	if (!n)
+		return;
+	RDMA_INC(d, kicks);
+	if (n > RNIC_DBP_KICK_DEPTH) {
+		/* Entries were overwritten before we got here. */
+		page_scan(d, page);
+		page->kick_ci = pi;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		e[i] = rdev_bar_read16(d, base + DBP_KICK_OFF + 2 *
+				       ((u16)(page->kick_ci + i) %
+					RNIC_DBP_KICK_DEPTH));
+	/*
+	 * The writer never waits for kick_ci: while the entries were read
+	 * it may have lapped the ring and overwritten some of them, losing
+	 * the slots they named (an arm among them). If it got more than a
+	 * ring ahead of the first entry, scan instead; the slot values are
+	 * written before their entries, so the scan sees them all.
+	 */
+	again = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
+	if ((u16)(again - page->kick_ci) > RNIC_DBP_KICK_DEPTH) {
+		page_scan(d, page);
+		page->kick_ci = again;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (e[i] >= RNIC_DBP_SLOTS ||
+		    page->slot[e[i]].kind == RDMA_SLOT_FREE) {
+			RDMA_INC(d, bad_kicks);
+			continue;
+		}
+		slot_moved(d, page, e[i]);
+	}
+	page->kick_ci = pi;
+out:
+	rdev_bar_write(d, base + DBP_KICK_CI_OFF, page->kick_ci);
+}
+
+void rdma_kick(struct rdev *d)
+{
+	struct rdma_dev *v = d->rdma;
+	u32 i;
+
+	for (i = 0; i < v->nlive_dbp; i++)
+		page_kicked(d, &v->dbp[v->live_dbp[i]]);
+}
+
+/* ---- producer index slots ---- */
+
+/* Read a SQ or RQ slot: the new PI, or -EINVAL (the QP failed). */
+static int wq_slot(struct rdev *d, struct rdma_qp *qp, u16 slot, u16 ci,
+		   u8 log2, u16 *pi)
+{
+	u32 v = rdma_slot_read(d, qp->page, slot);
+
+	if ((v & ~RNIC_DB_RING_PI) || rnic_ring_used(v, ci) > (1U << log2)) {
+		RDEV_INC(d, bad_doorbells);
+		rdma_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, RNIC_ERR_BAD_DOORBELL, v);
+		return -EINVAL;
+	}
+	*pi = v;
+	return 0;
+}
+
+void rdma_sq_slot(struct rdev *d, struct rdma_qp *qp)
+{
+	u16 pi;
+
+	/* A QP in RESET has no rings in use: its slots mean nothing yet. */
+	if (qp->state == RNIC_QPS_RESET ||
+	    wq_slot(d, qp, qp->sq_slot, qp->sq_ci, qp->sq.log2_depth, &pi))
+		return;
+	qp->sq_pi = pi;
+	if (qp->type == RNIC_QPT_RC)
+		rdma_rc_sq_doorbell(d, qp);
+	else if (qp->state == RNIC_QPS_RTS || qp->state == RNIC_QPS_ERR)
+		rdma_runq_add(d, qp);
+}
+
+void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp)
+{
+	u16 pi;
+
+	if (qp->state == RNIC_QPS_RESET ||
+	    wq_slot(d, qp, qp->rq_slot, qp->rq_ci, qp->rq.log2_depth, &pi))
+		return;
+	qp->rq_pi = pi;
+	if (qp->type == RNIC_QPT_RC)
+		rdma_rc_rq_doorbell(d, qp);
+	else if (qp->state == RNIC_QPS_ERR)
+		rdma_runq_add(d, qp);	/* flush what was posted late */
+}
+
+void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq)
+{
+	u32 v;
+
+	if (srq->error)
+		return;
+	v = rdma_slot_read(d, srq->page, srq->slot);
+	if ((v & ~RNIC_DB_RING_PI) ||
+	    rnic_ring_used(v, srq->ci) > (1U << srq->wqe.log2_depth)) {
+		RDEV_INC(d, bad_doorbells);
+		rdma_srq_error(d, srq, RNIC_ERR_BAD_DOORBELL, v);
+		return;
+	}
+	srq->pi = v;
+}
