@@ -366,7 +366,20 @@ struct rdma_fifo_ent {
 	u8 data[RDEV_MAX_FRAME];
 };
 
+/*
+ * What the files below the QP layer reach above them. An SRQ that fails
+ * where a WQE is fetched (rdma_wq.c) takes its QPs with it, and failing
+ * a QP is rdma_qp.c's (the RC engine's, for an RC QP), which calls
+ * rdma_wq.c: so it is reached through this table, which rdma_enable()
+ * fills in (rdma_core.c), and never by name.
+ */
+struct rdma_upper {
+	void (*qp_fatal)(struct rdev *d, struct rdma_qp *qp, u8 event,
+			 u8 reason, u64 info);
+};
+
 struct rdma_dev {
+	const struct rdma_upper *upper;	/* rdma_enable() */
 	u32 num_db_pages;
 	u32 max_eq;
 	struct rdma_dbp *dbp;		/* num_db_pages */

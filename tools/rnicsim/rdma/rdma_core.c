@@ -60,6 +60,11 @@ void rdma_reset(struct rdev *d)
 	d->rdma = NULL;
 }
 
+/* What rdma_wq.c calls above it (see struct rdma_upper) */
+static const struct rdma_upper rdma_upper = {
+	.qp_fatal = rdma_qp_fatal,
+};
+
 int rdma_enable(struct rdev *d)
 {
 	struct rdma_dev *v = calloc(1, sizeof(*v));
@@ -68,6 +73,7 @@ int rdma_enable(struct rdev *d)
 	if (!v)
 		return -ENOMEM;
 	d->rdma = v;
+	v->upper = &rdma_upper;
 	pages = (d->bar2_len - RNIC_DBP_BASE_DEFAULT) / RNIC_DBP_SIZE;
 	v->num_db_pages = pages > RDMA_MAX_DB_PAGES ? RDMA_MAX_DB_PAGES : pages;
 	v->max_eq = d->cfg.num_vectors - 1;

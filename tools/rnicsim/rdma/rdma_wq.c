@@ -343,7 +343,8 @@ void rdma_srq_error(struct rdev *d, struct rdma_srq *srq, u8 reason, u64 info)
 		struct rdma_qp *qp = t->obj[i];
 
 		if (qp && qp->srq == srq && qp->state != RNIC_QPS_RESET)
-			rdma_qp_fatal(d, qp, RNIC_EQE_QP_FATAL,
-				    RNIC_ERR_SRQ_ERROR, srq->srqn);
+			d->rdma->upper->qp_fatal(d, qp, RNIC_EQE_QP_FATAL,
+						 RNIC_ERR_SRQ_ERROR,
+						 srq->srqn);
 	}
 }
