@@ -17,7 +17,8 @@
  * The files are layered, so that none calls a file that calls it back:
  * dev_base.c calls no other; dev_queue.c and dev_pfc.c call only it;
  * dev_admin.c, dev_tx.c and dev_rx.c call those; dev_core.c dispatches
- * to all of them. The engine is reached through struct rdev_engine.
+ * to them (dev_tx.c gets its turns from the engine's packet scheduler,
+ * rdev_tx_round()). The engine is reached through struct rdev_engine.
  */
 #ifndef RNICSIM_DEV_PRIV_H
 #define RNICSIM_DEV_PRIV_H
