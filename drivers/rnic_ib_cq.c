@@ -23,6 +23,7 @@
  * entries in its EQ: an entry that then names no QP or no CQ, or one of
  * another CQ or EQ, is the device's error, and is reported as such.
  */
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/log2.h>
@@ -683,6 +684,7 @@ int rnic_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_poll_cq);
 
 /*
  * req_notify_cq after a fatal error, with cq->lock held: the arm is the
@@ -737,3 +739,4 @@ int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_req_notify_cq);
