@@ -172,6 +172,139 @@ TEST(rdma_cq_ci_write_keeps_an_unread_arm)
 	rdrv_free(s.x);
 }
 
+/* The completion events waiting in the EQ, consumed; each must be the CQ's */
+static unsigned int cq_events(struct self *s)
+{
+	struct rnic_eqe e;
+	unsigned int n = 0;
+
+	while (rdrv_ceq_next(s->x, &e)) {
+		CHECK_EQ(e.type, RNIC_EQE_COMPLETION);
+		CHECK_EQ(le32_to_cpu(e.data), s->cq.cqn);
+		n++;
+	}
+	return n;
+}
+
+static void cq_drain(struct self *s)
+{
+	struct rnic_rdma_cqe c;
+
+	while (rdrv_cq_poll(s->x, &s->cq, &c))
+		;
+}
+
+/*
+ * One arm, one event, however often the device reads the slot that
+ * carries it. The driver writes the arm and names it in the kick ring;
+ * before the device gets to the kick, a poll writes a CI-only update that
+ * repeats the arm (what rnic_ib_poll_cq() writes). The device reads the
+ * slot at each kick entry naming it, at every CQE it writes, and in a
+ * scan of the page when the kick ring overflowed: none of these may take
+ * the same sequence twice.
+ */
+TEST(rdma_cq_repeated_arm_fires_once)
+{
+	struct rnic_rdma_cqe c;
+	struct self s;
+	unsigned int i;
+
+	self_up(&s, 4);
+
+	/*
+	 * A CQE still waiting when the kick is read: the arm fires at once
+	 * (missed-event peeking), once, though the kick ring names the slot
+	 * twice (the arm, and the CI update as a second kick would).
+	 */
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	CHECK_EQ(cq_events(&s), 0);
+	rdrv_cq_arm_write(s.x, &s.cq, false);
+	rdrv_kick_add(s.x, s.x->dbp, s.cq.db_off);
+	REQUIRE(rdrv_cq_poll(s.x, &s.cq, &c));
+	CHECK(rdrv_cq_slot(&s.cq) & RNIC_DB_CQ_ARM);
+	rdrv_kick_add(s.x, s.x->dbp, s.cq.db_off);
+	rdrv_kick(s.x);
+	CHECK_EQ(cq_events(&s), 1);
+	for (i = 0; i < 3; i++)
+		self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	CHECK_EQ(cq_events(&s), 0);
+	cq_drain(&s);
+
+	/*
+	 * A CQE written between the arm's slot write and its kick: the
+	 * device takes the arm from the slot at that CQE and fires; the
+	 * kick, read after a poll repeated the arm, arms nothing.
+	 */
+	rdrv_cq_arm_write(s.x, &s.cq, false);
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	CHECK_EQ(cq_events(&s), 1);
+	REQUIRE(rdrv_cq_poll(s.x, &s.cq, &c));
+	rdrv_kick_add(s.x, s.x->dbp, s.cq.db_off);
+	rdrv_kick(s.x);
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	CHECK_EQ(cq_events(&s), 0);
+	cq_drain(&s);
+
+	/*
+	 * The kick ring overflowed before the device got to it: it scans
+	 * the page instead of reading the entries, and finds the arm once.
+	 */
+	rdrv_cq_arm_write(s.x, &s.cq, false);
+	for (i = 0; i <= RNIC_DBP_KICK_DEPTH; i++)
+		rdrv_kick_add(s.x, s.x->dbp, s.cq.db_off);
+	rdrv_kick(s.x);
+	CHECK_EQ(cq_events(&s), 0);
+	for (i = 0; i < 3; i++)
+		self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	CHECK_EQ(cq_events(&s), 1);
+	cq_drain(&s);
+	rdrv_free(s.x);
+}
+
+/*
+ * After an event, an arm with a new sequence arms again, through the
+ * same race (a poll's CI update repeating it before the kick is read):
+ * each round is exactly one event, for more rounds than the 8-bit
+ * sequence has values, so across its wrap. In odd rounds a CQE is still
+ * waiting when the kick is read, and the arm fires there; in even ones
+ * it fires with the next CQE.
+ */
+TEST(rdma_cq_rearm_after_event_fires_again)
+{
+	struct rnic_rdma_cqe c;
+	struct self s;
+	unsigned int round;
+
+	self_up(&s, 4);
+	for (round = 0; round < 300; round++) {
+		bool waiting = round & 1;
+
+		/* CQEs before the arm: the last arm was taken, no event */
+		self_send(&s, RNIC_SQE_F_SIGNALED, true);
+		if (waiting)
+			self_send(&s, RNIC_SQE_F_SIGNALED, true);
+		CHECK_EQ(cq_events(&s), 0);
+		rdrv_cq_arm_write(s.x, &s.cq, false);
+		rdrv_kick_add(s.x, s.x->dbp, s.cq.db_off);
+		REQUIRE(rdrv_cq_poll(s.x, &s.cq, &c));
+		CHECK_EQ(FIELD_GET(RNIC_DB_CQ_ARM_SEQ, rdrv_cq_slot(&s.cq)),
+			 (u8)(round + 1));
+		rdrv_kick(s.x);
+		if (!waiting) {
+			CHECK_EQ(cq_events(&s), 0);
+			self_send(&s, RNIC_SQE_F_SIGNALED, true);
+		}
+		CHECK_EQ(cq_events(&s), 1);
+		self_send(&s, RNIC_SQE_F_SIGNALED, true);
+		CHECK_EQ(cq_events(&s), 0);
+		cq_drain(&s);
+		if (test_failed())
+			return;
+	}
+	rdrv_free(s.x);
+}
+
 TEST(rdma_cq_moderation)
 {
 	struct rnic_aq_modify_rdma_cq m = {};
