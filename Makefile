@@ -6,6 +6,7 @@
 #   make check            W=1 + sparse (C=2) + checkpatch --strict + no
 #                         import circle between drivers/ files; fails on
 #                         any finding
+#   make check-build      only the W=1 + sparse build (per KDIR)
 #   make rnicsim          build the reference model (tools/rnicsim)
 #   make test             the whole test suite (scripts/test.sh)
 #   make demo             the demo on the emulated NIC (scripts/demo.sh)
@@ -34,12 +35,17 @@ clean:
 
 # Rebuild from clean so every W=1 warning is seen, run sparse on every
 # file, and treat any compiler, sparse or checkpatch finding as failure.
-check:
+# check-build is the part that depends on KDIR (the suite runs it against
+# Debian 12's 6.1 headers too); the modules it leaves are the ones
+# "make" builds.
+check-build:
 	@mkdir -p $(CACHE)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules 2>&1 | tee $(CACHE)/check-build.log
 	@if grep -E '(warning|error):' $(CACHE)/check-build.log; then \
 		echo "make check: compiler/sparse findings above" >&2; exit 1; fi
+
+check: check-build
 	@python3 scripts/check-cycles.py $$(ls drivers/*.o | grep -v '\.mod\.o$$')
 	@src=$$(scripts/linux-source.sh) && \
 		$$src/scripts/checkpatch.pl $(CHECKPATCH_FLAGS) -f $(SRC_FILES)
@@ -57,4 +63,4 @@ test:
 demo:
 	bash scripts/demo.sh
 
-.PHONY: all modules clean check rnicsim test demo
+.PHONY: all modules clean check check-build rnicsim test demo

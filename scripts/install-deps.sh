@@ -13,7 +13,7 @@ PKGS=(
 	build-essential bc bison flex cpio xz-utils zstd kmod rsync
 	libelf-dev libssl-dev dwarves python3 perl
 	sparse dkms
-	qemu-system-x86 busybox-static
+	qemu-system-x86 busybox-static bash-builtins
 	iproute2 ethtool pciutils iputils-ping procps psmisc
 	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers infiniband-diags
 	tshark tcpdump nvme-cli fio gnuplot-nox

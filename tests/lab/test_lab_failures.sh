@@ -117,7 +117,7 @@ echo "RUN=$LAB_RUN"
 lab_vm 1
 lab_wait_ready 1
 rc=0
-lab_exec 1 --timeout 2 'sleep 300 | cat; echo never' || rc=$?
+lab_exec 1 --timeout 2 '/bin/sleep 300 | cat; echo never' || rc=$?
 echo "TIMEOUT_RC=$rc"
 # The sleep must be gone, and the agent still answers.
 lab_exec 1 --timeout 30 'pgrep -f "sleep 300" >/dev/null && echo LEFT || echo GONE'
@@ -128,7 +128,7 @@ echo "# command timeout: $(grep '^lab: ' "$S_ERR" | head -1)"
 timed_out() {
 	cat "$S_OUT" "$S_ERR"
 	grep -q '^TIMEOUT_RC=124$' "$S_OUT" && [ "$(err_lines)" = 1 ] &&
-		grep -qE '^lab: vm1: command timed out after 2 s: sleep 300 .*see .*commands.log' "$S_ERR"
+		grep -qE '^lab: vm1: command timed out after 2 s: /bin/sleep 300 .*see .*commands.log' "$S_ERR"
 }
 check "command timeout: status 124 and one clear line" timed_out || true
 check "command timeout: the command's processes are killed in the guest" grep '^GONE$' "$S_OUT" || true

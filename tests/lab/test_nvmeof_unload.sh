@@ -53,15 +53,7 @@ check "vm2: nvmet-rdma target on $TADDR:$NVME_PORT, ${MB} MiB namespace" \
 # target's outage (rmmod, modprobe, port repair) is shorter.
 DEV=""
 connect() {
-	DEV="$(lab_exec 1 --timeout 120 "set -e
-		modprobe nvme-rdma
-		nvme connect -t rdma -a $TADDR -s $NVME_PORT -n $NVME_NQN --ctrl-loss-tmo=300 --reconnect-delay=1 >&2
-		for i in \$(seq 200); do
-			d=\$(ls /sys/block | grep -m1 '^nvme[0-9]*n1\$' || true)
-			[ -n \"\$d\" ] && [ -b /dev/\$d ] && break
-			sleep 0.1
-		done
-		[ -n \"\$d\" ] && echo /dev/\$d")" && echo "$DEV"
+	DEV="$(nvme_host_up 1 "$TADDR" --ctrl-loss-tmo=300 --reconnect-delay=1)" && echo "$DEV"
 }
 check "vm1: nvme connect -t rdma to $TADDR (ctrl-loss-tmo 300 s, reconnect delay 1 s)" connect || exit 1
 

@@ -61,7 +61,7 @@ stat_positive() {
 wait_carrier() {
 	local want=1
 	[ "$2" = no ] && want=0
-	lab_exec "$1" --timeout 60 "$DEV; for i in \$(seq 100); do [ \"\$(cat /sys/class/net/\$dev/carrier)\" = $want ] && exit 0; sleep 0.2; done; ip link show dev \$dev; exit 1"
+	lab_exec "$1" --timeout 60 "$DEV; for i in \$(seq 100); do c=; read -r c </sys/class/net/\$dev/carrier; [ \"\$c\" = $want ] && exit 0; sleep 0.2; done; ip link show dev \$dev; exit 1"
 }
 ctl() {
 	"$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"
