@@ -171,13 +171,14 @@ done
 mkfifo /run/rnic-lab/tick
 exec 8<>/run/rnic-lab/tick
 
-# The host wakes the agent through the second serial port (lab.sh writes a
-# newline after each ID.cmd or ID.kill it drops).  Without it the agent
-# would have to look at the share every 0.1 s, and a look is a 9p
-# walk/readdir/clunk: 20-40 ms of a debug guest's only vCPU, so the agent
-# took half of the CPU every command ran on.  With it, the agent looks once
-# per wake-up, and once a second in case a request needs a retry (a kill
-# of a job that has not started yet).
+# The host wakes the agent through the second serial port: after each
+# ID.cmd or ID.kill it drops, lab.sh writes that file's name as a line.
+# Without it the agent would have to look at the share every 0.1 s, and a
+# look is a 9p walk/readdir/clunk: ~40 ms of a debug guest's only vCPU.
+# With it, the agent opens the one file it was told about, and looks at
+# the whole share only when a kill waits for its job to start (every
+# second) or, as a safety net, after 10 s without a request.  (Looking
+# once a second whatever happened took 4% of every VM's CPU, idle or not.)
 WAKE=
 if [ -c /dev/ttyS1 ] && stty -F /dev/ttyS1 raw -echo 2>/dev/null &&
 	exec 9<>/dev/ttyS1; then
@@ -198,8 +199,9 @@ start_job() {
 			set +m +u +o pipefail
 			trap - INT TERM HUP
 			exec 8<&- 9<&-
-			unset -f log stage die mnt start_job kill_job
+			unset -f log stage die mnt start_job kill_job handle scan
 			unset VM VIRTIO RNIC REPO VIRTIO_IF CTL f arg line up pid rc id started
+			unset req tmo RETRY
 			PATH="$HOST_PATH"
 			unset HOST_PATH
 			# shellcheck disable=SC1090 # the host's command
@@ -240,38 +242,67 @@ if ! echo "$up" >"$CTL/ready.tmp" || ! mv "$CTL/ready.tmp" "$CTL/ready"; then
 fi
 log "ready after $up s of guest uptime (NICs: virtio=${VIRTIO_IF:-none}, wake-ups: ${WAKE:-polling})"
 
+# handle NAME: the request in the share's file NAME (ID.cmd or ID.kill);
+# returns 1 if it must be retried (a kill of a job not started yet).
+handle() {
+	local f="$CTL/$1" id line
+	case "$1" in
+	j*.cmd)
+		id="${1%.cmd}"
+		# The file stays until the host collects the job: the agent
+		# remembers what it started instead of renaming.
+		[ -z "${started[$id]:-}" ] || return 0
+		# The console takes ~0.3 ms a character in a debug guest: the
+		# id and the start of the command (the whole command and its
+		# status are in the host's vmN/commands.log).  A name that is
+		# not (or no longer) there reads nothing.
+		line=
+		read -r -N 48 line <"$f" 2>/dev/null
+		[ -n "$line" ] || return 0
+		started[$id]=1
+		log "agent: $id: ${line//$'\n'/ }"
+		start_job "$id"
+		;;
+	j*.kill)
+		[ -f "$f" ] || return 0
+		kill_job "${1%.kill}" || return 1
+		rm -f "$f"
+		;;
+	esac
+	return 0
+}
+
+# scan: every request in the share; sets RETRY if one must be retried.
+scan() {
+	local f
+	RETRY=
+	for f in "$CTL"/*; do
+		handle "${f##*/}" || RETRY=1
+	done
+}
+
 shopt -s nullglob
 declare -A started=()
+RETRY=
+scan
 while :; do
-	# One readdir for both kinds of request.
-	for f in "$CTL"/*; do
-		id="${f##*/}"
-		case "$id" in
-		*.cmd)
-			id="${id%.cmd}"
-			# The file stays until the host collects the job: the
-			# agent remembers what it started instead of renaming.
-			[ -z "${started[$id]:-}" ] || continue
-			started[$id]=1
-			# The console takes ~0.3 ms a character in a debug guest:
-			# the id and the start of the command (the whole command
-			# and its status are in the host's vmN/commands.log).
-			line=
-			read -r -N 48 line <"$f"
-			log "agent: $id: ${line//$'\n'/ }"
-			start_job "$id"
-			;;
-		*.kill)
-			id="${id%.kill}"
-			kill_job "$id" && rm -f "$f"
-			;;
-		esac
-	done
 	# No explicit reaping: bash's SIGCHLD handler reaps every child,
 	# including orphans re-parented to us as PID 1.
-	if [ -n "$WAKE" ]; then
-		read -r -t 1 -u 9 _ || true
-	else
+	if [ -z "$WAKE" ]; then
 		read -r -t 0.1 -u 8 _ || true
+		scan
+		continue
+	fi
+	tmo=10
+	[ -z "$RETRY" ] || tmo=1
+	if read -r -t "$tmo" -u 9 req; then
+		# An empty or unknown line: look at everything.
+		case "$req" in
+		j*.cmd | j*.kill) handle "$req" || RETRY=1 ;;
+		*) scan ;;
+		esac
+	else
+		# Also what is left of a line cut by the timeout.
+		scan
 	fi
 done

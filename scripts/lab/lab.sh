@@ -941,16 +941,16 @@ lab_bg() {
 	printf '%s\n' "$*" >"$d/ctl/$id.cmd.tmp"
 	# The agent only picks up *.cmd, so it never sees a partial file.
 	mv "$d/ctl/$id.cmd.tmp" "$d/ctl/$id.cmd"
-	lab__wake "$d"
+	lab__wake "$d" "$id.cmd"
 	echo "$id"
 }
 
-# lab__wake VMDIR: wake the VM's agent to look at its share now.  Opened
-# read-write, a fifo never blocks, even with QEMU gone (the line then
-# stays in the pipe).
+# lab__wake VMDIR NAME: tell the VM's agent to act on the share's file
+# NAME now (guest-init.sh).  Opened read-write, a fifo never blocks, even
+# with QEMU gone (the line then stays in the pipe).
 lab__wake() {
 	[ -p "$1/wake.in" ] || return 0
-	{ printf '\n' >&3; } 3<>"$1/wake.in" 2>/dev/null || true
+	{ printf '%s\n' "$2" >&3; } 3<>"$1/wake.in" 2>/dev/null || true
 }
 
 # lab_job_output N JOB: what a running (or finished, not yet waited-for)
@@ -966,7 +966,7 @@ lab_kill() {
 	local d
 	d="$(lab__vmdir "$1")" || return 1
 	: >"$d/ctl/$2.kill"
-	lab__wake "$d"
+	lab__wake "$d" "$2.kill"
 }
 
 # lab_wait N JOB [--timeout S]: wait for a job; print its stdout (stderr to
