@@ -68,15 +68,13 @@ stage switch-root
 # Copy the guest init into the overlay's tmpfs: the guest mounts tmpfs on
 # /tmp and /run, which would hide the script if the repo lived there, and
 # bash reads its script lazily.
-mkdir -p /mnt/root/.rnic-lab/bin
+mkdir -p /mnt/root/.rnic-lab
 cp "/mnt/root$GUEST_INIT" /mnt/root/.rnic-lab/guest-init || die "copy guest init"
-# The guest init and its agent use this static busybox for their own
-# housekeeping: it is already in RAM, whereas the first exec of each host
-# binary reads it and its libraries over 9p.
-cp /bin/busybox /mnt/root/.rnic-lab/bin/busybox || die "copy busybox"
-for applet in cat cut grep head ip mkdir mkfifo mount mv rm seq setsid sleep tr; do
-	/bin/busybox ln -s busybox "/mnt/root/.rnic-lab/bin/$applet" || die "busybox applet $applet"
-done
+# The guest init and its agent use this static busybox (and the applet
+# links initramfs.sh made) for their own housekeeping: it is already in
+# RAM, whereas the first exec of each host binary reads it and its
+# libraries over 9p.
+cp -a /lab-bin /mnt/root/.rnic-lab/bin || die "copy busybox and its applets"
 umount /proc /sys
 mount --move /dev /mnt/root/dev || die "move /dev"
 exec switch_root /mnt/root /bin/bash /.rnic-lab/guest-init "$GUEST_INIT"
