@@ -726,12 +726,36 @@ struct rnic_aq_resp_create_qp {
 	__le16 rq_db_off;
 };
 
+/*
+ * rnic_aq_resp_modify_qp.flags, rnic_aq_resp_destroy_qp.flags: the QP held
+ * a WQE taken from its SRQ, in slot srq_slot, and went to RESET or was
+ * destroyed before completing it. No CQE for that WQE follows, so the
+ * driver learns here that the slot is free again.
+ */
+#define RNIC_AQ_QP_F_SRQ_DROPPED	BIT(0)
+
 /* MODIFY_QP: the state after the command; on BAD_TRANSITION, the state now */
 struct rnic_aq_resp_modify_qp {
 	u8 state;
-	u8 reserved0[3];
+	/* RNIC_AQ_QP_F_* */
+	u8 flags;
+	/* with RNIC_AQ_QP_F_SRQ_DROPPED: the slot; else 0 */
+	__le16 srq_slot;
 	__le32 reserved1;
 };
+
+/* DESTROY_QP: flags and srq_slot as MODIFY_QP's, at the same offsets */
+struct rnic_aq_resp_destroy_qp {
+	u8 reserved0;
+	u8 flags;
+	__le16 srq_slot;
+	__le32 reserved1;
+};
+
+static_assert(offsetof(struct rnic_aq_resp_modify_qp, flags) ==
+	      offsetof(struct rnic_aq_resp_destroy_qp, flags));
+static_assert(offsetof(struct rnic_aq_resp_modify_qp, srq_slot) ==
+	      offsetof(struct rnic_aq_resp_destroy_qp, srq_slot));
 
 /* QUERY_SRQ */
 struct rnic_aq_resp_query_srq {
@@ -757,6 +781,7 @@ union rnic_aq_resp {
 	struct rnic_aq_resp_create_srq create_srq;
 	struct rnic_aq_resp_create_qp create_qp;
 	struct rnic_aq_resp_modify_qp modify_qp;
+	struct rnic_aq_resp_destroy_qp destroy_qp;
 	struct rnic_aq_resp_query_srq query_srq;
 	struct rnic_aq_resp_query query;
 	u8 raw[8];

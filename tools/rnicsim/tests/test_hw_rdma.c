@@ -90,6 +90,15 @@ TEST(hw_rdma_acqe_view)
 	CHECK_EQ(le16_to_cpu(c2.resp.create_qp.sq_db_off), 0x100);
 	CHECK_EQ(le16_to_cpu(c2.resp.create_qp.rq_db_off), 0x40);
 	CHECK_EQ(le32_to_cpu(c2.resp.db_page.kick), 0x00400100);
+	/* MODIFY_QP and DESTROY_QP: state 0x56, SRQ slot 0x1234 dropped */
+	c1.result = cpu_to_le32(0x12340156);
+	memcpy(&c2, &c1, sizeof(c2));
+	CHECK_EQ(c2.resp.modify_qp.state, 0x56);
+	CHECK_EQ(c2.resp.modify_qp.flags, RNIC_AQ_QP_F_SRQ_DROPPED);
+	CHECK_EQ(le16_to_cpu(c2.resp.modify_qp.srq_slot), 0x1234);
+	CHECK_EQ(c2.resp.destroy_qp.flags, RNIC_AQ_QP_F_SRQ_DROPPED);
+	CHECK_EQ(le16_to_cpu(c2.resp.destroy_qp.srq_slot), 0x1234);
+	CHECK_EQ(le32_to_cpu(c2.resp.modify_qp.reserved1), 0x00400100);
 }
 
 TEST(hw_rdma_wqe_layout)
