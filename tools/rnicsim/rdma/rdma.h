@@ -579,7 +579,8 @@ u8 rdma_cmd_modify_qp(struct rdev *d, const union rnic_aq_entry *e,
 		    union rnic_aq_resp *resp);
 u8 rdma_cmd_query_qp(struct rdev *d, const union rnic_aq_entry *e,
 		   union rnic_aq_resp *resp);
-u8 rdma_cmd_destroy_qp(struct rdev *d, const union rnic_aq_entry *e);
+u8 rdma_cmd_destroy_qp(struct rdev *d, const union rnic_aq_entry *e,
+		       union rnic_aq_resp *resp);
 void rdma_qp_free(struct rdev *d, struct rdma_qp *qp);
 /*
  * The device moves @qp to ERR: QP_FATAL (or the given event, 0 for none)

@@ -373,7 +373,7 @@ u8 rdma_admin(struct rdev *d, const union rnic_aq_entry *e,
 	case RNIC_AQ_QUERY_QP:
 		return rdma_cmd_query_qp(d, e, resp);
 	case RNIC_AQ_DESTROY_QP:
-		return rdma_cmd_destroy_qp(d, e);
+		return rdma_cmd_destroy_qp(d, e, resp);
 	default:
 		return RNIC_AQ_BAD_OPCODE;
 	}

@@ -611,12 +611,20 @@ static void apply_values(struct rdev *d, struct rdma_qp *qp,
 		qp->sqd_notify = c->sqd_notify;
 }
 
-/* RESET: every index, slot and piece of transport state back to zero. */
-static void qp_to_reset(struct rdev *d, struct rdma_qp *qp)
+/*
+ * RESET: every index, slot and piece of transport state back to zero. An
+ * SRQ WQE the QP took goes without a CQE: the response names its slot,
+ * or the driver would never free it.
+ */
+static void qp_to_reset(struct rdev *d, struct rdma_qp *qp,
+			union rnic_aq_resp *resp)
 {
 	rdma_runq_remove(d, qp);
-	if (qp->srq_taken)
+	if (qp->srq_taken) {
 		qp->srq->in_use[qp->srq_slot_taken] = 0;
+		resp->modify_qp.flags = RNIC_AQ_QP_F_SRQ_DROPPED;
+		resp->modify_qp.srq_slot = cpu_to_le16(qp->srq_slot_taken);
+	}
 	qp->srq_taken = false;
 	qp->sq_pi = qp->sq_next = qp->sq_ci = 0;
 	qp->rq_pi = qp->rq_next = qp->rq_ci = 0;
@@ -636,11 +644,12 @@ static void qp_to_reset(struct rdev *d, struct rdma_qp *qp)
 	qp->rc_fatal_pending = false;
 }
 
-static void qp_entered(struct rdev *d, struct rdma_qp *qp, u8 old)
+static void qp_entered(struct rdev *d, struct rdma_qp *qp, u8 old,
+		       union rnic_aq_resp *resp)
 {
 	if (qp->state == RNIC_QPS_RESET) {
 		if (old != RNIC_QPS_RESET)
-			qp_to_reset(d, qp);
+			qp_to_reset(d, qp, resp);
 		return;
 	}
 	/* Everything else of an RC QP is the engine's (rc_modify()). */
@@ -724,7 +733,7 @@ u8 rdma_cmd_modify_qp(struct rdev *d, const union rnic_aq_entry *e,
 		rdma_rc_modify(d, qp, c);	/* mirrors the state back */
 	else
 		qp->state = target;
-	qp_entered(d, qp, old);
+	qp_entered(d, qp, old, resp);
 	resp->modify_qp.state = qp->state;
 	return RNIC_AQ_SUCCESS;
 }
@@ -798,13 +807,19 @@ void rdma_qp_free(struct rdev *d, struct rdma_qp *qp)
 	qp_release(d, qp);
 }
 
-u8 rdma_cmd_destroy_qp(struct rdev *d, const union rnic_aq_entry *e)
+u8 rdma_cmd_destroy_qp(struct rdev *d, const union rnic_aq_entry *e,
+		       union rnic_aq_resp *resp)
 {
 	const struct rnic_aq_obj *c = (const void *)e;
 	struct rdma_qp *qp = rdma_qp_get(d, le32_to_cpu(c->handle));
 
 	if (!qp)
 		return RNIC_AQ_NOT_FOUND;
+	/* rdma_qp_free() drops it without a CQE: only this names the slot */
+	if (qp->srq_taken) {
+		resp->destroy_qp.flags = RNIC_AQ_QP_F_SRQ_DROPPED;
+		resp->destroy_qp.srq_slot = cpu_to_le16(qp->srq_slot_taken);
+	}
 	rdma_qp_free(d, qp);
 	return RNIC_AQ_SUCCESS;
 }

@@ -622,6 +622,188 @@ TEST(rdma_rc_srq_last_wqe_reached)
 	rc_down(&p);
 }
 
+/* Frames to B after the first are lost: B holds a SEND's first packet */
+static bool first_to_b_only(struct twire *w, struct twire_frame *f)
+{
+	unsigned int *to_b = w->filter_ctx;
+
+	return !f->to || ++*to_b == 1;
+}
+
+/* A new RC QP of A, connected to a new QP of B on @srq */
+static void srq_qps_up(struct rcpair *p, struct rdrv_srq *srq,
+		       struct rdrv_cq *cq, struct rdrv_qp *aqp,
+		       struct rdrv_qp *bqp)
+{
+	if (rdrv_qp_create(p->a, RNIC_QPT_RC, p->apd, &p->acq, &p->acq, NULL,
+			   4, 7, 4, 6, aqp) ||
+	    rdrv_qp_create(p->b, RNIC_QPT_RC, p->bpd, cq, cq, srq, 4, 7, 0, 0,
+			   bqp) ||
+	    rdrv_rc_connect(p->a, aqp, p->b, bqp->qpn,
+			    RNIC_RX_CLASS_ROCE_V2_IPV4) ||
+	    rdrv_rc_connect(p->b, bqp, p->a, aqp->qpn,
+			    RNIC_RX_CLASS_ROCE_V2_IPV4))
+		test_fail(__FILE__, __LINE__, "srq_qps_up failed");
+}
+
+/* A SEND of @len bytes from @aqp; with @partial only its first packet lands */
+static void srq_send(struct rcpair *p, struct rdrv_qp *aqp, u32 len,
+		     bool partial)
+{
+	unsigned int to_b = 0;
+	u8 wqe[128] = {};
+
+	p->w->filter = partial ? first_to_b_only : NULL;
+	p->w->filter_ctx = &to_b;
+	rdrv_rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, len, RC_IOVA,
+		    p->akey, 0, 0);
+	rdrv_post_send(p->a, aqp, wqe, true);
+	twire_run(p->w);
+	p->w->filter = NULL;
+	p->w->filter_ctx = NULL;
+}
+
+static u16 srq_avail(struct rdrv *x, struct rdrv_srq *srq)
+{
+	struct rnic_aq_obj o = { .hdr.opcode = RNIC_AQ_QUERY_SRQ };
+	union rnic_aq_resp r;
+
+	o.handle = cpu_to_le32(srq->srqn);
+	if (rdrv_cmd(x, &o, &r) != RNIC_AQ_SUCCESS)
+		test_fail(__FILE__, __LINE__, "QUERY_SRQ failed");
+	return le16_to_cpu(r.query_srq.avail);
+}
+
+/* MODIFY_QP of @qp to @state with no other attribute; the response in @r */
+static int srq_qp_to(struct rdrv *x, struct rdrv_qp *qp, u8 state,
+		     union rnic_aq_resp *r)
+{
+	struct rnic_aq_modify_qp m = {};
+
+	m.hdr.opcode = RNIC_AQ_MODIFY_QP;
+	m.qpn = cpu_to_le32(qp->qpn);
+	m.attr_mask = cpu_to_le32(RNIC_QP_ATTR_STATE);
+	m.state = state;
+	memset(r, 0xee, sizeof(*r));
+	return rdrv_cmd(x, &m, r);
+}
+
+static int srq_qp_destroy(struct rdrv *x, struct rdrv_qp *qp,
+			  union rnic_aq_resp *r)
+{
+	struct rnic_aq_obj o = { .hdr.opcode = RNIC_AQ_DESTROY_QP };
+
+	o.handle = cpu_to_le32(qp->qpn);
+	memset(r, 0xee, sizeof(*r));
+	return rdrv_cmd(x, &o, r);
+}
+
+/*
+ * An RC QP on an SRQ that goes to RESET, or is destroyed, while it holds
+ * a WQE taken from the SRQ (the first packet of a SEND in, the rest lost)
+ * drops that WQE without a CQE: the MODIFY_QP or DESTROY_QP response
+ * names its slot, or the driver would never free it. Holding nothing, or
+ * after ERR flushed the WQE with a CQE, the response names none. The
+ * dropped slot may be posted again.
+ */
+TEST(rdma_rc_srq_slot_dropped)
+{
+	struct rdrv_qp aqp[5], bqp[5];
+	struct rnic_rdma_cqe c;
+	struct rnic_data_sge rs;
+	union rnic_aq_resp r;
+	struct rdrv_srq srq;
+	struct rdrv_cq cq;
+	struct rcpair p;
+	unsigned int i;
+
+	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
+	REQUIRE(rdrv_cq_create(p.b, 6, &cq) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_srq_create(p.b, p.bpd, 4, 5, 0, &srq) == RNIC_AQ_SUCCESS);
+	/* slots 10..13, taken in that order; each buffer holds 8 KiB */
+	for (i = 0; i < 4; i++) {
+		rs = sge(RC_IOVA + 8192 * i, 8192, p.bkey);
+		rdrv_srq_post(p.b, &srq, 10 + i, &rs, 1);
+	}
+
+	/* A whole SEND completes slot 10: RESET then holds nothing */
+	srq_qps_up(&p, &srq, &cq, &aqp[0], &bqp[0]);
+	srq_send(&p, &aqp[0], 200, false);
+	REQUIRE(rdrv_cq_poll(p.b, &cq, &c));
+	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
+	CHECK_EQ(le16_to_cpu(c.wqe_idx), 10);
+	CHECK_EQ(srq_qp_to(p.b, &bqp[0], RNIC_QPS_RESET, &r), RNIC_AQ_SUCCESS);
+	CHECK_EQ(r.modify_qp.state, RNIC_QPS_RESET);
+	CHECK_EQ(r.modify_qp.flags, 0);
+	CHECK_EQ(le16_to_cpu(r.modify_qp.srq_slot), 0);
+	/* a failed command names nothing either (RESET->ERR) */
+	CHECK_EQ(srq_qp_to(p.b, &bqp[0], RNIC_QPS_ERR, &r),
+		 RNIC_AQ_BAD_TRANSITION);
+	CHECK_EQ(r.modify_qp.flags, 0);
+	CHECK_EQ(le16_to_cpu(r.modify_qp.srq_slot), 0);
+	/* destroyed in RESET: nothing */
+	CHECK_EQ(srq_qp_destroy(p.b, &bqp[0], &r), RNIC_AQ_SUCCESS);
+	CHECK_EQ(r.destroy_qp.flags, 0);
+	CHECK_EQ(le16_to_cpu(r.destroy_qp.srq_slot), 0);
+	CHECK_EQ(srq_avail(p.b, &srq), 3);
+
+	/* 5000 bytes at MTU 1024, one packet in: slot 11 taken, RTS->RESET */
+	srq_qps_up(&p, &srq, &cq, &aqp[1], &bqp[1]);
+	srq_send(&p, &aqp[1], 5000, true);
+	CHECK_EQ(srq_avail(p.b, &srq), 2);
+	CHECK_EQ(srq_qp_to(p.b, &bqp[1], RNIC_QPS_RESET, &r), RNIC_AQ_SUCCESS);
+	CHECK_EQ(r.modify_qp.state, RNIC_QPS_RESET);
+	CHECK_EQ(r.modify_qp.flags, RNIC_AQ_QP_F_SRQ_DROPPED);
+	CHECK_EQ(le16_to_cpu(r.modify_qp.srq_slot), 11);
+	CHECK(!rdrv_cq_poll(p.b, &cq, &c));
+	/* reported once: RESET again, and the destroy, name nothing */
+	CHECK_EQ(srq_qp_to(p.b, &bqp[1], RNIC_QPS_RESET, &r), RNIC_AQ_SUCCESS);
+	CHECK_EQ(r.modify_qp.flags, 0);
+	CHECK_EQ(srq_qp_destroy(p.b, &bqp[1], &r), RNIC_AQ_SUCCESS);
+	CHECK_EQ(r.destroy_qp.flags, 0);
+
+	/* slot 12 taken, then the QP destroyed in RTS */
+	srq_qps_up(&p, &srq, &cq, &aqp[2], &bqp[2]);
+	srq_send(&p, &aqp[2], 5000, true);
+	CHECK_EQ(srq_avail(p.b, &srq), 1);
+	CHECK_EQ(srq_qp_destroy(p.b, &bqp[2], &r), RNIC_AQ_SUCCESS);
+	CHECK_EQ(r.destroy_qp.flags, RNIC_AQ_QP_F_SRQ_DROPPED);
+	CHECK_EQ(le16_to_cpu(r.destroy_qp.srq_slot), 12);
+	CHECK(!rdrv_cq_poll(p.b, &cq, &c));
+
+	/* slot 13 taken, then ERR first, as ULPs do: a flush CQE, no report */
+	srq_qps_up(&p, &srq, &cq, &aqp[3], &bqp[3]);
+	srq_send(&p, &aqp[3], 5000, true);
+	CHECK_EQ(srq_avail(p.b, &srq), 0);
+	CHECK_EQ(srq_qp_to(p.b, &bqp[3], RNIC_QPS_ERR, &r), RNIC_AQ_SUCCESS);
+	CHECK_EQ(r.modify_qp.flags, 0);
+	REQUIRE(rdrv_cq_poll(p.b, &cq, &c));
+	CHECK_EQ(c.status, RNIC_WC_WR_FLUSH_ERR);
+	CHECK(c.flags & RNIC_RCQE_F_SRQ);
+	CHECK_EQ(le16_to_cpu(c.wqe_idx), 13);
+	CHECK_EQ(srq_qp_to(p.b, &bqp[3], RNIC_QPS_RESET, &r), RNIC_AQ_SUCCESS);
+	CHECK_EQ(r.modify_qp.flags, 0);
+	CHECK_EQ(le16_to_cpu(r.modify_qp.srq_slot), 0);
+
+	/* the dropped slots serve again, with no SRQ error */
+	rs = sge(RC_IOVA + 8192, 8192, p.bkey);
+	rdrv_srq_post(p.b, &srq, 11, &rs, 1);
+	rs = sge(RC_IOVA + 16384, 8192, p.bkey);
+	rdrv_srq_post(p.b, &srq, 12, &rs, 1);
+	srq_qps_up(&p, &srq, &cq, &aqp[4], &bqp[4]);
+	for (i = 0; i < 2; i++)
+		srq_send(&p, &aqp[4], 5000, false);
+	for (i = 0; i < 2; i++) {
+		REQUIRE(rdrv_cq_poll(p.b, &cq, &c));
+		CHECK_EQ(c.status, RNIC_WC_SUCCESS);
+		CHECK_EQ(le32_to_cpu(c.byte_len), 5000);
+		CHECK_EQ(le16_to_cpu(c.wqe_idx), 11 + i);
+	}
+	CHECK(!rdrv_cq_poll(p.b, &cq, &c));
+	CHECK_EQ(rdrv_eq0_count(p.b, RNIC_EQE_SRQ_ERR, NULL), 0);
+	rc_down(&p);
+}
+
 /* Drop or duplicate some of A's and B's frames, from a seeded PRNG */
 struct chaos {
 	u64 seed;
