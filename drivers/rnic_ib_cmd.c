@@ -121,25 +121,42 @@ int rnic_ib_cmd_query(struct rnic_ibdev *ibd, u8 opcode, u32 handle, u8 scope,
 }
 
 /**
- * rnic_ib_cmd_destroy() - a command that names one object and returns
- *	nothing: DESTROY_*, DEALLOC_PD, FREE_DB_PAGE
+ * rnic_ib_cmd_destroy_resp() - a command that names one object:
+ *	DESTROY_*, DEALLOC_PD, FREE_DB_PAGE
  * @ibd: the device
  * @opcode: the command
  * @handle: the object
+ * @resp: gets the response (DESTROY_QP's names an SRQ slot it dropped),
+ *	or NULL
  *
  * Return: 0 or a negative errno; a failure is logged, since the caller
  * then keeps the object's memory until the next reset.
  */
-int rnic_ib_cmd_destroy(struct rnic_ibdev *ibd, u8 opcode, u32 handle)
+int rnic_ib_cmd_destroy_resp(struct rnic_ibdev *ibd, u8 opcode, u32 handle,
+			     union rnic_aq_resp *resp)
 {
 	struct rnic_aq_obj c = {};
 	int err;
 
 	c.hdr.opcode = opcode;
 	c.handle = cpu_to_le32(handle);
-	err = rnic_ib_cmd(ibd, &c, sizeof(c), NULL);
+	err = rnic_ib_cmd(ibd, &c, sizeof(c), resp);
 	if (err)
 		ibdev_err_ratelimited(&ibd->ibdev, "%s %#x failed: %d; its memory is kept until the device is reset\n",
 				      rnic_ib_opcode_str(opcode), handle, err);
 	return err;
+}
+
+/**
+ * rnic_ib_cmd_destroy() - rnic_ib_cmd_destroy_resp() for a command whose
+ *	response says nothing
+ * @ibd: the device
+ * @opcode: the command
+ * @handle: the object
+ *
+ * Return: 0 or a negative errno, logged.
+ */
+int rnic_ib_cmd_destroy(struct rnic_ibdev *ibd, u8 opcode, u32 handle)
+{
+	return rnic_ib_cmd_destroy_resp(ibd, opcode, handle, NULL);
 }

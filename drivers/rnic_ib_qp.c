@@ -400,6 +400,54 @@ static void rnic_ib_qp_reset_rings(struct rnic_ib_qp *qp)
 	}
 }
 
+/**
+ * rnic_ib_qp_srq_dropped() - free the SRQ slot a QP's RESET or destroy
+ *	dropped
+ * @ibd: the device
+ * @qp: the QP of the MODIFY_QP or DESTROY_QP that completed
+ * @flags: its response's RNIC_AQ_QP_F_*
+ * @slot: its response's srq_slot
+ * @gone: the QP went to RESET or was destroyed
+ *
+ * A QP that leaves for RESET, or is destroyed, holding a WQE it took from
+ * its SRQ drops that WQE with no CQE; the response is the only word that
+ * the slot is free, and without it the slot would stay busy for good and
+ * the SRQ would shrink. The slot is freed as its completion would free
+ * it, so post_srq_recv may use it at once: the device is done with it
+ * when the command completes. A report the QP cannot have made (no SRQ,
+ * no RESET or destroy, a slot out of range or not given to the device) is
+ * the device's fault: counted, logged and not acted on, so that a slot
+ * the device may still read is never reposted.
+ *
+ * Context: process context; takes the SRQ's lock.
+ * Return: 0 (nothing dropped, or the slot freed), or -EIO (refused).
+ */
+int rnic_ib_qp_srq_dropped(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
+			   u8 flags, u16 slot, bool gone)
+{
+	struct rnic_ib_srq *srq = qp->srq;
+	unsigned long irqflags;
+	int err = -EIO;
+
+	if (!(flags & RNIC_AQ_QP_F_SRQ_DROPPED))
+		return 0;
+	if (srq && gone) {
+		spin_lock_irqsave(&srq->lock, irqflags);
+		err = rnic_ib_cqe_srq_check(slot, BIT(srq->log2_depth),
+					    srq->busy);
+		if (!err)
+			clear_bit(slot, srq->busy);
+		spin_unlock_irqrestore(&srq->lock, irqflags);
+	}
+	if (err) {
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_bad_srq_drops);
+		ibdev_err_ratelimited(&ibd->ibdev, "QP %u: the device reported SRQ slot %u dropped, which the QP cannot have held; ignored. The device is faulty: unload and reload rnic to reset it\n",
+				      qp->ibqp.qp_num, slot);
+	}
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_qp_srq_dropped);
+
 /* modify_qp with @qp->state_lock held */
 static int rnic_ib_modify_qp_locked(struct rnic_ib_qp *qp,
 				    struct ib_qp_attr *attr, int mask)
@@ -451,6 +499,9 @@ static int rnic_ib_modify_qp_locked(struct rnic_ib_qp *qp,
 	}
 	if (now == IB_QPS_RESET)
 		rnic_ib_qp_reset_rings(qp);
+	rnic_ib_qp_srq_dropped(ibd, qp, r.modify_qp.flags,
+			       le16_to_cpu(r.modify_qp.srq_slot),
+			       now == IB_QPS_RESET);
 	WRITE_ONCE(qp->state, now);
 out:
 	return err;
@@ -584,12 +635,18 @@ int rnic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct rnic_ibdev *ibd = to_ibdev(ibqp->device);
 	struct rnic_ib_qp *qp = to_rqp(ibqp);
+	union rnic_aq_resp r;
 	bool destroyed;
 
 	mutex_lock(&qp->state_lock);
 	qp->destroying = true;
 	mutex_unlock(&qp->state_lock);
-	destroyed = !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_QP, ibqp->qp_num);
+	destroyed = !rnic_ib_cmd_destroy_resp(ibd, RNIC_AQ_DESTROY_QP,
+					      ibqp->qp_num, &r);
+	/* a WQE taken from the SRQ and lost with the QP: its slot is free */
+	if (destroyed)
+		rnic_ib_qp_srq_dropped(ibd, qp, r.destroy_qp.flags,
+				       le16_to_cpu(r.destroy_qp.srq_slot), true);
 	/*
 	 * Before the erase: a poller that finds the QPN unknown then has a
 	 * CQE the device wrote after DESTROY_QP, which is its error.

@@ -57,6 +57,7 @@ enum rnic_ring_stat {
 	op(cqe_unknown_qp)			\
 	op(bad_eqes)				\
 	op(eq_unknown_cq)			\
+	op(bad_srq_drops)			\
 	op(async_events)			\
 	op(async_unknown_obj)			\
 	op(qp_err_by_driver)			\

@@ -444,6 +444,8 @@ int rnic_ib_cmd(struct rnic_ibdev *ibd, const void *req, size_t len,
 		union rnic_aq_resp *resp);
 int rnic_ib_cmd_query(struct rnic_ibdev *ibd, u8 opcode, u32 handle, u8 scope,
 		      void *out, size_t len);
+int rnic_ib_cmd_destroy_resp(struct rnic_ibdev *ibd, u8 opcode, u32 handle,
+			     union rnic_aq_resp *resp);
 int rnic_ib_cmd_destroy(struct rnic_ibdev *ibd, u8 opcode, u32 handle);
 const char *rnic_ib_opcode_str(u8 opcode);
 
@@ -486,6 +488,8 @@ void rnic_ib_qp_set_err(struct rnic_ib_qp *qp);
 void rnic_ib_qp_dev_err(struct rnic_ib_qp *qp);
 int rnic_ib_modify_qp_fatal(struct rnic_ib_qp *qp, const struct ib_qp_attr *attr,
 			    int mask, bool *last_wqe);
+int rnic_ib_qp_srq_dropped(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
+			   u8 flags, u16 slot, bool gone);
 
 /* rnic_ib_post.c */
 int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

@@ -5,10 +5,12 @@
  * types and rdma_cm's accepted default_roce_mode from it), the speed,
  * width and MTU query_port reports, the node GUID, the numeric firmware
  * version, the SET_PORT command that carries the RoCE module
- * parameters, the QP state a device's error event leaves, and modify_qp
- * once the device has failed.
+ * parameters, the QP state a device's error event leaves, modify_qp
+ * once the device has failed, and the SRQ slot a QP's RESET or destroy
+ * reports dropped.
  */
 #include <kunit/test.h>
+#include <linux/bitmap.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/workqueue.h>
@@ -455,6 +457,73 @@ static void qp_modify_after_fatal(struct kunit *test)
 	mutex_destroy(&qp->state_lock);
 }
 
+static u64 bad_srq_drops(struct rnic_ibdev *ibd)
+{
+	return atomic64_read(&ibd->stats[RNIC_IB_STAT_bad_srq_drops]);
+}
+
+/*
+ * A MODIFY_QP to RESET or a DESTROY_QP whose response names an SRQ slot
+ * dropped frees that slot, the first free one post_srq_recv then finds;
+ * no CQE will. A report the QP cannot have made (out of range, a slot
+ * not busy, a QP not reset, no SRQ) is counted and changes nothing.
+ */
+static void qp_srq_slot_dropped(struct kunit *test)
+{
+	const u8 f = RNIC_AQ_QP_F_SRQ_DROPPED;
+	struct rnic_ibdev *ibd;
+	struct rnic_ib_srq *srq;
+	struct rnic_ib_qp *qp;
+
+	ibd = kunit_kzalloc(test, sizeof(*ibd), GFP_KERNEL);
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	srq = kunit_kzalloc(test, sizeof(*srq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ibd);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_ASSERT_NOT_NULL(test, srq);
+	srq->log2_depth = 3;
+	srq->busy = kunit_kcalloc(test, BITS_TO_LONGS(8), sizeof(long),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, srq->busy);
+	spin_lock_init(&srq->lock);
+	qp->srq = srq;
+	qp->ibqp.qp_num = 7;
+	/* every slot posted: post_srq_recv would find none */
+	bitmap_fill(srq->busy, 8);
+
+	/* no flag: nothing dropped, whatever srq_slot holds */
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_srq_dropped(ibd, qp, 0, 5, true), 0);
+	KUNIT_EXPECT_EQ(test, find_first_zero_bit(srq->busy, 8), 8);
+	/* slot 5 dropped: free again, and the one posting takes next */
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_srq_dropped(ibd, qp, f, 5, true), 0);
+	KUNIT_EXPECT_EQ(test, find_first_zero_bit(srq->busy, 8), 5);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(srq->busy, 8), 7);
+	KUNIT_EXPECT_EQ(test, bad_srq_drops(ibd), 0);
+
+	/* out of range: counted, ignored, no write outside the bitmap */
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_srq_dropped(ibd, qp, f, 8, true),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_srq_dropped(ibd, qp, f, 0xffff, true),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, bad_srq_drops(ibd), 2);
+	/* slot 5 again: not the device's to drop any more */
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_srq_dropped(ibd, qp, f, 5, true),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, bad_srq_drops(ibd), 3);
+	/* a QP not reset or destroyed keeps its WQE: slot 2 stays busy */
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_srq_dropped(ibd, qp, f, 2, false),
+			-EIO);
+	KUNIT_EXPECT_TRUE(test, test_bit(2, srq->busy));
+	KUNIT_EXPECT_EQ(test, bad_srq_drops(ibd), 4);
+	/* a QP with no SRQ has no slot to drop */
+	qp->srq = NULL;
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_srq_dropped(ibd, qp, f, 2, true),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, bad_srq_drops(ibd), 5);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(srq->busy, 8), 7);
+	KUNIT_EXPECT_EQ(test, find_first_zero_bit(srq->busy, 8), 5);
+}
+
 static struct kunit_case rnic_ib_cases[] = {
 	KUNIT_CASE(cap_flags_per_roce_mode),
 	KUNIT_CASE(cap_flags_are_roce_only),
@@ -470,6 +539,7 @@ static struct kunit_case rnic_ib_cases[] = {
 	KUNIT_CASE(set_port_keeps_netdev_flags),
 	KUNIT_CASE(qp_dev_err_event),
 	KUNIT_CASE(qp_modify_after_fatal),
+	KUNIT_CASE(qp_srq_slot_dropped),
 	{}
 };
 
