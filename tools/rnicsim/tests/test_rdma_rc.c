@@ -643,7 +643,7 @@ static void srq_qps_up(struct rcpair *p, struct rdrv_srq *srq,
 			    RNIC_RX_CLASS_ROCE_V2_IPV4) ||
 	    rdrv_rc_connect(p->b, bqp, p->a, aqp->qpn,
 			    RNIC_RX_CLASS_ROCE_V2_IPV4))
-		test_fail(__FILE__, __LINE__, "srq_qps_up failed");
+		test_fail(__FILE__, __LINE__, "QPs on the SRQ: create or connect failed");
 }
 
 /* A SEND of @len bytes from @aqp; with @partial only its first packet lands */
