@@ -130,6 +130,22 @@ lab_ifup() {
 }
 export -f lab_ifup
 
+# lab_ib_active DEV: wait up to 10 s for port 1 of RDMA device DEV to be
+# ACTIVE, looking with read and sleep builtins (an "rdma link show | grep"
+# per look cost a debug guest ~0.6 s of its vCPU), then print its
+# "rdma link show" line; fails if the port never got there.
+lab_ib_active() {
+	local s i
+	for i in $(seq 100); do
+		s=
+		read -r s <"/sys/class/infiniband/$1/ports/1/state" 2>/dev/null
+		[[ $s == *ACTIVE ]] && break
+		sleep 0.1
+	done
+	rdma link show "$1/1" | grep 'state ACTIVE'
+}
+export -f lab_ib_active
+
 VIRTIO_IF=
 if [ -n "$VIRTIO" ]; then
 	[ -d /sys/module/virtio_net ] || modprobe virtio_net || die "modprobe virtio_net"

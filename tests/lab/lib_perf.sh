@@ -185,11 +185,7 @@ rnic_up() {
 		$load
 		for i in \$(seq 100); do [ -e /sys/class/infiniband/rnic0/ports/1 ] && break; sleep 0.1; done
 		lab_ifup \"\$LAB_RNIC_SPEC\" >/dev/null
-		for i in \$(seq 100); do
-			rdma link show rnic0/1 | grep -q 'state ACTIVE' && break
-			sleep 0.1
-		done
-		rdma link show rnic0/1 | grep 'state ACTIVE'" && perf_load "$n"
+		lab_ib_active rnic0" && perf_load "$n"
 }
 
 # rnic_unload N...: stop rnic_perf, rmmod rnic_perf and rnic, in each VM

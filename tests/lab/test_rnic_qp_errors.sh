@@ -175,11 +175,7 @@ check "rdma statistic: remote access and RNR NAKs sent/received, rnr_retry_excee
 	counters || true
 
 after() {
-	lab_exec 2 --timeout 60 "for i in \$(seq 100); do
-			rdma link show rnic0/1 | grep -q 'state ACTIVE' && break
-			sleep 0.1
-		done
-		rdma link show rnic0/1" && ok_run "$@"
+	lab_exec 2 --timeout 60 "lab_ib_active rnic0" && ok_run "$@"
 }
 check "afterwards (vm2's link back up): SEND 4 KiB, 200 verified, wc_status=SUCCESS" \
 	after op=send size=4096 depth=8 count=200 || true

@@ -74,11 +74,7 @@ up() {
 		sleep 0.1
 	done
 	dev=$(lab_ifup "$LAB_RNIC_SPEC") || return 1
-	for i in $(seq 100); do
-		rdma link show rnic0/1 | grep -q 'state ACTIVE' && break
-		sleep 0.1
-	done
-	rdma link show rnic0/1 | grep 'state ACTIVE' || return 1
+	lab_ib_active rnic0 || return 1
 	echo "netdev $dev: $(ip -br addr show dev "$dev")"
 }
 if [ "$1" = load ]; then

@@ -158,11 +158,7 @@ rescan() {
 		for i in \$(seq 100); do [ -e /sys/class/infiniband/rnic0/ports/1 ] && break; sleep 0.1; done
 		ls /sys/bus/pci/drivers/rnic/
 		lab_ifup \"\$LAB_RNIC_SPEC\" >/dev/null
-		for i in \$(seq 100); do
-			rdma link show rnic0/1 | grep -q 'state ACTIVE' && break
-			sleep 0.1
-		done
-		rdma link show rnic0/1 | grep 'state ACTIVE'" &&
+		lab_ib_active rnic0" &&
 		ok_run op=send size=4096 count=100
 }
 check "vm1: PCI rescan binds rnic again, rnic0 ACTIVE, SEND 4 KiB, 100 verified" rescan || true
