@@ -750,6 +750,11 @@ lab__vm() {
 		console=ttyS0 panic=-1
 		# Under TCG every avoidable delay counts.
 		mitigations=off
+		# The IO-APIC timer check counts jiffies over ~67 ms of TSC
+		# time; a vCPU the host leaves waiting that long (two cores,
+		# several guests) fails it and the boot panics with "IO-APIC +
+		# timer doesn't work!" (seen in KUnit's VM beside a lab run).
+		no_timer_check
 		rniclab.init="$LAB_SRC/guest-init.sh" rniclab.vm="$n" rniclab.repo="$LAB_REPO"
 	)
 	# The kernel command line splits on spaces.
