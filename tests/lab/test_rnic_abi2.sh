@@ -145,7 +145,8 @@ check "ABI 2: vm2: target removed" nvmet_down 2 || true
 clean_counters() {
 	local f="$LAB_DIR/stats-vm$1" k v bad=0
 	hw_stats "$1" rnic0/1 >"$f"
-	for k in bad_cqes cqe_unknown_qp bad_eqes async_unknown_obj qp_err_by_driver deferred_frees; do
+	for k in bad_cqes cqe_unknown_qp bad_eqes eq_unknown_cq bad_srq_drops async_unknown_obj \
+		qp_err_by_driver deferred_frees; do
 		v="$(awk -v k="$k" '$1 == k { print $2 }' "$f")"
 		echo "vm$1 $k ${v:-missing}"
 		[ "${v:-x}" = 0 ] || bad=1
@@ -163,7 +164,7 @@ clean_counters() {
 	[ "${v:-x}" = 0 ] || bad=1
 	return "$bad"
 }
-check "ABI 2: no bad CQE/EQE, unknown object or deferred free; the NIC counted RC packets and RoCE v2 (not v1) frames each way (both VMs)" \
+check "ABI 2: no bad CQE/EQE/SRQ-slot report, unknown object or deferred free; the NIC counted RC packets and RoCE v2 (not v1) frames each way (both VMs)" \
 	eval 'clean_counters 1 && clean_counters 2' || true
 check "ABI 2: rmmod rnic in both VMs after the runs" eval 'rnic_down 1 && rnic_down 2' || true
 
