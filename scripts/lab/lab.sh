@@ -150,7 +150,16 @@ lab__vmdir() {
 	echo "$LAB_DIR/vm$n"
 }
 
-lab__pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+# A zombie counts as dead: when a signal ends a test's whole process group,
+# its QEMUs exit before the test's shell reaps them, and a lab_wait in the
+# shell's lab_stop waited out its full timeout on them.
+lab__pid_alive() {
+	local st
+	[ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 1
+	read -r st <"/proc/$1/stat" 2>/dev/null || return 1
+	st="${st##*) }"
+	[ "${st%% *}" != Z ]
+}
 
 lab__qemu_alive() {
 	local pid
