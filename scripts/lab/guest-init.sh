@@ -135,8 +135,8 @@ export -f lab_ifup
 # per look cost a debug guest ~0.6 s of its vCPU), then print its
 # "rdma link show" line; fails if the port never got there.
 lab_ib_active() {
-	local s i
-	for i in $(seq 100); do
+	local s
+	for _ in $(seq 100); do
 		s=
 		read -r s <"/sys/class/infiniband/$1/ports/1/state" 2>/dev/null
 		[[ $s == *ACTIVE ]] && break

@@ -126,6 +126,7 @@ for i in $(seq "$FLOOD"); do
 		reload "flood $i" "$FLOOD_CMD" || true
 	# vm1's flood outlives the reload command. Builtins only: under the
 	# flood an exec of pkill took the guest 5-14 s.
+	# shellcheck disable=SC2016 # expanded in the guest
 	lab_exec 1 --timeout 30 'for p in /proc/[0-9]*; do
 			c=; read -r c <"$p/comm" 2>/dev/null
 			[ "$c" = ping ] && kill "${p#/proc/}" 2>/dev/null
