@@ -13,7 +13,10 @@
 #    both sides (the other RC operations: test_perf_rnic.sh);
 #  - NVMe over Fabrics (nvmet-rdma in vm2, nvme-rdma in vm1): fio writes
 #    32 MiB with crc32c verify headers and reads it back verified (memory
-#    registration, SEND_WITH_INV and LOCAL_INV as the NVMe drivers use them);
+#    registration and SEND_WITH_INV as the NVMe drivers use them; nvme-rdma
+#    posts LOCAL_INV only when the target did not invalidate, which
+#    nvmet-rdma always does, so LOCAL_INV is not covered here:
+#    Documentation/ulp-verbs.rst);
 #  - the driver's bad-CQE / unknown-object counters stay 0;
 #  - rmmod rnic with rnic_perf's connections gone;
 #  - a VM whose rnicsim advertises ABI 1.0 only (--signature-abi 1, as an
