@@ -25,6 +25,9 @@
 #   lab_kill N JOB                kill a job's process group
 #   lab_capture_start FILE / lab_capture_stop FILE   dumpcap on the bridge
 #   lab_addr N virtio|rnic 4|6    a VM NIC's address (no prefix length)
+#   lab_sim_ctl N CMD...          a command to VM N's rnicsim on its control
+#                                 socket (link, fault, tx/rx/aq hold, pcap,
+#                                 counters, fatal: rnicsim --help)
 #   lab_stop                      tear everything down (also run by the
 #                                 EXIT/INT/TERM/HUP traps lab_start installs)
 #   lab_leftovers [RUN]           list what a run left behind (status 1 if any)
@@ -1047,6 +1050,13 @@ lab_wait() {
 		;;
 	esac
 	return "$rc"
+}
+
+# lab_sim_ctl N CMD...: send CMD to VM N's rnicsim (its control socket);
+# rnicsim's answer on stdout, its status ours.
+lab_sim_ctl() {
+	lab__need_started lab_sim_ctl || return 1
+	"$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"
 }
 
 # lab_exec N [--timeout S] CMD...: run CMD in VM N and wait for it.

@@ -52,11 +52,10 @@ SRV="$(lab_addr 2 rnic 4)"
 need "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV"
 
 # rnicsim's control socket, per VM (lab_vm --rnic passes --ctl).
-ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
 for n in 1 2; do
 	hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-vm$n-before" 2>&1 || true
 done
-inject() { ctl 1 fault "$SPEC" && ctl 2 fault "$SPEC" && ctl 1 fault && ctl 2 fault; }
+inject() { lab_sim_ctl 1 fault "$SPEC" && lab_sim_ctl 2 fault "$SPEC" && lab_sim_ctl 1 fault && lab_sim_ctl 2 fault; }
 need "both rnicsims inject $SPEC" inject
 
 run() { perf_case "$1" 1 2 "$SRV" --timeout 300 "${@:2}"; }
@@ -79,9 +78,9 @@ echo "# fio ${MB} MiB under faults: $(lab_elapsed "$t") s"
 check "vm1: nvme disconnect" nvme_host_down 1 || true
 
 for n in 1 2; do
-	ctl "$n" counters >"$LAB_DIR/rnicsim-vm$n-counters" 2>&1 || true
+	lab_sim_ctl "$n" counters >"$LAB_DIR/rnicsim-vm$n-counters" 2>&1 || true
 done
-check "faults cleared" eval 'ctl 1 fault clear && ctl 2 fault clear' || true
+check "faults cleared" eval 'lab_sim_ctl 1 fault clear && lab_sim_ctl 2 fault clear' || true
 for n in 1 2; do
 	hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-vm$n-after" 2>&1 || true
 done

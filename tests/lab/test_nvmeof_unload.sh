@@ -57,8 +57,7 @@ connect() {
 }
 check "vm1: nvme connect -t rdma to $TADDR (ctrl-loss-tmo 300 s, reconnect delay 1 s)" connect || exit 1
 
-sim_ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
-ctr() { sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
+ctr() { lab_sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
 
 # load [MB [LOOPS]]: fio writes with verify in vm1 (by default the whole
 # namespace 100 times: far longer than the test waits); returns once its

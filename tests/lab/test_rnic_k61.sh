@@ -276,7 +276,6 @@ check "NVMe-oF: vm2: target removed" nvmet_down 2 || true
 # ring, not BQL, stops the queue. The storm ends once the queue stopped
 # (within 3 s, under the 5 s TX watchdog); then the send must finish, the
 # queue be woken and the netdev still carry traffic.
-rnicsim_ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
 # shellcheck disable=SC2016 # expanded in the guest
 TX_IF='$(rdma link show rnic0/1 | sed -n "s/.* netdev \([^ ]*\).*/\1/p")'
 tx_stop_wake() {
@@ -284,7 +283,7 @@ tx_stop_wake() {
 	rnic_down 1 && rnic_up 1 pfc_prio=0 || return 1
 	lab_exec 1 "echo 1000000 > /sys/class/net/$TX_IF/queues/tx-0/byte_queue_limits/limit_min &&
 		ping -c 1 -W 5 10.20.0.2" || return 1
-	rnicsim_ctl 1 fault pause=0:1000/s || return 1
+	lab_sim_ctl 1 fault pause=0:1000/s || return 1
 	# Nothing listens on port 9: vm2's port unreachable may end the send
 	# early (ECONNREFUSED), which is fine once the ring has filled.
 	tx="$(lab_bg 1 "head -c 1048576 /dev/zero >/dev/udp/10.20.0.2/9; true")" || rc=1
@@ -292,7 +291,7 @@ tx_stop_wake() {
 			ethtool -S $TX_IF | grep -E '^ +tx0_stopped: [1-9]' && exit 0
 			sleep 0.1
 		done; exit 1" || rc=1
-	rnicsim_ctl 1 fault pause=off || return 1
+	lab_sim_ctl 1 fault pause=off || return 1
 	[ "$rc" = 0 ] || return 1
 	lab_wait 1 "$tx" --timeout 120 || return 1
 	lab_exec 1 "ethtool -S $TX_IF | grep -E '^ +(tx0_(packets|stopped|woken)|port_rx_pause):'

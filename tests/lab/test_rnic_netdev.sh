@@ -63,9 +63,6 @@ wait_carrier() {
 	[ "$2" = no ] && want=0
 	lab_exec "$1" --timeout 60 "$DEV; for i in \$(seq 100); do c=; read -r c </sys/class/net/\$dev/carrier; [ \"\$c\" = $want ] && exit 0; sleep 0.2; done; ip link show dev \$dev; exit 1"
 }
-ctl() {
-	"$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"
-}
 ping4() { lab_exec "$1" --timeout 60 ping -c 3 -i 0.2 -W 5 "${@:2}"; }
 ping6() { lab_exec "$1" --timeout 60 ping -6 -c 3 -i 0.2 -W 5 "${@:2}"; }
 
@@ -178,7 +175,7 @@ LC0=""
 link_down() {
 	LC0="$(ethtool_stat 1 port_link_changes)" || return 1
 	echo "port_link_changes before: $LC0"
-	ctl 1 link down
+	lab_sim_ctl 1 link down
 }
 check "rnicsim: link down on vm1's port" link_down || true
 check "link down: vm1 carrier goes off (NO-CARRIER)" wait_carrier 1 no || true
@@ -190,7 +187,7 @@ check "link down: dmesg says so" \
 check "link down: vm1 -> vm2 ping gets no reply" \
 	lab_exec 1 --timeout 60 "ping -c 2 -i 0.2 -W 1 $V2 >/tmp/p 2>&1; rc=\$?; cat /tmp/p
 		[ \$rc = 1 ] && grep -q ' 0 received' /tmp/p" || true
-check "rnicsim: link up on vm1's port" ctl 1 link up || true
+check "rnicsim: link up on vm1's port" lab_sim_ctl 1 link up || true
 check "link up: vm1 carrier comes back" wait_carrier 1 yes || true
 check "link up: dmesg logs the speed" \
 	lab_exec 1 --timeout 60 "dmesg | grep 'rnic .*: link' | tail -1 | grep -q 'link up, 10000 Mb/s'" || true
@@ -266,12 +263,12 @@ tx_stop_wake() {
 	local s0 w0 r0 s1 w1 r1 r2
 	s0="$(ethtool_stat 1 tx0_stopped)" && w0="$(ethtool_stat 1 tx0_woken)" &&
 		r0="$(ethtool_stat 2 rx0_packets)" || return 1
-	ctl 1 tx hold || return 1
+	lab_sim_ctl 1 tx hold || return 1
 	# 200 frames for 64 descriptors, well within the 5 s TX watchdog.
-	tx_burst 200 || { ctl 1 tx release; return 1; }
+	tx_burst 200 || { lab_sim_ctl 1 tx release; return 1; }
 	s1="$(ethtool_stat 1 tx0_stopped)" && r1="$(ethtool_stat 2 rx0_packets)" ||
-		{ ctl 1 tx release; return 1; }
-	ctl 1 tx release || return 1
+		{ lab_sim_ctl 1 tx release; return 1; }
+	lab_sim_ctl 1 tx release || return 1
 	sleep 1
 	w1="$(ethtool_stat 1 tx0_woken)" && r2="$(ethtool_stat 2 rx0_packets)" || return 1
 	echo "held: vm1 tx0_stopped $s0 -> $s1, vm2 rx0_packets $r0 -> $r1;" \
@@ -291,15 +288,15 @@ restarts() { lab_exec 1 --timeout 60 "dmesg | grep -c 'restarting the datapath';
 tx_timeout_restart() {
 	local n0 n1
 	n0="$(restarts)" || return 1
-	ctl 1 tx hold || return 1
-	tx_burst 200 || { ctl 1 tx release; return 1; }
+	lab_sim_ctl 1 tx hold || return 1
+	tx_burst 200 || { lab_sim_ctl 1 tx release; return 1; }
 	# The watchdog looks every 5 s for a queue stopped 5 s: 10 s at most.
 	for _ in $(seq 20); do
 		sleep 1
 		n1="$(restarts)" || break
 		[ "$n1" -gt "$n0" ] && break
 	done
-	ctl 1 tx release || return 1
+	lab_sim_ctl 1 tx release || return 1
 	lab_exec 1 --timeout 60 "dmesg | grep -E 'NETDEV WATCHDOG|timed out: [0-9]+ of [0-9]+ descriptors|restarting the datapath' | tail -3"
 	echo "datapath restarts: $n0 -> $n1"
 	[ "$n1" -gt "$n0" ] && lab_exec 1 --timeout 60 "ping -c 3 -i 0.2 -W 5 -w 20 $V2"

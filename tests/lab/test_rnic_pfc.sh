@@ -81,8 +81,7 @@ check "every RoCE frame both ways carries an 802.1Q tag, VLAN 0, PCP $PRIO (tsha
 
 # ---- the receiver runs short of buffers
 
-sim_ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
-sim_counters() { sim_ctl "$1" counters; }
+sim_counters() { lab_sim_ctl "$1" counters; }
 ctr() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
 # PFC is hop by hop: a switch port consumes the pause frames it receives,
@@ -131,17 +130,17 @@ stall_ok=1
 step() { "$@" || { echo "FAILED: $*"; stall_ok=0; }; }
 {
 	echo "traffic flowing: $flowing"
-	step sim_ctl 1 pcap start "$NIC1_PCAP"
-	step sim_ctl 2 pcap start "$NIC2_PCAP"
+	step lab_sim_ctl 1 pcap start "$NIC1_PCAP"
+	step lab_sim_ctl 2 pcap start "$NIC2_PCAP"
 	T_HOLD="$(lab__now_us)"
-	step sim_ctl 2 rx hold
+	step lab_sim_ctl 2 rx hold
 	sleep 0.2
 	step ip netns exec "$LAB_NS" python3 "$LAB_REPO/tests/lab/roce_flood.py" br0 "$M2" "$SRV" 1200
 	# XOFF is refreshed every half pause time while the buffer stays full.
 	sleep 1.5
 	echo "vm2 NIC, its receive pipeline held:"
 	sim_counters 2 | grep -E '^(rx_drop_no_buf|rdma_rx_drop_fifo_full|rx_hold|tx_pause|rx_pause|rx_roce_v2_frames) '
-	step sim_ctl 2 rx release
+	step lab_sim_ctl 2 rx release
 	# The run must still be going when the NIC resumes, or it did not
 	# span the stall and proved nothing.  (Not when the XON is seen:
 	# the NIC sends it once the buffer drains, which a full-speed WRITE
@@ -163,8 +162,8 @@ step() { "$@" || { echo "FAILED: $*"; stall_ok=0; }; }
 	done
 	echo "XON seen after $(lab_elapsed "$T_HOLD") s of the stall"
 	sleep 0.5
-	step sim_ctl 1 pcap stop
-	step sim_ctl 2 pcap stop
+	step lab_sim_ctl 1 pcap stop
+	step lab_sim_ctl 2 pcap stop
 } >"$STALL_LOG" 2>&1
 stall_run() {
 	local line

@@ -104,8 +104,7 @@ check "QP moved to ERR with 1 MiB WRITEs in flight, depth $D: WR_FLUSH_ERR for e
 
 # ---- the peer goes away mid-run: its NIC loses the link
 
-sim_ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
-ctr() { sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
+ctr() { lab_sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
 # bg_run [OPTS]: a long WRITE run from vm1 in the background.  The job
 # fails unless the run wrote a result line of its own: the last line of
 # an earlier run (results keeps 16) must not be judged.
@@ -150,8 +149,8 @@ cut_run() {
 # the completion: well within 60 s.
 peer_gone() {
 	local rc=0
-	cut_run "the link went down" RETRY_EXC_ERR "1-$((D - 1))" retry=2 sim_ctl 2 link down || rc=1
-	sim_ctl 2 link up
+	cut_run "the link went down" RETRY_EXC_ERR "1-$((D - 1))" retry=2 lab_sim_ctl 2 link down || rc=1
+	lab_sim_ctl 2 link up
 	return "$rc"
 }
 check "peer's link down mid-run, retry=2, depth $D: RETRY_EXC_ERR within 60 s, the WRs behind it flushed (1-$((D - 1)))" \
@@ -186,7 +185,7 @@ check "afterwards (vm2's link back up): SEND 4 KiB, 200 verified, wc_status=SUCC
 
 dev_fatal() {
 	local rc=0
-	cut_run "the device failed" WR_FLUSH_ERR "1-$D" "" sim_ctl 1 fatal || rc=1
+	cut_run "the device failed" WR_FLUSH_ERR "1-$D" "" lab_sim_ctl 1 fatal || rc=1
 	lab_exec 1 --timeout 30 "dmesg | grep -E 'device fatal error|DEVICE_FATAL' | tail -3" || rc=1
 	return "$rc"
 }
@@ -203,19 +202,19 @@ check "vm1: after the fatal error, rmmod and modprobe rnic bring the device back
 aq_timeout() {
 	local n0 n1 line
 	n0="$(lab_exec 1 --timeout 30 "dmesg | grep -c 'timed out after'; true")" || return 1
-	sim_ctl 1 aq hold || return 1
+	lab_sim_ctl 1 aq hold || return 1
 	# The run's first command (CREATE_CQ) waits 3 s for its answer.
 	if line="$(perf_run 1 "$SRV" --timeout 60 op=send size=4096 depth=8 count=16)"; then
-		sim_ctl 1 aq release
+		lab_sim_ctl 1 aq release
 		echo "$line"
 		echo "the run passed with the admin queue held"
 		return 1
 	fi
 	echo "$line"
-	sim_ctl 1 aq release || return 1
+	lab_sim_ctl 1 aq release || return 1
 	n1="$(lab_exec 1 --timeout 30 "dmesg | grep -c 'timed out after'; true")" || return 1
 	lab_exec 1 --timeout 30 "dmesg | grep -E 'timed out after|fatal|resetting' | tail -4"
-	echo "admin timeouts logged: $n0 -> $n1; device: $(sim_ctl 1 counters | grep -E '^(aq_hold|fatal_reason) ' | tr '\n' ' ')"
+	echo "admin timeouts logged: $n0 -> $n1; device: $(lab_sim_ctl 1 counters | grep -E '^(aq_hold|fatal_reason) ' | tr '\n' ' ')"
 	[ "$n1" -gt "$n0" ]
 }
 check "vm1: admin queue held (rnicsim aq hold): the run fails, the driver logs the timeout and stops the device" \

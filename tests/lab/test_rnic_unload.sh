@@ -55,8 +55,7 @@ ok_run() {
 	perf_check 2 "$line"
 }
 
-sim_ctl() { "$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"; }
-ctr() { sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
+ctr() { lab_sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
 
 # load [COUNT]: start a verified RDMA WRITE run in vm1 and wait until its
 # frames reach vm2's NIC; JOB is its job id.
@@ -188,9 +187,9 @@ flap() {
 	d0="$(ctr 2 plat_tx_link_down)"
 	[ -n "$r0" ] && [ -n "$d0" ] || return 1
 	load "$FLAP_MSGS" || return 1
-	sim_ctl 2 link down
+	lab_sim_ctl 2 link down
 	sleep "$FLAP_DOWN"
-	sim_ctl 2 link up
+	lab_sim_ctl 2 link up
 	dropped="$(( $(ctr 2 plat_rx_link_down) - r0 ))"
 	echo "vm2's link down for $FLAP_DOWN s: its NIC dropped $dropped frames from the wire, $(( $(ctr 2 plat_tx_link_down) - d0 )) of its own not sent by the platform"
 	line="$(lab_wait 1 "$JOB" --timeout 300)"
