@@ -12,12 +12,6 @@
 
 #include "transport/rc.h"
 
-static bool rc_is_rd_atomic(u8 opcode)
-{
-	return opcode == RNIC_SQE_OP_READ || opcode == RNIC_SQE_OP_CMP_SWAP ||
-	       opcode == RNIC_SQE_OP_FETCH_ADD;
-}
-
 /* @psn was sent and is not yet acknowledged. */
 static bool rc_outstanding(const struct rc_qp *qp, u32 psn)
 {
@@ -122,7 +116,7 @@ static void rc_comp_acked(struct rc_qp *qp, u32 psn)
 			break;
 		if (!rc_psn_after(end, req->una_psn))
 			break;
-		if (rc_is_rd_atomic(r->opcode)) {
+		if (rc_op_rd_atomic(r->opcode)) {
 			lost = true;
 			break;
 		}
