@@ -110,8 +110,8 @@ lab_ifup() {
 	for _ in $(seq 300); do
 		for d in /sys/class/net/*; do
 			a=
-		read -r a <"$d/address" 2>/dev/null
-		if [ "$a" = "$mac" ]; then
+			read -r a <"$d/address" 2>/dev/null
+			if [ "$a" = "$mac" ]; then
 				dev="${d##*/}"
 				break 2
 			fi
