@@ -105,11 +105,9 @@ lab__acct() {
 # test stopped on purpose before lab_stop is not counted.)
 lab__acct_cpu() {
 	[ -n "$LAB_DIR" ] && [ -d "$LAB_DIR" ] && [ -n "$LAB_NS" ] || return 0
-	local pid ticks=0 stat f
+	local pid ticks=0 f
 	for pid in $(ip netns pids "$LAB_NS" 2>/dev/null); do
-		# Fields 14 and 15 (utime, stime) after the ")" that ends comm.
-		stat="$(cat "/proc/$pid/stat" 2>/dev/null)" || continue
-		read -r -a f <<<"${stat##*) }"
+		lab__proc_stat "$pid" f || continue
 		ticks=$((ticks + f[11] + f[12]))
 	done
 	echo "cpu $((ticks * 1000000 / $(getconf CLK_TCK)))" >>"$LAB_DIR/acct"
@@ -153,15 +151,24 @@ lab__vmdir() {
 	echo "$LAB_DIR/vm$n"
 }
 
+# lab__proc_stat PID ARRAY: the fields of /proc/PID/stat after the ")"
+# that ends comm, into ARRAY ([0] the state, [11] and [12] utime and
+# stime); fails if PID is gone.
+lab__proc_stat() {
+	local -n lab__ps_f="$2"
+	local line
+	read -r line <"/proc/$1/stat" 2>/dev/null || return 1
+	# shellcheck disable=SC2034 # a nameref: the caller's array
+	read -r -a lab__ps_f <<<"${line##*) }"
+}
+
 # A zombie counts as dead: when a signal ends a test's whole process group,
 # its QEMUs exit before the test's shell reaps them, and a lab_wait in the
 # shell's lab_stop waited out its full timeout on them.
 lab__pid_alive() {
 	local st
-	[ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 1
-	read -r st <"/proc/$1/stat" 2>/dev/null || return 1
-	st="${st##*) }"
-	[ "${st%% *}" != Z ]
+	[ -n "$1" ] && kill -0 "$1" 2>/dev/null && lab__proc_stat "$1" st &&
+		[ "${st[0]}" != Z ]
 }
 
 lab__qemu_alive() {
