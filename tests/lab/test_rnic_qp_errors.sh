@@ -11,6 +11,8 @@
 #    depth - 1 WRs in flight WR_FLUSH_ERR;
 #  - SENDs to a server that posted no receive, rnr_retry=1:
 #    RNR_RETRY_EXC_ERR, the others flushed;
+#  - SENDs one byte longer than the server's receives: the responder's
+#    NAK invalid request, REM_INV_REQ_ERR, the others flushed;
 #  - the client's QP moved to ERR with 1 MiB WRITEs in flight: every WR
 #    still in flight completes with WR_FLUSH_ERR;
 #  - the peer gone mid-run (its NIC's link down through rnicsim's control
@@ -34,10 +36,10 @@ lab_start rnic_qp_errors || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_qp_errors"
 	exit 1
 }
-# boots 2, devices 2, server 1, baseline 1, bad rkey 3, RNR 1, flush 1,
-# retry exceeded 1, counters 1, run afterwards 1, fatal and reload 2,
-# admin timeout and reload 2, unload 2
-lab_plan 20 2
+# boots 2, devices 2, server 1, baseline 1, bad rkey 3, RNR 1, short
+# receive 1, flush 1, retry exceeded 1, counters 1, run afterwards 1,
+# fatal and reload 2, admin timeout and reload 2, unload 2
+lab_plan 21 2
 perf_checks_init
 perf_preflight
 
@@ -99,6 +101,8 @@ check "wrong rkey, FETCH_ADD depth $D: REM_ACCESS_ERR, the other $((D - 1)) flus
 	must_fail REM_ACCESS_ERR $((D - 1)) op=fetch_add depth=$D count=64 fault=rkey || true
 check "SEND to a server with no receive posted, rnr_retry=1, depth 4: RNR_RETRY_EXC_ERR, the other 3 flushed" \
 	must_fail RNR_RETRY_EXC_ERR 3 op=send size=4096 depth=4 count=16 fault=norecv rnr_retry=1 || true
+check "SEND 4 KiB into 4095-byte receives, depth 4: REM_INV_REQ_ERR, the other 3 flushed" \
+	must_fail REM_INV_REQ_ERR 3 op=send size=4096 depth=4 count=16 fault=short || true
 check "QP moved to ERR with 1 MiB WRITEs in flight, depth $D: WR_FLUSH_ERR for each still in flight (1-$D)" \
 	must_fail WR_FLUSH_ERR "1-$D" op=write size=1048576 depth=$D count=64 verify=0 fault=flush || true
 
@@ -162,7 +166,8 @@ done
 counters() {
 	local k v n b a
 	for v in "1 nak_rem_access_rcvd 3" "2 nak_rem_access_sent 3" "1 rnr_naks_rcvd 2" \
-		"2 rnr_naks_sent 2" "1 rnr_retry_exceeded 1" "1 retry_exceeded 1" "1 local_ack_timeouts 3"; do
+		"2 rnr_naks_sent 2" "1 nak_inv_req_rcvd 1" "2 nak_inv_req_sent 1" \
+		"1 rnr_retry_exceeded 1" "1 retry_exceeded 1" "1 local_ack_timeouts 3"; do
 		read -r n k min <<<"$v"
 		b="$(stat_of "$LAB_DIR/stats-vm$n-before" "$k")"
 		a="$(stat_of "$LAB_DIR/stats-vm$n-after" "$k")"
@@ -170,7 +175,7 @@ counters() {
 		[ "$((a - b))" -ge "$min" ] || return 1
 	done
 }
-check "rdma statistic: remote access and RNR NAKs sent/received, rnr_retry_exceeded, retry_exceeded, local ACK timeouts" \
+check "rdma statistic: remote access, RNR and invalid request NAKs sent/received, rnr_retry_exceeded, retry_exceeded, local ACK timeouts" \
 	counters || true
 
 after() {

@@ -102,6 +102,7 @@ enum perf_fault {
 	PERF_FAULT_RKEY,	/* a wrong rkey: remote access error */
 	PERF_FAULT_NORECV,	/* the server posts no receive: RNR NAKs */
 	PERF_FAULT_FLUSH,	/* the client's QP to ERR with WRs in flight */
+	PERF_FAULT_SHORT,	/* receives too short: NAK invalid request */
 	PERF_NR_FAULTS,
 };
 
@@ -110,6 +111,7 @@ static const char * const perf_fault_names[PERF_NR_FAULTS] = {
 	[PERF_FAULT_RKEY] = "rkey",
 	[PERF_FAULT_NORECV] = "norecv",
 	[PERF_FAULT_FLUSH] = "flush",
+	[PERF_FAULT_SHORT] = "short",
 };
 
 /*
@@ -1071,6 +1073,13 @@ static int perf_conn_setup(struct perf_conn *c)
 			c->rx_len = max_t(u32, c->size, sizeof(struct perf_ctrl));
 			c->rx_nsge = c->nsge;
 		}
+		/*
+		 * fault=short: one byte less than a SEND, still room for a
+		 * control message (the client checked the size).
+		 */
+		if (c->fault == PERF_FAULT_SHORT &&
+		    c->size > sizeof(struct perf_ctrl))
+			c->rx_len = c->size - 1;
 	}
 	c->rx_len += c->grh;
 	rq = c->nrx;
@@ -2205,9 +2214,14 @@ static int perf_command(char *buf)
 	if (a.srq && !a.srq_limit)
 		a.srq_limit = a.count / 2 + 1;
 	if ((a.fault == PERF_FAULT_RKEY && perf_op_is_send(a.op)) ||
-	    (a.fault == PERF_FAULT_NORECV && !perf_op_is_send(a.op))) {
+	    (a.fault == PERF_FAULT_NORECV && !perf_op_is_send(a.op)) ||
+	    (a.fault == PERF_FAULT_SHORT && !perf_op_is_send(a.op))) {
 		pr_err("fault=%s does not apply to op=%s\n",
 		       perf_fault_names[a.fault], perf_op_names[a.op]);
+		return -EINVAL;
+	}
+	if (a.fault == PERF_FAULT_SHORT && a.size <= sizeof(struct perf_ctrl)) {
+		pr_err("fault=short needs size above %zu\n", sizeof(struct perf_ctrl));
 		return -EINVAL;
 	}
 	if (a.nsge > 1 && perf_op_is_atomic(a.op))
@@ -2245,7 +2259,7 @@ static int perf_control_show(struct seq_file *m, void *v)
 		 "  server addr=ADDR [port=N]\n"
 		 "  client addr=ADDR [port=N] [src=ADDR] [op=OP] [size=N] [depth=N] [count=N]\n"
 		 "         [sge=N] [inline=0|1] [verify=0|1] [tos=N] [corrupt=ITER]\n"
-		 "         [retry=0-7] [rnr_retry=0-7] [fault=none|rkey|norecv|flush]\n"
+		 "         [retry=0-7] [rnr_retry=0-7] [fault=none|rkey|norecv|flush|short]\n"
 		 "         [qp=rc|ud] [srq=0|1] [srq_limit=N]\n"
 		 "  stop\n"
 		 "ops:");
