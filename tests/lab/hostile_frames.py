@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Send malformed and hostile RoCE v2 frames to an rnic on the lab bridge.
+"""Send malformed and hostile RoCE frames to an rnic on the lab bridge.
 
 Usage: hostile_frames.py IFNAME DST_MAC DST_IP COUNT [CASE...]
 
@@ -49,6 +49,29 @@ def frame(dmac, dip, transport, good_icrc=True, tver=0):
             struct.pack("<I", crc & 0xFFFFFFFF))
 
 
+def frame_v1(dmac, dip, transport, good_icrc=True):
+    """Ethernet (0x8915) + GRH + @transport (BTH onward) + ICRC (RoCE v1).
+
+    The GIDs are IPv4-mapped, as rdma_cm's RoCE v1 GIDs for an IPv4
+    address are. The ICRC covers the GRH with its traffic class, flow
+    label and hop limit as ones, in place of the LRH 64 bits of ones.
+    """
+    tlen = len(transport) + 4
+    sgid = b"\0" * 10 + b"\xff\xff" + SRC_IP
+    dgid = b"\0" * 10 + b"\xff\xff" + dip
+    grh = struct.pack("!IHBB16s16s", 6 << 28, tlen, 0x1B, 64, sgid, dgid)
+    m_grh = bytearray(grh)
+    m_grh[0] |= 0x0F
+    m_grh[1] = m_grh[2] = m_grh[3] = m_grh[7] = 0xFF
+    m_bth = bytearray(transport)
+    m_bth[4] = 0xFF
+    crc = zlib.crc32(b"\xff" * 8 + bytes(m_grh) + bytes(m_bth))
+    if not good_icrc:
+        crc ^= 1
+    return (dmac + SRC_MAC + b"\x89\x15" + grh + bytes(transport) +
+            struct.pack("<I", crc & 0xFFFFFFFF))
+
+
 def bth(op, dqpn, psn, pad=0):
     return struct.pack("!BBHII", op, pad << 4, 0xFFFF, dqpn & 0xFFFFFF,
                        psn & 0xFFFFFF)
@@ -60,6 +83,7 @@ def deth(qkey, sqpn):
 
 def cases(dmac, dip):
     f = lambda t, **kw: frame(dmac, dip, t, **kw)  # noqa: E731
+    v1 = lambda t, **kw: frame_v1(dmac, dip, t, **kw)  # noqa: E731
     return {
         # RC SEND ONLY to a QP that does not exist
         "unknown_qpn": f(bth(0x04, 0x123456, 0) + b"x" * 16),
@@ -80,6 +104,12 @@ def cases(dmac, dip):
         # a correct UD MAD frame with its ICRC wrong
         "bad_icrc": f(bth(0x64, 1, 0) + deth(GSI_QKEY, 5) + b"x" * 256,
                       good_icrc=False),
+        # RoCE v1: RC SEND ONLY to a QP that does not exist (its ICRC must
+        # be right for that count, not the ICRC one, to move), and a UD
+        # MAD frame with its ICRC wrong
+        "v1_unknown_qpn": v1(bth(0x04, 0x123456, 0) + b"x" * 16),
+        "v1_bad_icrc": v1(bth(0x64, 1, 0) + deth(GSI_QKEY, 5) + b"x" * 256,
+                          good_icrc=False),
     }
 
 

@@ -6,7 +6,8 @@
 # Malformed and hostile RoCE frames (issue 5, "Bad input"): frames with a
 # correct ICRC but an unknown QPN, an unimplemented opcode, the wrong QP
 # type, a bad Q_Key, a bad transport version, a truncated header or an
-# oversized payload, and a frame with a bad ICRC, are injected on the lab
+# oversized payload, and a frame with a bad ICRC (RoCE v2; and a RoCE v1
+# frame to an unknown QPN and one with a bad ICRC), are injected on the lab
 # bridge at an rnic VM (tests/lab/hostile_frames.py). Each must be dropped
 # and counted exactly once under its own reason in `rdma statistic`, and
 # the node must stay healthy: GSI still up, clean rmmod (and lab_stop's
@@ -24,8 +25,8 @@ lab_start rnic_hostile || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_hostile"
 	exit 1
 }
-# the boot, the NIC up, 9 cases, 2 health checks.
-lab_plan 13 1
+# the boot, the NIC up, 11 cases, 2 health checks.
+lab_plan 15 1
 check_init
 preflight rnic rnicsim
 
@@ -58,7 +59,7 @@ dropped() {
 	[ -n "$after" ] && [ $((after - before)) = "$N" ]
 }
 # expect_drop CASE COUNTER: the NIC's counter for the drop (the injected
-# frames are RoCE v2, hence the _v2 counters).
+# frames are RoCE v2 unless their case says v1: the _v1/_v2 counters).
 expect_drop() {
 	check "$1 dropped and counted as $2 (+$N)" dropped "$1" "$2" || true
 }
@@ -72,6 +73,8 @@ expect_drop bad_tver rx_drop_bad_bth
 expect_drop truncated_hdr rx_drop_malformed_v2
 expect_drop oversize_ud rx_drop_too_long
 expect_drop bad_icrc rx_icrc_errors_v2
+expect_drop v1_unknown_qpn rx_drop_unknown_qpn
+expect_drop v1_bad_icrc rx_icrc_errors_v1
 
 check "the GSI QP and the port are still up" \
 	lab_exec 1 --timeout 30 'rdma res show qp | grep -q "lqpn 1 .*state RTS" && rdma link show rnic0/1 | grep -q ACTIVE' ||
