@@ -8,6 +8,8 @@
 #   perf_load N                    modprobe rnic_perf in VM N (the DKMS
 #                                  install; RNIC_PERF_KO=path insmods a
 #                                  freshly built one instead)
+#   rnic_up_conf N OPTIONS...      rnic_up N, the options in the guest's
+#                                  /etc/modprobe.d/rnic.conf
 #   rnic_up N [OPTIONS...]         rnic loaded (RNIC_KO=path: insmod that
 #                                  one), netdev up, rnic0 ACTIVE, rnic_perf
 #   perf_server N ADDR [PORT]      listen in VM N
@@ -186,6 +188,22 @@ rnic_up() {
 		for i in \$(seq 100); do [ -e /sys/class/infiniband/rnic0/ports/1 ] && break; sleep 0.1; done
 		lab_ifup \"\$LAB_RNIC_SPEC\" >/dev/null
 		lab_ib_active rnic0" && perf_load "$n"
+}
+
+# rnic_up_conf N OPTIONS...: rnic_up N with OPTIONS where users put them,
+# an "options rnic" line in /etc/modprobe.d/rnic.conf (the guest's own
+# overlay), and a plain modprobe: the checks that follow see the options'
+# effect through that path. insmod (RNIC_KO) reads no modprobe.d, so
+# there the options go on its command line.
+rnic_up_conf() {
+	local n="$1"
+	shift
+	if [ -n "${RNIC_KO:-}" ]; then
+		rnic_up "$n" "$@"
+		return
+	fi
+	lab_exec "$n" --timeout 30 "echo 'options rnic $*' > /etc/modprobe.d/rnic.conf" &&
+		rnic_up "$n"
 }
 
 # rnic_unload N...: stop rnic_perf, rmmod rnic_perf and rnic, in each VM

@@ -4,7 +4,8 @@
 # lab-kernels: debug
 #
 # PFC on priority 3, rnic <-> rnic (the DKMS-installed rnic and rnic_perf;
-# scripts/dkms-install.sh first): both VMs load rnic with pfc_prio=3.
+# scripts/dkms-install.sh first): both VMs load rnic with pfc_prio=3,
+# set where users set it, in /etc/modprobe.d/rnic.conf.
 #  - RoCE frames carry an 802.1Q priority tag, VLAN 0 PCP 3, both ways
 #    (rnic_perf SEND, WRITE, READ verified; tshark: every InfiniBand frame
 #    has vlan.priority == 3, vlan.id == 0);
@@ -46,12 +47,12 @@ lab_vm 1 --rnic
 lab_vm 2 --rnic
 boot_vms 1 2
 up() {
-	rnic_up "$1" "pfc_prio=$PRIO" &&
+	rnic_up_conf "$1" "pfc_prio=$PRIO" &&
 		lab_exec "$1" --timeout 30 "grep -x $PRIO /sys/module/rnic/parameters/pfc_prio &&
 			dmesg | grep 'rnic.*PFC on'" &&
 		roce_mode "$1" rnic0 "RoCE v2"
 }
-check_vms "1 2" "modprobe rnic pfc_prio=$PRIO: PFC on, rnic0 ACTIVE, rnic_perf loaded" up || exit 1
+check_vms "1 2" "rnic.conf 'options rnic pfc_prio=$PRIO', modprobe rnic: PFC on, rnic0 ACTIVE, rnic_perf loaded" up || exit 1
 SRV="$(lab_addr 2 rnic 4)"
 check "vm2: rnic_perf server on $SRV" perf_server 2 "$SRV" || exit 1
 

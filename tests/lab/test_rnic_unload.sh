@@ -38,8 +38,10 @@ lab_plan 21 2
 perf_checks_init
 perf_preflight
 
-lab_vm 1 --rnic
-lab_vm 2 --rnic
+# Two vCPUs each: the driver's posts, completion handlers and teardown
+# run on two CPUs at once (MTTCG).
+lab_vm 1 --rnic --smp 2
+lab_vm 2 --rnic --smp 2
 boot_vms 1 2
 check_vms "1 2" "rnic0 ACTIVE, rnic_perf loaded" rnic_up || exit 1
 SRV="$(lab_addr 2 rnic 4)"
