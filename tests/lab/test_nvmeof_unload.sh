@@ -12,6 +12,10 @@
 #    no NVMe command timed out on the way (the device kept working until
 #    ib_unregister_device() returned); modprobe again, reconnect, fio
 #    16 MiB verified;
+#  - vm2's NIC loses its link for 3 s (rnicsim's control socket) while
+#    fio writes 32 MiB: nvme-rdma rides it out (the transport's retries,
+#    or its error recovery and a reconnect), fio completes, every block
+#    read back and verified;
 #  - rmmod rnic on the target (vm2) while fio writes 128 MiB: rmmod
 #    returns within BOUND s; modprobe again and the nvmet port cycled
 #    (nvmet-rdma does not re-enable a port whose device went away); the
@@ -34,14 +38,16 @@ lab_start nvmeof_unload || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/nvmeof_unload"
 	exit 1
 }
-# boots 2, devices 2, target 1, connect 1, host rmmod 5, target rmmod 4,
-# end 3
-lab_plan 18 2
+# boots 2, devices 2, target 1, connect 1, host rmmod 5, link flap 2,
+# target rmmod 4, end 3
+lab_plan 20 2
 perf_checks_init
 perf_preflight
 
-lab_vm 1 --rnic --mem 1G
-lab_vm 2 --rnic --mem 1G
+# Two vCPUs each: the driver's posts, completion handlers and teardown
+# run on two CPUs at once (MTTCG).
+lab_vm 1 --rnic --mem 1G --smp 2
+lab_vm 2 --rnic --mem 1G --smp 2
 boot_vms 1 2
 check_vms "1 2" "rnic0 ACTIVE" rnic_up || exit 1
 TADDR="$(lab_addr 2 rnic 4)"
@@ -132,6 +138,33 @@ fi
 host_again() { rnic_up 1 && again; }
 check "vm1: modprobe rnic again, reconnect, fio 16 MiB write+verify" host_again || true
 
+# ---- the target's link flaps
+
+# reconnects: how many times the host's controller reconnected so far.
+reconnects() {
+	lab_exec 1 --timeout 30 "dmesg | grep -c 'nvme nvme0: Successfully reconnected' || true"
+}
+
+# flapped: vm2's link down for 3 s, then up; the load's fio completes.
+flapped() {
+	local rc t
+	lab_sim_ctl 2 link down >/dev/null || return 1
+	sleep 3
+	lab_sim_ctl 2 link up >/dev/null || return 1
+	t="$(lab__now_us)"
+	lab_wait 1 "$JOB" --timeout 300
+	rc=$?
+	echo "fio returned $rc $(lab_elapsed "$t") s after the link came back; 'Successfully reconnected' in vm1's log: $(reconnects)"
+	[ "$rc" = 0 ]
+}
+if check "vm1: fio writing 32 MiB with verify on $DEV" load 32 1; then
+	check "vm2's link down for 3 s under NVMe-oF load: fio completes, every block read back verified" \
+		flapped || true
+else
+	lab_not_ok "$SUITE: vm2's link down under load (no load)" "$OUT"
+	lab_kill 1 "$JOB"
+fi
+
 # ---- rmmod on the target
 
 # port_back: nvmet-rdma does not enable a port again after its device
@@ -146,10 +179,6 @@ port_back() {
 		ln -s \$c/subsystems/$NVME_NQN \$c/ports/1/subsystems/$NVME_NQN
 		dmesg | grep 'nvmet_rdma: enabling port 1' | tail -1
 		[ \$(dmesg | grep -c 'nvmet_rdma: enabling port 1') -gt \$n ]"
-}
-# reconnects: how many times the host's controller reconnected so far.
-reconnects() {
-	lab_exec 1 --timeout 30 "dmesg | grep -c 'nvme nvme0: Successfully reconnected' || true"
 }
 # recovered: the load's fio completed, everything verified, and the host
 # reconnected (nvme-rdma's error recovery) since the target's rmmod.

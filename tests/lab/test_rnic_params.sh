@@ -10,7 +10,10 @@
 #    its valid range;
 #  - options in /etc/modprobe.d/rnic.conf (written in the guest's overlay)
 #    take effect through a plain `modprobe rnic`: the values read back from
-#    /sys/module/rnic/parameters, and the GID types follow roce_mode;
+#    /sys/module/rnic/parameters, the GID types follow roce_mode and
+#    ethtool -g shows eth_ring_size (up to its maximum, 4096); their
+#    effects on the wire (roce_udp_port, pfc_prio) are checked with the
+#    same rnic.conf in test_perf_rnic.sh and test_rnic_pfc.sh;
 #  - `modinfo rnic` describes every parameter the module has.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
@@ -24,8 +27,8 @@ lab_start rnic_params || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_params"
 	exit 1
 }
-# the boot, 7 refusals, modinfo, 7 for each of 3 rnic.conf rounds.
-lab_plan 30 1
+# the boot, 7 refusals, modinfo, 8 for each of 3 rnic.conf rounds.
+lab_plan 33 1
 check_init
 preflight rnic rnicsim
 
@@ -97,6 +100,8 @@ conf_load() {
 			sleep 0.1
 		done
 		lab_ifup \"\$LAB_RNIC_SPEC\" >/dev/null
+		dev=\$(basename /sys/bus/pci/drivers/rnic/*/net/*)
+		ethtool -g \$dev | awk '/^Current/ { c = 1 } c && /^(RX|TX):/ { print \"ring\", \$1, \$2 }'
 		cd /sys/class/infiniband/rnic0/ports/1/gid_attrs/types
 		# read, not cat: a fork per entry is slow under TCG
 		gid_types() {
@@ -115,6 +120,8 @@ conf_load() {
 }
 
 param_is() { grep -qx "param $1=$2" <<<"$CONF_OUT"; }
+# ring_is N: ethtool -g's current RX and TX ring sizes are N.
+ring_is() { grep -qx "ring RX: $1" <<<"$CONF_OUT" && grep -qx "ring TX: $1" <<<"$CONF_OUT"; }
 types_are() {
 	local want="$1" have
 	have="$(sed -n 's/^types //p' <<<"$CONF_OUT" | sort -u | paste -sd, -)"
@@ -140,12 +147,13 @@ conf_round() {
 	check "rnic.conf: roce_udp_port reads back $port" param_is roce_udp_port "$port" || true
 	check "rnic.conf: pfc_prio reads back $prio" param_is pfc_prio "$prio" || true
 	check "rnic.conf: eth_ring_size reads back $ring" param_is eth_ring_size "$ring" || true
+	check "rnic.conf: ethtool -g: the netdev's RX and TX rings have $ring descriptors" ring_is "$ring" || true
 	check "rnic.conf roce_mode=$mode: GID types are $types" types_are "$types" || true
 	check "rnic.conf: rmmod rnic" unload_conf || true
 }
 
-conf_round "roce_mode=2 roce_udp_port=1021 pfc_prio=3 eth_ring_size=512" \
-	2 1021 3 512 "RoCE v2"
+conf_round "roce_mode=2 roce_udp_port=1021 pfc_prio=3 eth_ring_size=4096" \
+	2 1021 3 4096 "RoCE v2"
 conf_round "roce_mode=1 pfc_prio=off eth_ring_size=64" \
 	1 4791 off 64 "IB/RoCE v1"
 conf_round "roce_mode=3" 3 4791 off 256 "IB/RoCE v1,RoCE v2"
