@@ -41,7 +41,7 @@ VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
 DEST="/usr/src/$NAME-$VER"
 
 # Only what the module build needs goes to /usr/src: DKMS builds there.
-FILES=(Makefile Kbuild dkms.conf drivers include kunit tools/rnic_perf)
+FILES=(Makefile Kbuild dkms.conf drivers include kunit tools/rnic_perf tools/rnic_scale)
 hash="$(cd "$REPO" && find "${FILES[@]}" -type f \
 	! -name '*.o' ! -name '*.ko' ! -name '*.cmd' ! -name '*.mod*' \
 	! -name modules.order ! -name Module.symvers -print0 | sort -z |

@@ -98,15 +98,16 @@ stage_build() {
 	rm -rf "$tree" && mkdir -p "$tree/tools" &&
 		cp -a "$REPO/Makefile" "$REPO/Kbuild" "$REPO/drivers" "$REPO/include" \
 			"$REPO/kunit" "$REPO/scripts" "$REPO/Documentation" "$tree/" &&
-		cp -a "$REPO/tools/rnic_perf" "$tree/tools/" && cd "$tree" || return 1
+		cp -a "$REPO/tools/rnic_perf" "$REPO/tools/rnic_scale" "$tree/tools/" &&
+		cd "$tree" || return 1
 	kver=$(cat /var/cache/rnic/kver) || return 1
 	kdir=/lib/modules/$kver/build
 	# One compile per kernel: make check's W=1 + sparse build is also
 	# the build of the modules (a plain "make" before it was a third
 	# compile whose result nothing read).
 	one_check "build: make check (W=1, sparse, checkpatch --strict)" make KDIR="$kdir" check
-	one_check "build: rnic.ko and rnic_perf.ko against $kver headers" \
-		test -s rnic.ko -a -s tools/rnic_perf/rnic_perf.ko
+	one_check "build: rnic.ko, rnic_perf.ko and rnic_scale.ko against $kver headers" \
+		test -s rnic.ko -a -s tools/rnic_perf/rnic_perf.ko -a -s tools/rnic_scale/rnic_scale.ko
 	one_check "build: modinfo documents every parameter" scripts/check-modinfo.sh rnic.ko
 	# Debian 12's default kernel (drivers/rnic_compat.h) stays clean too;
 	# checkpatch and the import check do not depend on the kernel.
