@@ -166,6 +166,7 @@ struct rnic_event_ops {
  * @ivshmem: BAR0, the ivshmem registers (Doorbell)
  * @shm: BAR2: signature block, register file, doorbell page
  * @shm_len: size of BAR2
+ * @abi_minor: the minor of the ABI 2 the device runs (QUERY_DEVICE)
  * @caps: RNIC_CAP_* the device offers
  * @num_msix: MSI-X vectors the device may raise
  * @num_irqs: MSI-X vectors the driver got
@@ -196,6 +197,7 @@ struct rnic_dev {
 	void __iomem *shm;
 	resource_size_t shm_len;
 
+	u16 abi_minor;
 	u32 caps;
 	u16 num_msix;
 	int num_irqs;

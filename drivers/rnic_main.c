@@ -75,6 +75,11 @@ static int rnic_query_device(struct rnic_dev *rdev)
 		rnic_err(rdev, "QUERY_DEVICE failed: %d\n", err);
 		return err;
 	}
+	rdev->abi_minor = le16_to_cpu(attr.abi_minor);
+	/* What 2.1 added is only read when set: a 2.0 device still works. */
+	if (rdev->abi_minor < 1)
+		rnic_warn(rdev, "device runs ABI 2.%u: it does not report the SRQ receive a QP drops when reset or destroyed, so such an SRQ slot stays taken until its SRQ is destroyed; update the NIC's model or firmware (ABI 2.1)\n",
+			  rdev->abi_minor);
 	rdev->caps = le32_to_cpu(attr.caps) & RNIC_CAP_ALL_ABI2;
 	rdev->max_queues = min_t(u16, le16_to_cpu(attr.max_queues),
 				 RNIC_MAX_QUEUES);
@@ -238,8 +243,9 @@ static int rnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto err_netdev;
 	WRITE_ONCE(rdev->ib_ready, true);
 
-	rnic_info(rdev, "%s, ABI %u.0, MAC %pM, %u MSI-X vectors, caps %#x, %u Mb/s; %s: roce_mode %u, RoCE v2 UDP port %u, PFC %s\n",
-		  rdev->model_version, RNIC_ABI2_MAJOR, rdev->mac, rdev->num_irqs,
+	rnic_info(rdev, "%s, ABI %u.%u, MAC %pM, %u MSI-X vectors, caps %#x, %u Mb/s; %s: roce_mode %u, RoCE v2 UDP port %u, PFC %s\n",
+		  rdev->model_version, RNIC_ABI2_MAJOR, rdev->abi_minor,
+		  rdev->mac, rdev->num_irqs,
 		  rdev->caps, rdev->speed_mbps, netdev_name(rdev->netdev),
 		  rnic_params.roce_mode, rnic_params.roce_udp_port,
 		  rnic_params.pfc_prio == RNIC_PFC_OFF ? "off" : "on");

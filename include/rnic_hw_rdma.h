@@ -28,7 +28,11 @@
 #include <linux/stddef.h>
 
 #define RNIC_ABI2_MAJOR			2
-#define RNIC_ABI2_MINOR			0
+/*
+ * 2.1: MODIFY_QP and DESTROY_QP responses report an SRQ WQE the QP dropped
+ * (RNIC_AQ_QP_F_SRQ_DROPPED); a 2.0 device leaves those bytes 0.
+ */
+#define RNIC_ABI2_MINOR			1
 
 /* Everything a 2.0 device may advertise in rnic_sig.caps */
 #define RNIC_CAP_ALL_ABI2			(RNIC_CAP_ALL | RNIC_CAP_TRANSPORT)

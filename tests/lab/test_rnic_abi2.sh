@@ -71,10 +71,10 @@ load() {
 
 # abi_in N MAJOR: the probe line names the ABI in effect
 abi_in() {
-	lab_exec "$1" --timeout 30 "dmesg | grep -E 'rnic .*ABI $2\\.0, MAC'"
+	lab_exec "$1" --timeout 30 "dmesg | grep -E 'rnic .*ABI $2\\.1, MAC'"
 }
-check_vms "1 2" "rnic0 ACTIVE (ABI 2.0), rnic_perf loaded" rnic_up || exit 1
-check "vm1, vm2: kernel log says ABI 2.0" eval 'abi_in 1 2 && abi_in 2 2' || true
+check_vms "1 2" "rnic0 ACTIVE (ABI 2.1), rnic_perf loaded" rnic_up || exit 1
+check "vm1, vm2: kernel log says ABI 2.1" eval 'abi_in 1 2 && abi_in 2 2' || true
 
 # gids N: the device's GID table holds the netdev's IPv4 address (its
 # RoCE v2 GID is what rnic_perf's connection below is addressed to)

@@ -36,7 +36,7 @@ static u8 query_device(struct rdev *d, const struct rnic_aq_query *c,
 
 	if (c->scope || c->id)
 		return RNIC_AQ_BAD_PARAM;
-	/* The ABI in effect: 2.0, the only one an enable can give. */
+	/* The ABI in effect: 2.x, the only major an enable can give. */
 	a.abi_major = cpu_to_le16(RNIC_ABI2_MAJOR);
 	a.abi_minor = cpu_to_le16(RNIC_ABI2_MINOR);
 	a.caps = cpu_to_le32(d->caps);

@@ -71,7 +71,7 @@ TEST(rdma_only_abi2_is_served)
 	unsigned int i;
 
 	CHECK_EQ(le16_to_cpu(s.abi_major), 2);
-	CHECK_EQ(le16_to_cpu(s.abi_minor), 0);
+	CHECK_EQ(le16_to_cpu(s.abi_minor), RNIC_ABI2_MINOR);
 	CHECK_EQ(le16_to_cpu(s.abi_compat), BIT(2));
 	CHECK(le32_to_cpu(s.caps) & RNIC_CAP_TRANSPORT);
 	CHECK(!rnic_sig_serves(le32_to_cpu(s.magic), 2, BIT(2), 1));
