@@ -13,7 +13,7 @@
 #                               names; on failure fail=1 and status 1
 #   need WHAT CMD...            check, and exit 1 if it fails: for steps
 #                               without which nothing below means anything
-#   preflight WHAT...           rnic, rnic_perf: DKMS-installed for the
+#   preflight WHAT...           rnic, rnic_perf, rnic_scale: DKMS-installed for the
 #                               kernel the lab boots (lab_kver); rnicsim:
 #                               built (built now if missing).  Else one
 #                               "not ok" line and exit 1
@@ -108,9 +108,11 @@ preflight() {
 				exit 1
 			fi
 			;;
-		rnic | rnic_perf)
-			# RNIC_PERF_KO: perf_load insmods that file instead.
+		rnic | rnic_perf | rnic_scale)
+			# RNIC_PERF_KO, RNIC_SCALE_KO: the test insmods that file
+			# instead.
 			[ "$what" = rnic_perf ] && [ -n "${RNIC_PERF_KO:-}" ] && continue
+			[ "$what" = rnic_scale ] && [ -n "${RNIC_SCALE_KO:-}" ] && continue
 			if ! modinfo -k "$kver" -n "$what" 2>/dev/null | grep -q "/updates/dkms/"; then
 				lab_not_ok "$SUITE: $what is DKMS-installed for $kver (run scripts/dkms-install.sh $kver)" \
 					"/lib/modules/$kver"
