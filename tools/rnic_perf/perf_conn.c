@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic_perf: what client and server share. The data pattern and its
+ * scatter-gather layout, DMA-mapped buffers, the server's fast-registered
+ * region, control messages, and a connection's setup (PD, CQ, QP, SRQ,
+ * buffers, posted receives), drain and teardown.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "rnic_compat.h"
+#include "rnic_perf.h"
+
+/* ------------------------------------------------------------ pattern */
+
+u32 perf_word(u32 iter, u32 w)
+{
+	u32 x = iter * 0x9e3779b1U ^ (w + 1) * 0x85ebca6bU;
+
+	x ^= x >> 13;
+	x *= 0xc2b2ae35U;
+	x ^= x >> 16;
+	return x;
+}
+
+static u8 perf_byte(u32 iter, u32 pos)
+{
+	return perf_word(iter, pos >> 2) >> ((pos & 3) * 8);
+}
+
+/* Fill dst with message bytes off..off+len-1 of iteration iter. */
+void perf_fill(u8 *dst, u32 iter, u32 off, u32 len)
+{
+	u32 k = 0;
+
+	for (; k < len && ((off + k) & 3); k++)
+		dst[k] = perf_byte(iter, off + k);
+	for (; k + 4 <= len; k += 4)
+		put_unaligned_le32(perf_word(iter, (off + k) >> 2), dst + k);
+	for (; k < len; k++)
+		dst[k] = perf_byte(iter, off + k);
+}
+
+/* Bytes of src that differ from the pattern; *bad = first bad offset. */
+u32 perf_check(const u8 *src, u32 iter, u32 off, u32 len, u32 *bad)
+{
+	u32 k = 0, errs = 0, j;
+
+	while (k < len && ((off + k) & 3)) {
+		if (src[k] != perf_byte(iter, off + k) && !errs++)
+			*bad = off + k;
+		k++;
+	}
+	for (; k + 4 <= len; k += 4) {
+		if (get_unaligned_le32(src + k) == perf_word(iter, (off + k) >> 2))
+			continue;
+		for (j = k; j < k + 4; j++)
+			if (src[j] != perf_byte(iter, off + j) && !errs++)
+				*bad = off + j;
+	}
+	for (; k < len; k++)
+		if (src[k] != perf_byte(iter, off + k) && !errs++)
+			*bad = off + k;
+	return errs;
+}
+
+/*
+ * Scatter-gather layout of a buffer of len bytes split into up to nsge
+ * pieces: piece j holds message bytes [j * piece, ...) and sits at the
+ * mirrored place in the buffer, so the pieces are in reverse order and a
+ * device that ignored the SGE list would deliver scrambled data.
+ */
+static u32 perf_piece(u32 len, u32 nsge)
+{
+	return max_t(u32, ALIGN(DIV_ROUND_UP(len, nsge), 4), 4);
+}
+
+static u32 perf_npieces(u32 len, u32 nsge)
+{
+	return len ? DIV_ROUND_UP(len, perf_piece(len, nsge)) : 0;
+}
+
+/* Piece j: its message offset and length; returns its buffer offset. */
+static u32 perf_layout(u32 len, u32 nsge, u32 j, u32 *moff, u32 *plen)
+{
+	u32 piece = perf_piece(len, nsge), end;
+
+	*moff = j * piece;
+	end = min(len, *moff + piece);
+	*plen = end - *moff;
+	return len - end;
+}
+
+/*
+ * SGEs for a buffer; base is its DMA address, or for IB_SEND_INLINE its
+ * kernel virtual address (the provider copies the data at post time).
+ */
+int perf_sges(struct ib_sge *sge, u64 base, u32 len, u32 nsge, u32 lkey)
+{
+	u32 j, moff, plen, n = perf_npieces(len, nsge);
+
+	for (j = 0; j < n; j++) {
+		sge[j].addr = base + perf_layout(len, nsge, j, &moff, &plen);
+		sge[j].length = plen;
+		sge[j].lkey = lkey;
+	}
+	return n;
+}
+
+void perf_fill_msg(u8 *buf, u32 len, u32 nsge, u32 iter)
+{
+	u32 j, moff, plen, boff;
+
+	for (j = 0; j < perf_npieces(len, nsge); j++) {
+		boff = perf_layout(len, nsge, j, &moff, &plen);
+		perf_fill(buf + boff, iter, moff, plen);
+	}
+}
+
+/* Check the first msg_len message bytes of a buffer laid out for len. */
+u32 perf_check_msg(const u8 *buf, u32 len, u32 nsge, u32 msg_len,
+		   u32 iter, u32 *bad)
+{
+	u32 j, moff, plen, boff, errs = 0;
+
+	for (j = 0; j < perf_npieces(len, nsge); j++) {
+		boff = perf_layout(len, nsge, j, &moff, &plen);
+		if (moff >= msg_len)
+			break;
+		plen = min(plen, msg_len - moff);
+		errs += perf_check(buf + boff, iter, moff, plen, bad);
+	}
+	return errs;
+}
+
+/* Gather the first n message bytes of a buffer laid out for len. */
+void perf_copy_msg(void *dst, const u8 *buf, u32 len, u32 nsge, u32 n)
+{
+	u32 j, moff, plen, boff;
+
+	for (j = 0; j < perf_npieces(len, nsge); j++) {
+		boff = perf_layout(len, nsge, j, &moff, &plen);
+		if (moff >= n)
+			break;
+		memcpy(dst + moff, buf + boff, min(plen, n - moff));
+	}
+}
+
+/* ------------------------------------------------------------ buffers */
+
+static int perf_buf_alloc(struct perf_conn *c, struct perf_buf *b, u32 len)
+{
+	b->len = len;
+	b->va = kzalloc(len, GFP_KERNEL | __GFP_NOWARN);
+	if (!b->va)
+		return -ENOMEM;
+	b->dma = ib_dma_map_single(c->dev, b->va, len, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(c->dev, b->dma)) {
+		kfree(b->va);
+		b->va = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void perf_buf_free(struct perf_conn *c, struct perf_buf *b)
+{
+	if (!b->va)
+		return;
+	ib_dma_unmap_single(c->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
+	kfree(b->va);
+	b->va = NULL;
+}
+
+void perf_buf_for_cpu(struct perf_conn *c, struct perf_buf *b)
+{
+	ib_dma_sync_single_for_cpu(c->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
+}
+
+void perf_buf_for_dev(struct perf_conn *c, struct perf_buf *b)
+{
+	ib_dma_sync_single_for_device(c->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
+}
+
+void perf_region_for_cpu(struct perf_conn *c)
+{
+	if (!ib_uses_virt_dma(c->dev))
+		dma_sync_sgtable_for_cpu(c->dev->dma_device, &c->sgt,
+					 DMA_BIDIRECTIONAL);
+}
+
+void perf_region_for_dev(struct perf_conn *c)
+{
+	if (!ib_uses_virt_dma(c->dev))
+		dma_sync_sgtable_for_device(c->dev->dma_device, &c->sgt,
+					    DMA_BIDIRECTIONAL);
+}
+
+/* The server's buffer: rslots slots of rstride bytes, in single pages. */
+static int perf_region_alloc(struct perf_conn *c)
+{
+	struct ib_device_attr *attr = &c->dev->attrs;
+	u32 maxpg = min(attr->max_fast_reg_page_list_len, PERF_MAX_REGION_PAGES);
+	u32 i, len;
+	int ret;
+
+	c->rstride = ALIGN(perf_op_is_atomic(c->op) ? 8 : c->size, 64);
+	c->rslots = min_t(u64, c->depth, (u64)maxpg * PAGE_SIZE / c->rstride);
+	if (!c->rslots) {
+		pr_err("%s: size %u needs more than the device's %u fast-reg pages\n",
+		       dev_name(&c->dev->dev), c->size, maxpg);
+		return -EINVAL;
+	}
+	len = c->rslots * c->rstride;
+	c->npages = DIV_ROUND_UP(len, PAGE_SIZE);
+	c->pages = kcalloc(c->npages, sizeof(*c->pages), GFP_KERNEL);
+	if (!c->pages)
+		return -ENOMEM;
+	for (i = 0; i < c->npages; i++) {
+		c->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!c->pages[i])
+			return -ENOMEM;
+	}
+	c->region = vmap(c->pages, c->npages, VM_MAP, PAGE_KERNEL);
+	if (!c->region)
+		return -ENOMEM;
+	if (perf_op_is_atomic(c->op))
+		*(u64 *)c->region = PERF_ATOMIC_INIT;
+
+	ret = sg_alloc_table_from_pages(&c->sgt, c->pages, c->npages, 0,
+					(unsigned long)c->npages * PAGE_SIZE,
+					GFP_KERNEL);
+	if (ret)
+		return ret;
+	ret = ib_dma_map_sgtable_attrs(c->dev, &c->sgt, DMA_BIDIRECTIONAL, 0);
+	if (ret)
+		return ret;
+	c->sgt_mapped = true;
+
+	c->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, c->npages);
+	if (IS_ERR(c->mr)) {
+		ret = PTR_ERR(c->mr);
+		c->mr = NULL;
+		return ret;
+	}
+	ret = ib_map_mr_sg(c->mr, c->sgt.sgl, c->sgt.nents, NULL, PAGE_SIZE);
+	if (ret != c->sgt.nents)
+		return ret < 0 ? ret : -EINVAL;
+	return 0;
+}
+
+static void perf_region_free(struct perf_conn *c)
+{
+	u32 i;
+
+	if (c->mr)
+		ib_dereg_mr(c->mr);
+	c->mr = NULL;
+	if (c->sgt_mapped)
+		ib_dma_unmap_sgtable_attrs(c->dev, &c->sgt, DMA_BIDIRECTIONAL, 0);
+	c->sgt_mapped = false;
+	sg_free_table(&c->sgt);
+	if (c->region)
+		vunmap(c->region);
+	c->region = NULL;
+	if (c->pages) {
+		for (i = 0; i < c->npages; i++)
+			if (c->pages[i])
+				__free_page(c->pages[i]);
+		kfree(c->pages);
+	}
+	c->pages = NULL;
+}
+
+/* ------------------------------------------------------------ completions */
+
+void perf_wc_error(struct perf_conn *c, struct ib_wc *wc, const char *what)
+{
+	/* flushes follow a real error or the teardown */
+	if (wc->status == IB_WC_WR_FLUSH_ERR &&
+	    (c->server || c->wc_err || test_bit(0, &c->releasing)))
+		return;
+	if (!c->wc_err) {
+		c->wc_status = wc->status;
+		c->wc_opcode = wc->opcode;
+		pr_err("%s completion error on %s: %s (%d), vendor_err %u\n",
+		       what, dev_name(&c->dev->dev),
+		       ib_wc_status_msg(wc->status), wc->status, wc->vendor_err);
+	}
+	c->wc_err = -EIO;
+	wake_up(&c->wq);
+}
+
+void perf_send_done(struct perf_conn *c)
+{
+	if (atomic_dec_and_test(&c->sq_pending))
+		wake_up(&c->wq);
+}
+
+static void perf_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct perf_conn *c = cq->cq_context;
+
+	if (wc->status != IB_WC_SUCCESS)
+		perf_wc_error(c, wc, "control send");
+	perf_send_done(c);
+	/* a UD server has no disconnect: its last REPLY ends the connection */
+	if (c->release_after_tx)
+		perf_conn_release(c);
+}
+
+static void perf_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct perf_conn *c = cq->cq_context;
+
+	if (wc->status != IB_WC_SUCCESS)
+		perf_wc_error(c, wc, "REG_MR");
+	perf_send_done(c);
+}
+
+int perf_post_rx(struct perf_conn *c, struct perf_rx *r)
+{
+	struct ib_sge sge[PERF_MAX_SGE];
+	const struct ib_recv_wr *bad;
+	struct ib_recv_wr wr = {};
+
+	perf_buf_for_dev(c, &r->buf);
+	wr.wr_cqe = &r->cqe;
+	wr.sg_list = sge;
+	wr.num_sge = perf_sges(sge, r->buf.dma, c->rx_len, c->rx_nsge,
+			       c->pd->local_dma_lkey);
+	if (c->srq)
+		return ib_post_srq_recv(c->srq, &wr, &bad);
+	return ib_post_recv(c->id->qp, &wr, &bad);
+}
+
+int perf_send_ctrl(struct perf_conn *c, struct perf_ctrl *m)
+{
+	struct perf_buf *b = &c->ctrl_tx[c->ctrl_tx_next++ & 1];
+	const struct ib_send_wr *bad;
+	struct ib_ud_wr uwr = {};
+	struct ib_send_wr *wr = &uwr.wr;
+	struct ib_sge sge;
+	int ret;
+
+	if (c->ud) {
+		if (!c->ah)
+			return -ENOTCONN;
+		uwr.ah = c->ah;
+		uwr.remote_qpn = c->remote_qpn;
+		uwr.remote_qkey = c->remote_qkey;
+	}
+	m->magic = cpu_to_be32(PERF_MAGIC);
+	memcpy(b->va, m, sizeof(*m));
+	perf_buf_for_dev(c, b);
+	sge.addr = b->dma;
+	sge.length = sizeof(*m);
+	sge.lkey = c->pd->local_dma_lkey;
+	wr->wr_cqe = &c->ctrl_tx_cqe;
+	wr->opcode = IB_WR_SEND;
+	wr->send_flags = IB_SEND_SIGNALED;
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	atomic_inc(&c->sq_pending);
+	ret = ib_post_send(c->id->qp, wr, &bad);
+	if (ret)
+		atomic_dec(&c->sq_pending);
+	return ret;
+}
+
+/* ------------------------------------------------------------ connections */
+
+/*
+ * Let every posted WR complete (flushed) so that no completion handler runs
+ * on a buffer about to be freed.
+ */
+void perf_drain(struct perf_conn *c)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (c->drained || !c->qp_created)
+		return;
+	c->drained = true;
+	if (!c->ud) {
+		ib_drain_qp(c->id->qp);
+		return;
+	}
+	/*
+	 * ib_drain_sq() posts an RDMA WRITE, which a UD QP refuses: drain the
+	 * RQ the generic way (no RQ of our own with an SRQ), then wait for
+	 * the sends the move to ERR flushed.
+	 */
+	if (c->srq)
+		ib_modify_qp(c->id->qp, &attr, IB_QP_STATE);
+	else
+		ib_drain_rq(c->id->qp);
+	if (!wait_event_timeout(c->wq, !atomic_read(&c->sq_pending), PERF_TIMEOUT))
+		pr_err("%s: %d UD sends never completed\n",
+		       dev_name(&c->dev->dev), atomic_read(&c->sq_pending));
+}
+
+void perf_conn_free(struct perf_conn *c)
+{
+	u32 i;
+
+	if (c->qp_created) {
+		perf_drain(c);
+		rdma_destroy_qp(c->id);
+		c->qp_created = false;
+	}
+	/* the SRQ's buffers are still posted: the SRQ goes before them */
+	if (c->srq)
+		ib_destroy_srq(c->srq);
+	c->srq = NULL;
+	if (c->ah)
+		rdma_destroy_ah(c->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	c->ah = NULL;
+	if (c->slots)
+		for (i = 0; i < c->nslots; i++)
+			perf_buf_free(c, &c->slots[i].buf);
+	kfree(c->slots);
+	if (c->rx)
+		for (i = 0; i < c->nrx; i++)
+			perf_buf_free(c, &c->rx[i].buf);
+	kfree(c->rx);
+	perf_buf_free(c, &c->ctrl_tx[0]);
+	perf_buf_free(c, &c->ctrl_tx[1]);
+	perf_region_free(c);
+	if (c->cq)
+		ib_free_cq(c->cq);
+	if (c->pd)
+		ib_dealloc_pd(c->pd);
+	kvfree(c->lat);
+	c->slots = NULL;
+	c->rx = NULL;
+	c->cq = NULL;
+	c->pd = NULL;
+	c->lat = NULL;
+}
+
+/*
+ * IB_EVENT_SRQ_LIMIT_REACHED: fewer than srq_limit receives are left; the
+ * limit is now disarmed, so it must fire once per run.  Any context.
+ */
+static void perf_srq_event(struct ib_event *ev, void *ctx)
+{
+	struct perf_conn *c = ctx;
+
+	if (ev->event != IB_EVENT_SRQ_LIMIT_REACHED) {
+		pr_err("%s: SRQ event %s\n", dev_name(&c->dev->dev),
+		       ib_event_msg(ev->event));
+		return;
+	}
+	if (atomic_inc_return(&c->srq_events) == 1)
+		c->srq_event_rx = READ_ONCE(c->rx_data);
+}
+
+/* PD, CQ, QP, buffers and posted receives for an id bound to a device. */
+int perf_conn_setup(struct perf_conn *c)
+{
+	struct ib_device_attr *attr;
+	struct ib_qp_init_attr qpa = {};
+	u32 i, sq, rq;
+	int ret;
+
+	c->dev = c->id->device;
+	attr = &c->dev->attrs;
+	if (c->nsge > attr->max_send_sge || c->nsge > attr->max_recv_sge) {
+		pr_err("%s: sge=%u exceeds the device's %d/%d\n", dev_name(&c->dev->dev),
+		       c->nsge, attr->max_send_sge, attr->max_recv_sge);
+		return -EINVAL;
+	}
+	if (perf_op_is_atomic(c->op) && attr->atomic_cap == IB_ATOMIC_NONE) {
+		pr_err("%s: no atomic operations\n", dev_name(&c->dev->dev));
+		return -EOPNOTSUPP;
+	}
+
+	c->grh = c->ud ? PERF_GRH_LEN : 0;
+	c->nrx = PERF_CTRL_RX;
+	c->rx_len = sizeof(struct perf_ctrl);
+	c->rx_nsge = 1;
+	sq = c->depth + 4;
+	if (c->server) {
+		sq = 8;
+		if (perf_op_is_send(c->op) || c->op == PERF_WRITE_IMM)
+			c->nrx = min_t(u32, 2 * c->depth + PERF_CTRL_RX,
+				       attr->max_qp_wr - 1);
+		if (perf_op_is_send(c->op)) {
+			c->rx_len = max_t(u32, c->size, sizeof(struct perf_ctrl));
+			c->rx_nsge = c->nsge;
+		}
+		/*
+		 * fault=short: one byte less than a SEND, still room for a
+		 * control message (the client checked the size).
+		 */
+		if (c->fault == PERF_FAULT_SHORT &&
+		    c->size > sizeof(struct perf_ctrl))
+			c->rx_len = c->size - 1;
+	}
+	c->rx_len += c->grh;
+	rq = c->nrx;
+	/*
+	 * ib_drain_rq() posts one more receive after the QP went to ERR, and
+	 * every buffer is posted then: the RQ needs room for it (a device
+	 * that rounds queue sizes up hides a full RQ; ABI 2.0 rnic does not,
+	 * and the drain failed with -ENOMEM and a WARN when the last buffer
+	 * had been reposted).
+	 */
+	if (sq > attr->max_qp_wr || rq + 1 > attr->max_qp_wr) {
+		pr_err("%s: depth %u exceeds the device's %d work requests\n",
+		       dev_name(&c->dev->dev), c->depth, attr->max_qp_wr);
+		return -EINVAL;
+	}
+	if (c->use_srq) {
+		/* a buffer per data message, plus the control messages' */
+		c->nrx = c->count + PERF_CTRL_RX;
+		if (!perf_op_is_send(c->op) || c->nrx > attr->max_srq_wr ||
+		    !c->srq_limit || c->srq_limit >= c->nrx) {
+			pr_err("%s: srq needs a send op, count + %u <= %d and 0 < srq_limit < that\n",
+			       dev_name(&c->dev->dev), PERF_CTRL_RX,
+			       attr->max_srq_wr);
+			return -EINVAL;
+		}
+		rq = c->nrx;
+	}
+
+	c->pd = ib_alloc_pd(c->dev, 0);
+	if (IS_ERR(c->pd)) {
+		ret = PTR_ERR(c->pd);
+		c->pd = NULL;
+		return ret;
+	}
+	if (c->use_srq) {
+		struct ib_srq_init_attr sa = {
+			.event_handler = perf_srq_event,
+			.srq_context = c,
+			.attr = { .max_wr = c->nrx, .max_sge = c->rx_nsge },
+			.srq_type = IB_SRQT_BASIC,
+		};
+
+		c->srq = ib_create_srq(c->pd, &sa);
+		if (IS_ERR(c->srq)) {
+			ret = PTR_ERR(c->srq);
+			c->srq = NULL;
+			pr_err("%s: ib_create_srq: %d\n", dev_name(&c->dev->dev), ret);
+			return ret;
+		}
+	}
+	c->cq = ib_alloc_cq(c->dev, c, sq + rq + 4, 0,
+			    c->server ? IB_POLL_WORKQUEUE : IB_POLL_SOFTIRQ);
+	if (IS_ERR(c->cq)) {
+		ret = PTR_ERR(c->cq);
+		c->cq = NULL;
+		return ret;
+	}
+
+	qpa.event_handler = NULL;
+	qpa.send_cq = c->cq;
+	qpa.recv_cq = c->cq;
+	qpa.qp_type = c->ud ? IB_QPT_UD : IB_QPT_RC;
+	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qpa.srq = c->srq;
+	qpa.cap.max_send_wr = sq;
+	qpa.cap.max_recv_wr = c->srq ? 0 : rq + 1;
+	qpa.cap.max_send_sge = c->server ? 1 : c->nsge;
+	qpa.cap.max_recv_sge = c->srq ? 0 : c->rx_nsge;
+	if (c->inl)
+		qpa.cap.max_inline_data = min(c->size, PERF_INLINE_MAX);
+	ret = rdma_create_qp(c->id, c->pd, &qpa);
+	if (ret) {
+		pr_err("%s: rdma_create_qp: %d\n", dev_name(&c->dev->dev), ret);
+		return ret;
+	}
+	c->qp_created = true;
+	if (c->inl && qpa.cap.max_inline_data < c->size) {
+		pr_err("%s: inline %u bytes not supported (max %u)\n",
+		       dev_name(&c->dev->dev), c->size, qpa.cap.max_inline_data);
+		return -EINVAL;
+	}
+
+	for (i = 0; i < 2; i++) {
+		ret = perf_buf_alloc(c, &c->ctrl_tx[i], sizeof(struct perf_ctrl));
+		if (ret)
+			return ret;
+	}
+	c->ctrl_tx_cqe.done = perf_ctrl_tx_done;
+
+	c->rx = kcalloc(c->nrx, sizeof(*c->rx), GFP_KERNEL);
+	if (!c->rx)
+		return -ENOMEM;
+	for (i = 0; i < c->nrx; i++) {
+		c->rx[i].c = c;
+		c->rx[i].cqe.done = c->server ? perf_server_rx_done : perf_client_rx_done;
+		ret = perf_buf_alloc(c, &c->rx[i].buf, c->rx_len);
+		if (ret)
+			return ret;
+		/* fault=norecv: the client's SENDs must meet an empty RQ */
+		if (c->server && c->fault == PERF_FAULT_NORECV)
+			continue;
+		ret = perf_post_rx(c, &c->rx[i]);
+		if (ret)
+			return ret;
+	}
+
+	if (c->srq) {
+		struct ib_srq_attr sa = { .srq_limit = c->srq_limit };
+
+		/* armed once every buffer is posted */
+		ret = ib_modify_srq(c->srq, &sa, IB_SRQ_LIMIT);
+		if (ret)
+			return ret;
+	}
+	if (c->server) {
+		c->reg_cqe.done = perf_reg_done;
+		if (!perf_op_is_send(c->op))
+			return perf_region_alloc(c);
+		return 0;
+	}
+
+	c->nslots = c->depth;
+	c->slots = kcalloc(c->nslots, sizeof(*c->slots), GFP_KERNEL);
+	if (!c->slots)
+		return -ENOMEM;
+	for (i = 0; i < c->nslots; i++) {
+		c->slots[i].c = c;
+		c->slots[i].cqe.done = perf_slot_done;
+		ret = perf_buf_alloc(c, &c->slots[i].buf,
+				     perf_op_is_atomic(c->op) ? 8 : c->size);
+		if (ret)
+			return ret;
+	}
+	c->lat = kvcalloc(c->count, sizeof(*c->lat), GFP_KERNEL);
+	if (!c->lat)
+		return -ENOMEM;
+	return 0;
+}
