@@ -2,9 +2,10 @@
 /*
  * rnic_scale: scale and limits of an RDMA device (Documentation/rnic_scale.rst).
  *
- * rnic_scale_main.c is the module: debugfs, the result lines and the limits
- * command; rnic_scale_conn.c runs the commands that need rdma_cm loopback
- * connections (conns, mr_churn, cq_overflow).
+ * rnic_scale_main.c is the module: debugfs, the result lines and the
+ * limits command; rnic_scale_conn.c makes rdma_cm loopback connections and
+ * runs conns over many of them, rnic_scale_one.c mr_churn and cq_overflow
+ * over one.
  */
 #ifndef RNIC_SCALE_H
 #define RNIC_SCALE_H

@@ -10,8 +10,8 @@
  *   cat /sys/kernel/debug/rnic_scale/results
  *
  * This file is the module: the debugfs interface, the result lines and the
- * limits command. rnic_scale_conn.c runs the commands over rdma_cm
- * loopback connections.
+ * limits command. rnic_scale_conn.c and rnic_scale_one.c run the commands
+ * over rdma_cm loopback connections.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
