@@ -20,7 +20,7 @@ CACHE ?= /var/cache/rnic
 XMACRO_FILES := $(wildcard include/*.h) drivers/rnic_stats.h
 SRC_FILES := $(filter-out $(XMACRO_FILES) %.mod.c, \
 	$(wildcard drivers/*.c drivers/*.h kunit/*.c kunit/*.h tools/rnic_perf/*.[ch] \
-	tools/rnic_scale/*.c tools/rnic_scale/*.h))
+	tools/rnic_scale/*.[ch]))
 CHECKPATCH_FLAGS := --strict --no-tree --terse --show-types \
 	--ignore FILE_PATH_CHANGES
 

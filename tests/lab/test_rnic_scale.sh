@@ -38,8 +38,8 @@ lab_start rnic_scale || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_scale"
 	exit 1
 }
-# boot, load; conns 5; limits 5; mr_churn 1; cq_overflow 1; unload 1
-lab_plan 15 1
+# boot, load; conns 5; limits 5; mr_churn 2; cq_overflow 1; unload 1
+lab_plan 16 1
 check_init
 preflight rnic rnic_scale rnicsim
 
@@ -181,8 +181,23 @@ limit_ok() {
 	case "$err" in ENOSPC | ENOMEM | EINVAL | EAGAIN | EBUSY) ;; *) return 1 ;; esac
 	[ "$got" = $((max - ex)) ]
 }
+# stats: the driver's counters (rdma statistic), "name value" lines.
+stats() {
+	lab_exec 1 --timeout 30 "rdma statistic show link rnic0/1" |
+		awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }'
+}
+stats >"$LAB_DIR/stats-limits-before" 2>&1 || true
 check "limits: CQs, QPs, MRs, PDs allocated until refused, all freed" limits_run || true
 [ -z "$LIMITS_LINE" ] || echo "# limits: ${LIMITS_LINE#limits }"
+stats >"$LAB_DIR/stats-limits-after" 2>&1 || true
+# delta NAME: how much a counter grew over the limits run ("?" if unread).
+delta() {
+	local b a
+	b="$(awk -v k="$1" '$1 == k { print $2 }' "$LAB_DIR/stats-limits-before")"
+	a="$(awk -v k="$1" '$1 == k { print $2 }' "$LAB_DIR/stats-limits-after")"
+	if [ -n "$b" ] && [ -n "$a" ]; then echo "+$((a - b))"; else echo "?"; fi
+}
+echo "# limits: driver counter cmd_failures $(delta cmd_failures) (rdma statistic: one per command the device refused)"
 for k in cq qp mr pd; do
 	check "limits: ${k^^}s: count = max_$k - existing (or none refused up to cap=$SCALE_LIMIT_CAP), clean errno, one again after the frees" \
 		limit_ok "$k" || true
@@ -200,8 +215,23 @@ churn_ok() {
 }
 check "mr_churn: $SCALE_CHURN x (alloc, REG_MR over $SCALE_PAGES fresh pages, WRITE through the rkey, verify, LOCAL_INV, dereg)" \
 	churn_ok || true
-l="$(last mr_churn)"
-[ -z "$l" ] || echo "# mr_churn: $(field "$l" regs) registrations of $(field "$l" pages) pages (device max $(field "$l" max_pages)): $(field "$l" regs_per_s) registrations/s, $(field "$l" bytes_verified) bytes verified, status=$(field "$l" status) err=$(field "$l" err)"
+churn_figures() {
+	local l
+	l="$(last mr_churn)"
+	[ -z "$l" ] || echo "# mr_churn: $(field "$l" regs) registrations of $(field "$l" pages) pages (device max $(field "$l" max_pages)): $(field "$l" regs_per_s) registrations/s, $(field "$l" bytes_verified) bytes verified, status=$(field "$l" status) err=$(field "$l" err)"
+}
+churn_figures
+# churn_max: two registrations of the device's largest page list.
+churn_max() {
+	local l
+	scale "mr_churn addr=$ADDR n=2 pages=1048576" 300 || return 1
+	l="$(last mr_churn)"
+	[ "$(field "$l" status)" = ok ] && [ "$(field "$l" regs)" = 2 ] &&
+		[ "$(field "$l" pages)" = "$(field "$l" max_pages)" ] &&
+		[ "$(field "$l" bytes_verified)" = $((2 * $(field "$l" pages) * 4096)) ]
+}
+check "mr_churn: 2 x the largest page list (max_fast_reg_page_list_len)" churn_max || true
+churn_figures
 
 # ------------------------------------------------------------- cq_overflow
 
