@@ -20,7 +20,8 @@
 #  - cq_overflow: more signalled WRITEs than a CQ of the smallest size
 #    holds, never polled: the CQ's handler gets IB_EVENT_CQ_ERR and the QP's
 #    IB_EVENT_QP_FATAL, as the verbs define an overflow;
-#  - rmmod rnic_scale and rnic: everything was freed.
+#  - rmmod rnic_scale with connections held, and rnic: everything was
+#    freed.
 # Every figure is printed as a "# " comment. RNIC_SCALE_KO=path insmods a
 # freshly built rnic_scale.ko instead of the DKMS one. SCALE_LIMIT_CAP=0
 # takes the limits to the refusal of every kind; the VM then has 1 GiB:
@@ -247,10 +248,14 @@ check "cq_overflow: signalled WRITEs past a CQ of the smallest size: IB_EVENT_CQ
 l="$(last cq_overflow)"
 [ -z "$l" ] || echo "# cq_overflow: ${l#cq_overflow }"
 
+# unload: rmmod rnic_scale with 4 connections held (its exit tears them
+# down), then rnic.
 unload() {
-	lab_exec 1 --timeout 120 "rmmod rnic_scale && rmmod rnic && ! grep -qw '^rnic' /proc/modules"
+	conns_verified 4 hold=1 || return 1
+	lab_exec 1 --timeout 120 "rmmod rnic_scale && dmesg | grep -q 'rnic_scale: teardown conns=4 ' &&
+		rmmod rnic && ! grep -qw '^rnic' /proc/modules"
 }
-check "rmmod rnic_scale rnic" unload || true
+check "rmmod rnic_scale with 4 connections held, then rnic" unload || true
 
 lab_stop
 echo "# test_rnic_scale: $(lab_elapsed "$T0") s"
