@@ -20,6 +20,12 @@
 #    has per-version packets and bytes, retransmits, timeouts, NAKs by
 #    kind, duplicates, ICRC errors and drops by reason (those that count
 #    faults rise in test_fault_rnic.sh);
+#  - RoCE v2 only, after those: invalidation as FRWR ULPs do it, a
+#    verified WRITE run whose server region is then invalidated by the
+#    server's LOCAL_INV (inv=local) or the client's SEND_WITH_INV
+#    (inv=remote, the server's receive completion must carry
+#    IB_WC_WITH_INVALIDATE and its rkey); a WRITE with the old rkey must
+#    fail with REM_ACCESS_ERR, and the next run registers again;
 #  - RoCE v2 over IPv6 (the connection addressed to the peer's
 #    fd00:20::N, so it uses that address's RoCE v2 GID): each port's GID
 #    table has its address as a RoCE v2 GID, every operation verified,
@@ -27,9 +33,14 @@
 #    4791 between them only, decoded as InfiniBand, no IPv4 UDP 4791, no
 #    0x8915, no malformed frame; RoCE v2 counters up, v1 not;
 #  - a non-default RoCE v2 UDP port: rnic loaded again with
-#    roce_udp_port=5791; SEND, WRITE and WRITE_WITH_IMM verified; on the
-#    bridge the frames go to UDP 5791, decoded as InfiniBand when tshark
-#    is told the port, none to 4791, no malformed frame.
+#    roce_udp_port=5791 from /etc/modprobe.d/rnic.conf; SEND, WRITE and
+#    WRITE_WITH_IMM verified; on the bridge the frames go to UDP 5791,
+#    decoded as InfiniBand when tshark is told the port, none to 4791, no
+#    malformed frame; NVMe over Fabrics over IPv6 on that port (nvmet-rdma
+#    in vm2 on fd00:20::2, fio in vm1 writes 16 MiB and reads it back
+#    verified); vm1's rdma_cm configfs default_roce_tos 104 (DSCP 26):
+#    every frame either VM sends carries it in its IPv4 or IPv6 header
+#    (vm2 takes it from the CM REQ).
 # (The IPv6 and UDP port parts were test_rnic_ipv6.sh and
 # test_rnic_udp_port.sh, each booting a pair of its own.)
 # The NIC runs the transport: its port counters (hw_*) are the per-version
@@ -39,6 +50,8 @@ set -euo pipefail
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
 # shellcheck source=tests/lab/lib_perf.sh
 . "$(dirname "$0")/lib_perf.sh"
+# shellcheck source=tests/lab/lib_nvmeof.sh
+. "$(dirname "$0")/lib_nvmeof.sh"
 
 SUITE="perf rnic"
 T0="$(lab__now_us)"
@@ -46,15 +59,19 @@ lab_start perf_rnic || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/perf_rnic"
 	exit 1
 }
-# 2 boots, 3 set-up steps, 15 per RoCE version, the counter set; IPv6:
+# 2 boots, 3 set-up steps, 15 per RoCE version, 2 invalidation runs
+# (RoCE v2), the counter set; IPv6:
 # 2 GIDs, the server, 8 runs, the wire and the counters; UDP port: the
-# unload, 2 loads, the server, 3 runs and the wire.
-lab_plan 57 2
+# unload, 2 loads, the TOS, the server, 3 runs, NVMe-oF over IPv6 (4)
+# and the wire (port, TOS).
+lab_plan 65 2
 perf_checks_init
 perf_preflight
 
-lab_vm 1 --rnic
-lab_vm 2 --rnic
+# Two vCPUs each: the driver's posts, completion handlers and teardown
+# run on two CPUs at once (MTTCG).
+lab_vm 1 --rnic --smp 2
+lab_vm 2 --rnic --smp 2
 boot_vms 1 2
 check_vms "1 2" "rnic0 ACTIVE, rnic_perf loaded" rnic_up || exit 1
 SRV="$(lab_addr 2 rnic 4)"
@@ -158,6 +175,29 @@ driver_is_wire() {
 	return "$bad"
 }
 
+# inv_run MODE: a verified WRITE run with inv=MODE: the client's line
+# says the region was invalidated and the WRITE with the old rkey failed
+# with REM_ACCESS_ERR, the server's that it saw the invalidation.
+inv_run() {
+	local line srv
+	line="$(perf_run 1 "$SRV" --timeout 150 op=write size=4096 depth=8 count=32 inv="$1")" || {
+		echo "$line"
+		return 1
+	}
+	echo "$line"
+	if [ "$(perf_field "$line" status)" != ok ] || [ "$(perf_field "$line" inv)" != "$1" ] ||
+		[ "$(perf_field "$line" inv_checked)" != 1 ] ||
+		[ "$(perf_field "$line" inv_probe)" != REM_ACCESS_ERR ]; then
+		return 1
+	fi
+	srv="$(perf_check 2 "$line")" || {
+		echo "$srv"
+		return 1
+	}
+	echo "$srv"
+	[ "$(perf_field "$srv" inv)" = "$1" ] && [ "$(perf_field "$srv" inv_checked)" = 1 ]
+}
+
 for v in 1 2; do
 	if [ "$v" = 1 ]; then mode="IB/RoCE v1"; else mode="RoCE v2"; fi
 	other=$((3 - v))
@@ -201,6 +241,14 @@ for v in 1 2; do
 		transport_is_port || true
 	check "RoCE v$v: each transport's TX packets and bytes = the frames and bytes from its MAC on the bridge" \
 		driver_is_wire || true
+	# After the capture and the counters: the refused WRITE is a NAK
+	# and ends the connection. The second run registers a new region.
+	if [ "$v" = 2 ]; then
+		check "RoCE v2: inv=local: WRITE 4 KiB, 32 verified; server LOCAL_INV; old rkey refused (REM_ACCESS_ERR)" \
+			inv_run local || true
+		check "RoCE v2: inv=remote: WRITE 4 KiB, 32 verified; SEND_WITH_INV, server sees WITH_INVALIDATE and its rkey; old rkey refused" \
+			inv_run remote || true
+	fi
 done
 
 # Item 8's counter set: per-version packets/bytes, retransmits, timeouts,
@@ -329,17 +377,27 @@ check "IPv6: rdma statistic: RoCE v2 TX/RX packets up, v1 unchanged" v6_counters
 
 # ------------------------------------------------------------ UDP port
 # A non-default RoCE v2 UDP port: both VMs load rnic again with
-# roce_udp_port=5791 (modprobe option); on the bridge the RoCE frames go
-# to UDP 5791 (tshark decodes them as InfiniBand when told the port),
-# none to 4791.
+# roce_udp_port=5791 (in /etc/modprobe.d/rnic.conf); on the bridge the
+# RoCE frames go to UDP 5791 (tshark decodes them as InfiniBand when told
+# the port), none to 4791.
 UDP_PORT=5791
 check "rnic_perf stopped, rmmod rnic_perf rnic on both VMs" rnic_unload 1 2 || true
 port_set() {
-	rnic_up "$1" "roce_udp_port=$UDP_PORT" &&
+	rnic_up_conf "$1" "roce_udp_port=$UDP_PORT" &&
 		lab_exec "$1" --timeout 30 "grep -x $UDP_PORT /sys/module/rnic/parameters/roce_udp_port" &&
 		roce_mode "$1" rnic0 "RoCE v2"
 }
-check_vms "1 2" "UDP $UDP_PORT: modprobe rnic roce_udp_port=$UDP_PORT, RoCE v2 default, rnic_perf loaded" port_set || true
+check_vms "1 2" "UDP $UDP_PORT: rnic.conf 'options rnic roce_udp_port=$UDP_PORT', modprobe rnic, RoCE v2 default, rnic_perf loaded" port_set || true
+# rdma_cm takes the TOS of a connection whose ULP set none from configfs;
+# the NIC must put it in every header it builds (README, Usage).
+TOS=104
+roce_tos() {
+	lab_exec "$1" --timeout 30 "set -e
+		d=/sys/kernel/config/rdma_cm/rnic0/ports/1
+		echo $2 > \$d/default_roce_tos
+		grep -qx $2 \$d/default_roce_tos"
+}
+check "UDP $UDP_PORT: vm1: default_roce_tos $TOS (DSCP 26) set in configfs" roce_tos 1 "$TOS" || true
 check "UDP $UDP_PORT: vm2: rnic_perf server on $SRV" perf_server 2 "$SRV" || true
 
 PCAP="$LAB_DIR/udp-$UDP_PORT.pcap"
@@ -350,6 +408,21 @@ perf_case "UDP $UDP_PORT: RDMA WRITE 64 KiB, depth 8, 32 verified" 1 2 "$SRV" --
 	op=write size=65536 depth=8 count=32
 perf_case "UDP $UDP_PORT: RDMA WRITE_WITH_IMM 8 KiB, 64 verified" 1 2 "$SRV" --timeout 150 \
 	op=write_imm size=8192 depth=8 count=64
+# A kernel ULP of its own choosing over IPv6 on this port: nvme-rdma.
+TADDR6="$(lab_addr 2 rnic 6)"
+check "UDP $UDP_PORT: vm2: nvmet-rdma target on [$TADDR6]:$NVME_PORT, 32 MiB" \
+	nvmet_up 2 "$TADDR6" 32 || true
+connect6() { DEV6="$(nvme_host_up 1 "$TADDR6")" && echo "$DEV6"; }
+check "UDP $UDP_PORT: vm1: nvme connect -t rdma -a $TADDR6" connect6 || true
+check "UDP $UDP_PORT: NVMe-oF over IPv6: fio writes 16 MiB, reads it back, verified" \
+	nvme_verify 1 "${DEV6:-/dev/no-nvme-device}" 16 300 || true
+nvme_down6() {
+	local rc=0
+	nvme_host_down 1 || rc=1
+	nvmet_down 2 || rc=1
+	return "$rc"
+}
+check "UDP $UDP_PORT: vm1: nvme disconnect; vm2: target removed" nvme_down6 || true
 lab_capture_stop "$PCAP" || true
 
 port_on_wire() {
@@ -357,12 +430,37 @@ port_on_wire() {
 	p="$(pcap_count "$PCAP" "udp.dstport == $UDP_PORT")"
 	d="$(pcap_count "$PCAP" 'udp.dstport == 4791 || eth.type == 0x8915')"
 	ib="$(pcap_count "$PCAP" "udp.dstport == $UDP_PORT && infiniband" -o "infiniband.rroce.port:$UDP_PORT")"
-	bad="$(pcap_count "$PCAP" '_ws.malformed || _ws.expert.severity >= 0x00800000' -o "infiniband.rroce.port:$UDP_PORT")"
+	# IPv6 UDP checksum 0 as in the IPv6 section; the NVMe/RDMA
+	# dissector's throw on WRITE Middle/Last packets of NVMe data
+	# (test_nvmeof_roce_v1.sh, on_wire) is not the NIC's.
+	art='nvme && _ws.malformed && (infiniband.bth.opcode == 7 || infiniband.bth.opcode == 8)'
+	bad="$(pcap_count "$PCAP" "(_ws.malformed || _ws.expert.severity >= 0x00800000) && !($art)" \
+		-o "infiniband.rroce.port:$UDP_PORT" -o udp.ignore_ipv6_zero_checksum:TRUE)"
 	echo "UDP $UDP_PORT: $p (InfiniBand: $ib), UDP 4791 or 0x8915: $d, malformed/expert errors: $bad"
 	[ "$p" -gt 0 ] && [ "$ib" = "$p" ] && [ "$d" = 0 ] && [ "$bad" = 0 ]
 }
 check "UDP $UDP_PORT: frames go to UDP $UDP_PORT, decoded as InfiniBand; none to 4791; no malformed/expert errors" \
 	port_on_wire || true
+# Every RoCE frame from vm1 (its requests, ACKs and CM MADs, IPv4 and
+# IPv6) has TOS 104, and so has every frame from vm2, whose end of each
+# connection takes the traffic class of the CM REQ's path.
+tos_on_wire() {
+	local n mac f all tos v6 bad=0
+	local t="(ip.dsfield == $TOS || ipv6.tclass == $TOS)"
+	for n in 1 2; do
+		mac="$MAC1"
+		[ "$n" = 2 ] && mac="$MAC2"
+		f="eth.src == $mac && udp.dstport == $UDP_PORT"
+		all="$(pcap_count "$PCAP" "$f")"
+		tos="$(pcap_count "$PCAP" "$f && $t")"
+		v6="$(pcap_count "$PCAP" "$f && ipv6")"
+		echo "frames from vm$n: $all (IPv6: $v6), with TOS $TOS: $tos"
+		[ "$all" -gt 0 ] && [ "$v6" -gt 0 ] && [ "$tos" = "$all" ] || bad=1
+	done
+	return "$bad"
+}
+check "UDP $UDP_PORT: every frame either VM sent carries vm1's default_roce_tos $TOS in its IPv4 or IPv6 header" \
+	tos_on_wire || true
 
 lab_stop
 echo "# test_perf_rnic: $(lab_elapsed "$T0") s"
