@@ -409,11 +409,13 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 		rate = div64_u64((u64)a->count * 1000000, us);
 	}
 	snprintf(line, sizeof(line),
-		 "client local=%pISpc peer=%pISpc dev=%s qp=%s srq=%u op=%s size=%u depth=%u count=%u sge=%u inline=%u verify=%u fault=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
+		 "client local=%pISpc peer=%pISpc dev=%s qp=%s srq=%u op=%s size=%u depth=%u count=%u sge=%u inline=%u verify=%u fault=%s inv=%s inv_checked=%u inv_probe=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
 		 &c->id->route.addr.src_addr, &a->addr,
 		 c->dev ? dev_name(&c->dev->dev) : "-",
 		 a->ud ? "ud" : "rc", a->srq, perf_op_names[a->op], a->size,
 		 a->depth, a->count, a->nsge, a->inl, a->verify, perf_fault_names[a->fault],
+		 perf_inv_names[a->inv], c->inv_checked,
+		 c->inv_probe_done ? perf_wc_name(c->inv_probe) : "-",
 		 ret || errors ? "fail" : "ok", ret,
 		 perf_wc_name(c->wc_err ? c->wc_status : IB_WC_SUCCESS),
 		 atomic_read(&c->flushed), errors,
@@ -421,6 +423,107 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 		 avg / 1000, avg % 1000 / 100, p50 / 1000, p50 % 1000 / 100,
 		 p99 / 1000, p99 % 1000 / 100);
 	perf_result_add(line);
+}
+
+/*
+ * inv=: have the server's region invalidated: the server posts LOCAL_INV
+ * on its rkey (local), or our SEND_WITH_INV names it (remote); the
+ * server's REPLY says whether that happened as it should.
+ */
+static int perf_invalidate(struct perf_conn *c)
+{
+	struct perf_ctrl m = {
+		.type = cpu_to_be32(PERF_CTRL_INV),
+		.rkey = cpu_to_be32(c->rkey),
+	};
+	struct perf_ctrl r;
+	int ret;
+
+	if (c->inv == PERF_INV_REMOTE)
+		ret = perf_send_ctrl_inv(c, &m, c->rkey);
+	else
+		ret = perf_send_ctrl(c, &m);
+	if (!ret)
+		ret = perf_wait_ctrl(c, &r);
+	if (!ret && be32_to_cpu(r.type) != PERF_CTRL_REPLY)
+		ret = -EPROTO;
+	if (ret) {
+		pr_err("client: inv=%s: no reply from the server: %d\n",
+		       perf_inv_names[c->inv], ret);
+		return ret;
+	}
+	if (be32_to_cpu(r.status)) {
+		pr_err("client: inv=%s: the server's rkey %#x was not invalidated as it should (the server's log says why)\n",
+		       perf_inv_names[c->inv], c->rkey);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void perf_inv_probe_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct perf_conn *c = cq->cq_context;
+
+	c->inv_probe = wc->status;
+	WRITE_ONCE(c->inv_probe_done, true);
+	perf_send_done(c);
+	wake_up(&c->wq);
+}
+
+/*
+ * inv=: one more RDMA WRITE with the invalidated rkey; the server's NIC
+ * must refuse it (REM_ACCESS_ERR, which also ends the connection).
+ */
+static int perf_inv_probe(struct perf_conn *c)
+{
+	struct perf_slot *s = &c->slots[0];
+	struct ib_sge sge = {
+		.addr = s->buf.dma,
+		.length = c->size,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	const struct ib_send_wr *bad;
+	struct ib_rdma_wr wr = {};
+	long t;
+	int ret;
+
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.wr_cqe = &c->inv_cqe;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.remote_addr = c->raddr;
+	wr.rkey = c->rkey;
+	/*
+	 * Its REM_ACCESS_ERR moves our QP to ERR: the receives flushed then
+	 * are the connection's end, not an error of the run.
+	 */
+	set_bit(0, &c->releasing);
+	atomic_inc(&c->sq_pending);
+	ret = ib_post_send(c->id->qp, &wr.wr, &bad);
+	if (ret) {
+		atomic_dec(&c->sq_pending);
+		return ret;
+	}
+	t = wait_event_interruptible_timeout(c->wq, READ_ONCE(c->inv_probe_done),
+					     PERF_TIMEOUT);
+	if (t < 0)
+		return t;
+	if (!t) {
+		pr_err("client: inv=%s: the WRITE with the invalidated rkey %#x never completed\n",
+		       perf_inv_names[c->inv], c->rkey);
+		return -ETIMEDOUT;
+	}
+	if (c->inv_probe != IB_WC_REM_ACCESS_ERR) {
+		pr_err("client: inv=%s: the WRITE with the invalidated rkey %#x completed with %s, expected REM_ACCESS_ERR\n",
+		       perf_inv_names[c->inv], c->rkey,
+		       perf_wc_name(c->inv_probe));
+		return -EIO;
+	}
+	pr_info("client: inv=%s: the WRITE with the invalidated rkey %#x failed with REM_ACCESS_ERR, as it must\n",
+		perf_inv_names[c->inv], c->rkey);
+	c->inv_checked = true;
+	return 0;
 }
 
 /* fault=flush: move the QP to ERR while the first WRs are in flight. */
@@ -502,6 +605,11 @@ static int perf_client_test(struct perf_conn *c, u64 *elapsed, u64 *errors,
 			return -EINTR;
 	}
 	*elapsed = ktime_get_ns() - t0;
+	if (c->inv != PERF_INV_NONE) {
+		ret = perf_invalidate(c);
+		if (ret)
+			return ret;
+	}
 	ret = perf_ctrl_xchg(c, PERF_CTRL_DONE, 0, 0, c->atomic_val, &r);
 	if (ret)
 		return ret;
@@ -516,6 +624,9 @@ static int perf_client_test(struct perf_conn *c, u64 *elapsed, u64 *errors,
 		       *srv_msgs, c->count);
 		*errors += 1;
 	}
+	/* the last thing: the refused WRITE ends the connection */
+	if (c->inv != PERF_INV_NONE && !*errors)
+		return perf_inv_probe(c);
 	return 0;
 }
 
@@ -533,6 +644,7 @@ int perf_client(struct perf_args *a)
 		.rnr_retry = a->rnr_retry,
 		.flags = (a->ud ? PERF_REQ_F_UD : 0) | (a->srq ? PERF_REQ_F_SRQ : 0),
 		.srq_limit = cpu_to_be32(a->srq_limit),
+		.inv = a->inv,
 	};
 	struct rdma_conn_param cp = {};
 	u64 elapsed = 0, errors = 0;
@@ -554,6 +666,8 @@ int perf_client(struct perf_args *a)
 	c->corrupt = a->corrupt;
 	c->fault = a->fault;
 	c->ud = a->ud;
+	c->inv = a->inv;
+	c->inv_cqe.done = perf_inv_probe_done;
 	init_waitqueue_head(&c->wq);
 
 	c->id = rdma_create_id(&init_net, perf_client_cm_handler, c,

@@ -339,7 +339,9 @@ int perf_post_rx(struct perf_conn *c, struct perf_rx *r)
 	return ib_post_recv(c->id->qp, &wr, &bad);
 }
 
-int perf_send_ctrl(struct perf_conn *c, struct perf_ctrl *m)
+/* A control message; IB_WR_SEND_WITH_INV invalidates the peer's rkey. */
+static int perf_post_ctrl(struct perf_conn *c, struct perf_ctrl *m,
+			  enum ib_wr_opcode opcode, u32 rkey)
 {
 	struct perf_buf *b = &c->ctrl_tx[c->ctrl_tx_next++ & 1];
 	const struct ib_send_wr *bad;
@@ -362,7 +364,9 @@ int perf_send_ctrl(struct perf_conn *c, struct perf_ctrl *m)
 	sge.length = sizeof(*m);
 	sge.lkey = c->pd->local_dma_lkey;
 	wr->wr_cqe = &c->ctrl_tx_cqe;
-	wr->opcode = IB_WR_SEND;
+	wr->opcode = opcode;
+	if (opcode == IB_WR_SEND_WITH_INV)
+		wr->ex.invalidate_rkey = rkey;
 	wr->send_flags = IB_SEND_SIGNALED;
 	wr->sg_list = &sge;
 	wr->num_sge = 1;
@@ -371,6 +375,16 @@ int perf_send_ctrl(struct perf_conn *c, struct perf_ctrl *m)
 	if (ret)
 		atomic_dec(&c->sq_pending);
 	return ret;
+}
+
+int perf_send_ctrl(struct perf_conn *c, struct perf_ctrl *m)
+{
+	return perf_post_ctrl(c, m, IB_WR_SEND, 0);
+}
+
+int perf_send_ctrl_inv(struct perf_conn *c, struct perf_ctrl *m, u32 rkey)
+{
+	return perf_post_ctrl(c, m, IB_WR_SEND_WITH_INV, rkey);
 }
 
 /* ------------------------------------------------------------ connections */

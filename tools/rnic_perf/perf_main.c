@@ -49,6 +49,12 @@ const char * const perf_fault_names[PERF_NR_FAULTS] = {
 	[PERF_FAULT_SHORT] = "short",
 };
 
+const char * const perf_inv_names[PERF_NR_INVS] = {
+	[PERF_INV_NONE] = "none",
+	[PERF_INV_LOCAL] = "local",
+	[PERF_INV_REMOTE] = "remote",
+};
+
 DEFINE_MUTEX(perf_lock);		/* servers, conns, results */
 static DEFINE_MUTEX(perf_client_lock);	/* one client run at a time */
 struct workqueue_struct *perf_wq;
@@ -149,6 +155,12 @@ static int perf_command(char *buf)
 					break;
 			a.fault = i;
 			ret = i < PERF_NR_FAULTS ? 0 : -EINVAL;
+		} else if (!strcmp(tok, "inv")) {
+			for (i = 0; i < PERF_NR_INVS; i++)
+				if (!strcmp(v, perf_inv_names[i]))
+					break;
+			a.inv = i;
+			ret = i < PERF_NR_INVS ? 0 : -EINVAL;
 		} else if (!strcmp(tok, "retry")) {
 			ret = perf_parse_u32(v, 0, 7, &a.retry);
 		} else if (!strcmp(tok, "rnr_retry")) {
@@ -209,6 +221,13 @@ static int perf_command(char *buf)
 		       perf_fault_names[a.fault], perf_op_names[a.op]);
 		return -EINVAL;
 	}
+	if (a.inv != PERF_INV_NONE &&
+	    ((a.op != PERF_WRITE && a.op != PERF_READ) || a.ud ||
+	     a.fault != PERF_FAULT_NONE)) {
+		pr_err("inv=%s takes op=write or read, qp=rc and no fault\n",
+		       perf_inv_names[a.inv]);
+		return -EINVAL;
+	}
 	if (a.fault == PERF_FAULT_SHORT && a.size <= sizeof(struct perf_ctrl)) {
 		pr_err("fault=short needs size above %zu\n", sizeof(struct perf_ctrl));
 		return -EINVAL;
@@ -249,7 +268,7 @@ static int perf_control_show(struct seq_file *m, void *v)
 		 "  client addr=ADDR [port=N] [src=ADDR] [op=OP] [size=N] [depth=N] [count=N]\n"
 		 "         [sge=N] [inline=0|1] [verify=0|1] [tos=N] [corrupt=ITER]\n"
 		 "         [retry=0-7] [rnr_retry=0-7] [fault=none|rkey|norecv|flush|short]\n"
-		 "         [qp=rc|ud] [srq=0|1] [srq_limit=N]\n"
+		 "         [qp=rc|ud] [srq=0|1] [srq_limit=N] [inv=none|local|remote]\n"
 		 "  stop\n"
 		 "ops:");
 	for (i = 0; i < PERF_NR_OPS; i++)

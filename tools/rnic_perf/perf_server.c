@@ -38,12 +38,12 @@ static void perf_server_report(struct perf_conn *c)
 		return;
 	c->reported = true;
 	snprintf(line, sizeof(line),
-		 "server peer=%pISpc dev=%s qp=%s op=%s size=%u count=%u sge=%u verify=%u srq=%u srq_limit=%u srq_events=%u srq_event_msgs=%u msgs=%u errors=%llu%s status=%s",
+		 "server peer=%pISpc dev=%s qp=%s op=%s size=%u count=%u sge=%u verify=%u srq=%u srq_limit=%u srq_events=%u srq_event_msgs=%u inv=%s inv_checked=%u msgs=%u errors=%llu%s status=%s",
 		 &c->id->route.addr.dst_addr, dev_name(&c->dev->dev),
 		 c->ud ? "ud" : "rc", perf_op_names[c->op], c->size, c->count,
 		 c->nsge, c->verify, c->use_srq, c->srq_limit,
 		 atomic_read(&c->srq_events), c->srq_event_rx,
-		 c->rx_data, c->errors,
+		 perf_inv_names[c->inv], c->inv_checked, c->rx_data, c->errors,
 		 c->errors ? " (first bad message below)" : "",
 		 c->errors || c->wc_err ? "fail" : "ok");
 	perf_result_add(line);
@@ -52,14 +52,105 @@ static void perf_server_report(struct perf_conn *c)
 		       c->first_bad_iter, c->first_bad_off);
 }
 
-static void perf_server_ctrl(struct perf_conn *c, struct perf_ctrl *m)
+/* inv=: the region could not be invalidated as asked; the run fails. */
+static void perf_server_inv_fail(struct perf_conn *c, struct perf_ctrl *r)
+{
+	perf_server_bad(c, 1, c->count, 0);
+	r->status = cpu_to_be32(1);
+	r->errors = cpu_to_be32(min_t(u64, c->errors, U32_MAX));
+}
+
+/* inv=local: the LOCAL_INV completed; only now does the client hear. */
+static void perf_server_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct perf_ctrl r = { .type = cpu_to_be32(PERF_CTRL_REPLY) };
+	struct perf_conn *c = cq->cq_context;
+
+	perf_send_done(c);
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		return;
+	if (wc->status != IB_WC_SUCCESS) {
+		pr_err("server: LOCAL_INV of rkey %#x failed: %s (%d), vendor_err %u\n",
+		       c->mr->rkey, ib_wc_status_msg(wc->status), wc->status,
+		       wc->vendor_err);
+		perf_server_inv_fail(c, &r);
+	} else if (wc->opcode != IB_WC_LOCAL_INV) {
+		pr_err("server: LOCAL_INV of rkey %#x completed as opcode %d\n",
+		       c->mr->rkey, wc->opcode);
+		perf_server_inv_fail(c, &r);
+	} else {
+		c->inv_checked = true;
+	}
+	if (perf_send_ctrl(c, &r))
+		c->wc_err = -EIO;
+}
+
+/*
+ * inv=: the client is done with the region and has it invalidated, as
+ * an FRWR ULP does with each buffer. local: our own LOCAL_INV, the reply
+ * once it completed (perf_server_inv_done); remote: this message came as
+ * a SEND_WITH_INV, its receive completion must say so and name our rkey.
+ * True when the reply is to go now.
+ */
+static bool perf_server_inv(struct perf_conn *c, struct perf_ctrl *m,
+			    struct ib_wc *wc, struct perf_ctrl *r)
+{
+	const struct ib_send_wr *bad;
+	struct ib_send_wr wr = {};
+	u32 rkey;
+
+	if (!c->mr || c->inv == PERF_INV_NONE ||
+	    be32_to_cpu(m->rkey) != c->mr->rkey) {
+		pr_err("server: INV of rkey %#x, but inv=%s and our rkey is %#x\n",
+		       be32_to_cpu(m->rkey), perf_inv_names[c->inv],
+		       c->mr ? c->mr->rkey : 0);
+		perf_server_inv_fail(c, r);
+		return true;
+	}
+	rkey = c->mr->rkey;
+	if (c->inv == PERF_INV_REMOTE) {
+		if (!(wc->wc_flags & IB_WC_WITH_INVALIDATE)) {
+			pr_err("server: the SEND_WITH_INV of rkey %#x completed without IB_WC_WITH_INVALIDATE\n",
+			       rkey);
+			perf_server_inv_fail(c, r);
+		} else if (wc->ex.invalidate_rkey != rkey) {
+			pr_err("server: SEND_WITH_INV invalidated rkey %#x, ours is %#x\n",
+			       wc->ex.invalidate_rkey, rkey);
+			perf_server_inv_fail(c, r);
+		} else {
+			c->inv_checked = true;
+		}
+		return true;
+	}
+	wr.opcode = IB_WR_LOCAL_INV;
+	wr.wr_cqe = &c->inv_cqe;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.ex.invalidate_rkey = rkey;
+	atomic_inc(&c->sq_pending);
+	if (ib_post_send(c->id->qp, &wr, &bad)) {
+		atomic_dec(&c->sq_pending);
+		pr_err("server: posting LOCAL_INV of rkey %#x failed\n", rkey);
+		perf_server_inv_fail(c, r);
+		return true;
+	}
+	return false;
+}
+
+static void perf_server_ctrl(struct perf_conn *c, struct perf_ctrl *m,
+			     struct ib_wc *wc)
 {
 	struct perf_ctrl r = { .type = cpu_to_be32(PERF_CTRL_REPLY) };
 	u32 first = be32_to_cpu(m->first), n = be32_to_cpu(m->n);
+	u32 type = be32_to_cpu(m->type);
 	u32 k, errs = 0, bad = 0, slot;
 	u64 val;
 
-	switch (be32_to_cpu(m->type)) {
+	if ((wc->wc_flags & IB_WC_WITH_INVALIDATE) && type != PERF_CTRL_INV) {
+		pr_err("server: control message %u invalidated rkey %#x\n",
+		       type, wc->ex.invalidate_rkey);
+		perf_server_bad(c, 1, c->count, 0);
+	}
+	switch (type) {
 	case PERF_CTRL_CHECK:
 		/* UD SEND rounds: how many arrived (and were checked) so far */
 		if (perf_op_is_send(c->op)) {
@@ -95,14 +186,23 @@ static void perf_server_ctrl(struct perf_conn *c, struct perf_ctrl *m)
 				perf_server_bad(c, 8, c->count, 0);
 			}
 		}
+		if (c->inv != PERF_INV_NONE && !c->inv_checked) {
+			pr_err("server: inv=%s: the test ended, the region was not invalidated\n",
+			       perf_inv_names[c->inv]);
+			perf_server_bad(c, 1, c->count, 0);
+		}
 		/* the test is over: report now, not at the disconnect */
 		perf_server_report(c);
 		r.errors = cpu_to_be32(min_t(u64, c->errors, U32_MAX));
 		r.msgs = cpu_to_be32(c->rx_data);
 		c->release_after_tx = c->ud;
 		break;
+	case PERF_CTRL_INV:
+		if (!perf_server_inv(c, m, wc, &r))
+			return;
+		break;
 	default:
-		pr_err("server: unknown control message %u\n", be32_to_cpu(m->type));
+		pr_err("server: unknown control message %u\n", type);
 		c->wc_err = -EPROTO;
 		return;
 	}
@@ -204,7 +304,7 @@ void perf_server_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		else if (c->ud && perf_server_ud_peer(c, wc, r))
 			c->wc_err = -EHOSTUNREACH;
 		else
-			perf_server_ctrl(c, &m);
+			perf_server_ctrl(c, &m, wc);
 	} else {
 		pr_err("server: unexpected %u-byte message\n", len);
 		c->wc_err = -EPROTO;
@@ -297,6 +397,8 @@ static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	c->ud = ud;
 	c->use_srq = req->flags & PERF_REQ_F_SRQ;
 	c->srq_limit = be32_to_cpu(req->srq_limit);
+	c->inv = req->inv < PERF_NR_INVS ? req->inv : PERF_INV_NONE;
+	c->inv_cqe.done = perf_server_inv_done;
 	init_waitqueue_head(&c->wq);
 	INIT_WORK(&c->release_work, perf_release_work);
 	id->context = c;

@@ -87,6 +87,22 @@ enum perf_fault {
 
 extern const char * const perf_fault_names[PERF_NR_FAULTS];
 
+/*
+ * Client option inv=: once the run's operations are done, the server's
+ * fast-registered region is invalidated, as FRWR ULPs do with every
+ * buffer: by the server itself (IB_WR_LOCAL_INV) or by the client's
+ * SEND_WITH_INV naming the server's rkey; a last WRITE with that rkey
+ * must then fail with REM_ACCESS_ERR.
+ */
+enum perf_inv {
+	PERF_INV_NONE,
+	PERF_INV_LOCAL,
+	PERF_INV_REMOTE,
+	PERF_NR_INVS,
+};
+
+extern const char * const perf_inv_names[PERF_NR_INVS];
+
 /* Connect private data: the test, client to server. */
 struct perf_req {
 	__be32 magic;
@@ -104,7 +120,8 @@ struct perf_req {
 	 */
 	u8 rnr_retry;
 	u8 flags;		/* PERF_REQ_F_* */
-	u8 rsvd[2];
+	u8 inv;			/* enum perf_inv */
+	u8 rsvd;
 	__be32 srq_limit;	/* with PERF_REQ_F_SRQ */
 };
 
@@ -116,7 +133,8 @@ enum perf_ctrl_type {
 	PERF_CTRL_CHECK,	/* client: verify iterations first..first+n-1 */
 	PERF_CTRL_FILL,		/* client: fill slots for first..first+n-1 */
 	PERF_CTRL_DONE,		/* client: end of test, val = atomic final value */
-	PERF_CTRL_REPLY,	/* server: errors, msgs */
+	PERF_CTRL_REPLY,	/* server: errors, msgs, status */
+	PERF_CTRL_INV,		/* client: invalidate rkey (inv=), then REPLY */
 };
 
 struct perf_ctrl {
@@ -237,6 +255,13 @@ struct perf_conn {
 	u64 raddr;
 	u32 rkey;
 
+	/* inv=: the server's LOCAL_INV, the client's WRITE with the old rkey */
+	enum perf_inv inv;
+	struct ib_cqe inv_cqe;
+	bool inv_checked;	/* server: invalidated; client: all of it */
+	bool inv_probe_done;
+	enum ib_wc_status inv_probe;
+
 	/* progress */
 	wait_queue_head_t wq;
 	enum perf_cm_state cm_state;
@@ -286,6 +311,7 @@ struct perf_args {
 	bool verify;
 	bool inl;
 	enum perf_fault fault;
+	enum perf_inv inv;
 	u32 retry;
 	u32 rnr_retry;
 	bool ud;
@@ -316,6 +342,7 @@ void perf_wc_error(struct perf_conn *c, struct ib_wc *wc, const char *what);
 void perf_send_done(struct perf_conn *c);
 int perf_post_rx(struct perf_conn *c, struct perf_rx *r);
 int perf_send_ctrl(struct perf_conn *c, struct perf_ctrl *m);
+int perf_send_ctrl_inv(struct perf_conn *c, struct perf_ctrl *m, u32 rkey);
 void perf_drain(struct perf_conn *c);
 void perf_conn_free(struct perf_conn *c);
 int perf_conn_setup(struct perf_conn *c);
