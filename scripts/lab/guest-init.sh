@@ -259,7 +259,10 @@ fi
 log "ready after $up s of guest uptime (NICs: virtio=${VIRTIO_IF:-none}, wake-ups: ${WAKE:-polling})"
 
 # handle NAME: the request in the share's file NAME (ID.cmd or ID.kill);
-# returns 1 if it must be retried (a kill of a job not started yet).
+# sets RETRY if it must be retried (a kill of a job not started yet).
+# Never call it as a condition (handle || ..., if handle): bash ignores
+# set -e in everything a condition runs, the jobs it forks included, and
+# every "set -e" in the host's commands would silently do nothing.
 handle() {
 	local f="$CTL/$1" id line
 	case "$1" in
@@ -281,8 +284,11 @@ handle() {
 		;;
 	j*.kill)
 		[ -f "$f" ] || return 0
-		kill_job "${1%.kill}" || return 1
-		rm -f "$f"
+		if kill_job "${1%.kill}"; then
+			rm -f "$f"
+		else
+			RETRY=1
+		fi
 		;;
 	esac
 	return 0
@@ -293,7 +299,7 @@ scan() {
 	local f
 	RETRY=
 	for f in "$CTL"/*; do
-		handle "${f##*/}" || RETRY=1
+		handle "${f##*/}"
 	done
 }
 
@@ -314,7 +320,7 @@ while :; do
 	if read -r -t "$tmo" -u 9 req; then
 		# An empty or unknown line: look at everything.
 		case "$req" in
-		j*.cmd | j*.kill) handle "$req" || RETRY=1 ;;
+		j*.cmd | j*.kill) handle "$req" ;;
 		*) scan ;;
 		esac
 	else

@@ -24,8 +24,8 @@ WORK="$RNIC_LAB_DIR/failures"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 # The scenarios are labs of their own, each in a child: this script
-# starts none, so no lab_stop adds lines to these 28.
-echo "1..28"
+# starts none, so no lab_stop adds lines to these 29.
+echo "1..29"
 check_init "$WORK/checks"
 
 # scenario NAME: run $WORK/NAME.sh (a lab script, body on stdin) as its own
@@ -122,6 +122,7 @@ echo "TIMEOUT_RC=$rc"
 # The sleep must be gone, and the agent still answers.
 lab_exec 1 --timeout 30 'pgrep -f "sleep 300" >/dev/null && echo LEFT || echo GONE'
 lab_exec 1 --timeout 30 'echo out; echo err >&2; exit 7' || echo "EXIT_RC=$?"
+lab_exec 1 --timeout 30 'set -e; false; echo REACHED' || echo "SETE_RC=$?"
 exit 3
 S
 echo "# command timeout: $(grep '^lab: ' "$S_ERR" | head -1)"
@@ -136,6 +137,11 @@ exec_returns() {
 	grep -q '^out$' "$S_OUT" && grep -q '^err$' "$S_ERR" && grep -q '^EXIT_RC=7$' "$S_OUT"
 }
 check "lab_exec returns stdout, stderr and the exit status" exec_returns || true
+# The agent once started jobs from a condition (handle || ...), where bash
+# ignores set -e, in the jobs too: every "set -e" in a guest command did
+# nothing, and a command's status was only its last command's.
+sete_stops() { grep -q '^SETE_RC=1$' "$S_OUT" && ! grep -q '^REACHED$' "$S_OUT"; }
+check "a guest command under set -e stops at its first failure (status 1)" sete_stops || true
 expect_clean "command timeout"
 
 # ---- a failing command under set -e in a test (the ERR/EXIT path).

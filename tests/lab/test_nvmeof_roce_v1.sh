@@ -7,7 +7,10 @@
 # rnic_perf; scripts/dkms-install.sh first): rdma_cm's configfs
 # default_roce_mode "IB/RoCE v1" on both VMs, an nvmet-rdma target in vm2,
 # `nvme connect -t rdma` from vm1, fio writes NVMEOF_MB MiB (default 64)
-# with crc32c verify headers and reads it all back verified; then:
+# with crc32c verify headers and reads it all back verified; the host has
+# a poll queue (--nr-poll-queues=1: nvme-rdma's IB_POLL_DIRECT CQ, polled
+# by the submitter, never armed), and fio with io_uring --hipri writes
+# and verifies 16 MiB through it; then:
 #  - on the bridge, the RDMA traffic (the CM exchange and every NVMe/RDMA
 #    frame) is Ethertype 0x8915, all of it decoded by tshark as InfiniBand,
 #    enough bytes of it to have carried the data both ways; no UDP 4791, no
@@ -30,14 +33,16 @@ lab_start nvmeof_roce_v1 || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/nvmeof_roce_v1"
 	exit 1
 }
-# boots 2, devices 2, target 1, connect 1, fio 1, disconnect 1,
-# target removed 1, wire 1, counters 2
-lab_plan 12 2
+# boots 2, devices 2, target 1, connect 1, fio 1, polled fio 1,
+# disconnect 1, target removed 1, wire 1, counters 2
+lab_plan 13 2
 perf_checks_init
 perf_preflight
 
-lab_vm 1 --rnic --mem 1G
-lab_vm 2 --rnic --mem 1G
+# Two vCPUs each: the driver's posts, completion handlers and teardown
+# run on two CPUs at once (MTTCG).
+lab_vm 1 --rnic --mem 1G --smp 2
+lab_vm 2 --rnic --mem 1G --smp 2
 boot_vms 1 2
 up() { rnic_up "$1" && roce_mode "$1" rnic0 "IB/RoCE v1"; }
 check_vms "1 2" "rnic0 ACTIVE, default_roce_mode \"IB/RoCE v1\"" up || exit 1
@@ -51,13 +56,35 @@ done
 PCAP="$LAB_DIR/nvmeof-roce-v1.pcap"
 lab_capture_start "$PCAP"
 DEV=""
-connect() { DEV="$(nvme_host_up 1 "$TADDR")" && echo "$DEV"; }
-check "vm1: nvme connect -t rdma to $TADDR over RoCE v1" connect || exit 1
+connect() { DEV="$(nvme_host_up 1 "$TADDR" --nr-poll-queues=1)" && echo "$DEV"; }
+check "vm1: nvme connect -t rdma to $TADDR over RoCE v1, one poll queue" connect || exit 1
 t="$(lab__now_us)"
 check "vm1: fio writes ${MB} MiB to $DEV and reads it back verified (crc32c), RoCE v1" \
 	nvme_verify 1 "$DEV" "$MB" 900 || true
 echo "# fio ${MB} MiB write+verify: $(lab_elapsed "$t") s"
 grep -E 'WRITE:|READ:' "$OUT/$nchk.log" | sed 's/^ */# /' || true
+# polled: the namespace's queue polls (io_poll 1: the controller has a
+# poll queue) and rnic0 has a CQ that nvme-rdma polls directly
+# (rdma resource: poll-ctx DIRECT); fio's io_uring --hipri I/O, which
+# io_uring refuses on a queue that cannot poll, writes 16 MiB and reads
+# it back verified.
+polled() {
+	lab_exec 1 --timeout 300 "set -e
+		p=\$(cat /sys/block/${DEV#/dev/}/queue/io_poll)
+		c=\$(rdma resource show cq dev rnic0 | grep -c 'poll-ctx DIRECT' || true)
+		echo \"$DEV: io_poll \$p; rnic0 CQs polled directly: \$c\"
+		[ \"\$p\" = 1 ] && [ \"\$c\" -ge 1 ]
+		fio --name=polled --filename=$DEV --rw=write --bs=64k --size=16M \\
+			--direct=1 --ioengine=io_uring --hipri --iodepth=4 \\
+			--verify=crc32c --do_verify=1 --verify_fatal=1 >/tmp/fio-poll.out 2>&1 ||
+			{ cat /tmp/fio-poll.out; exit 1; }
+		grep -E '^ *(WRITE|READ):|err=' /tmp/fio-poll.out
+		grep -q 'err= 0' /tmp/fio-poll.out &&
+			grep -Eq '^ *WRITE: .* io=16(\\.0)?MiB ' /tmp/fio-poll.out &&
+			grep -Eq '^ *READ: .* io=16(\\.0)?MiB ' /tmp/fio-poll.out"
+}
+check "vm1: fio io_uring --hipri writes 16 MiB and reads it back verified through the poll queue (IB_POLL_DIRECT CQ)" \
+	polled || true
 check "vm1: nvme disconnect" nvme_host_down 1 || true
 lab_capture_stop "$PCAP"
 for n in 1 2; do
