@@ -285,6 +285,7 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct rnic_ib_cq *cq = to_rcq(ibcq);
 	struct rnic_aq_create_rdma_cq c = {};
 	union rnic_aq_resp r;
+	bool destroyed;
 	size_t size;
 	u32 depth;
 	int err;
@@ -305,16 +306,24 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (!cq->ring)
 		return -ENOMEM;
 
+	cq->dbp = rnic_ib_dbp_get(ibd, 1);
+	if (IS_ERR(cq->dbp)) {
+		dma_free_coherent(rnic_ib_dma(ibd), size, cq->ring, cq->dma);
+		return PTR_ERR(cq->dbp);
+	}
+
 	c.hdr.opcode = RNIC_AQ_CREATE_RDMA_CQ;
 	c.ring_addr = cpu_to_le64(cq->dma);
 	c.eqn = cpu_to_le32(cq->eq->eqn);
-	c.db_page = cpu_to_le32(ibd->dbp.id);
+	c.db_page = cpu_to_le32(cq->dbp->id);
 	c.log2_depth = cq->log2_depth;
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
 	if (err) {
 		/* unanswered, it may have created the CQ: kept until the reset */
-		rnic_ib_free_dma(ibd, rnic_dma_may_free(err, false, false), size,
-				 cq->ring, cq->dma);
+		destroyed = rnic_dma_may_free(err, false, false);
+		if (destroyed)
+			rnic_ib_dbp_put(ibd, cq->dbp, 1);
+		rnic_ib_free_dma(ibd, destroyed, size, cq->ring, cq->dma);
 		return err;
 	}
 	cq->cqn = le32_to_cpu(r.create_cq.cqn);
@@ -344,9 +353,10 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_destroy:
-	rnic_ib_free_dma(ibd, !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_RDMA_CQ,
-						   cq->cqn),
-			 size, cq->ring, cq->dma);
+	destroyed = !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_RDMA_CQ, cq->cqn);
+	if (destroyed)
+		rnic_ib_dbp_put(ibd, cq->dbp, 1);
+	rnic_ib_free_dma(ibd, destroyed, size, cq->ring, cq->dma);
 	return err;
 }
 
@@ -367,6 +377,9 @@ int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	synchronize_rcu();
 	if (!refcount_dec_and_test(&cq->ref))
 		wait_for_completion(&cq->gone);
+	/* a CQ the device may still have keeps its slot until the reset */
+	if (destroyed)
+		rnic_ib_dbp_put(ibd, cq->dbp, 1);
 	rnic_ib_free_dma(ibd, destroyed, BIT(cq->log2_depth) * RNIC_RDMA_CQE_SIZE,
 			 cq->ring, cq->dma);
 	return 0;
@@ -680,7 +693,7 @@ int rnic_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	rcu_read_unlock();
 	/* room for the device: a CI update needs no kick */
 	if (cq->ci != ci0)
-		rnic_ib_db_write(ibd, cq->db_off, rnic_ib_cq_db(cq));
+		rnic_ib_db_write(cq->dbp, cq->db_off, rnic_ib_cq_db(cq));
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -729,7 +742,7 @@ int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	cq->arm_seq++;
 	cq->armed = true;
 	cq->arm_solicited = solicited;
-	rnic_ib_db_ring(ibd, cq->db_off, rnic_ib_cq_db(cq));
+	rnic_ib_db_ring(ibd, cq->dbp, cq->db_off, rnic_ib_cq_db(cq));
 	if (flags & IB_CQ_REPORT_MISSED_EVENTS) {
 		cqe = &cq->ring[cq->ci & (BIT(cq->log2_depth) - 1)];
 		if (rnic_rdma_cqe_phase(cqe) ==

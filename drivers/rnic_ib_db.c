@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rnic ABI 2.0: the kernel's doorbell page (hardware-rdma.rst, "Doorbell pages
- * (2.0)").
+ * rnic ABI 2.0: the kernel's doorbell pages (hardware-rdma.rst, "Doorbell
+ * pages (2.0)").
  *
- * A queue's doorbell is a slot the device placed in the page; the kick
+ * A queue's doorbell is a slot the device placed in a page; the kick
  * ring behind the slots tells the device which of them moved, and one
  * BAR0 write per batch wakes it. This file is the 2.0 half of the bus
  * layer: on silicon a slot write would notify the device by itself and
  * the kick ring would go.
+ *
+ * One page holds RNIC_DBP_SLOTS slots, far fewer than the QPs and CQs the
+ * device takes: pages are allocated as objects need slots, and each
+ * object remembers its page.
  */
+#include <kunit/visibility.h>
 #include <linux/io.h>
 
 #include "rnic_verbs.h"
@@ -30,29 +35,30 @@ bool rnic_ib_db_off_ok(u16 off)
 
 /**
  * rnic_ib_db_write() - write a slot without telling the device
- * @ibd: the device
+ * @dbp: the page the slot is in
  * @off: the slot's byte offset
  * @val: the slot value in CPU order
  *
  * For a CQ consumer index: the device reads it when it needs room.
  */
-void rnic_ib_db_write(struct rnic_ibdev *ibd, u16 off, u32 val)
+void rnic_ib_db_write(struct rnic_ib_dbp *dbp, u16 off, u32 val)
 {
-	writel(val, ibd->dbp.va + off);
+	writel(val, dbp->va + off);
 }
 
 /**
  * rnic_ib_db_ring() - write a slot, name it in the kick ring and kick
  * @ibd: the device
+ * @dbp: the page the slot is in
  * @off: the slot's byte offset
  * @val: the slot value in CPU order
  *
  * The caller wrote the WQEs (or consumed the CQEs) before; writel()
  * orders those memory writes before the slot write. Any context.
  */
-void rnic_ib_db_ring(struct rnic_ibdev *ibd, u16 off, u32 val)
+void rnic_ib_db_ring(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp, u16 off,
+		     u32 val)
 {
-	struct rnic_ib_dbp *dbp = &ibd->dbp;
 	unsigned long flags;
 
 	/* WRs posted to a failed device never reach it (rnic_ib_dev_dead()) */
@@ -70,13 +76,9 @@ void rnic_ib_db_ring(struct rnic_ibdev *ibd, u16 off, u32 val)
 	spin_unlock_irqrestore(&dbp->lock, flags);
 }
 
-/**
- * rnic_ib_dbp_alloc() - get the kernel's doorbell page
- * @ibd: the device, caps known
- *
- * Return: 0 or a negative errno.
- */
-int rnic_ib_dbp_alloc(struct rnic_ibdev *ibd)
+/* ALLOC_DB_PAGE into @dbp; @dbp->allocated once the device has it. */
+static int rnic_ib_dbp_alloc_one(struct rnic_ibdev *ibd,
+				 struct rnic_ib_dbp *dbp)
 {
 	struct rnic_aq_alloc_db_page c = {};
 	union rnic_aq_resp r;
@@ -84,7 +86,7 @@ int rnic_ib_dbp_alloc(struct rnic_ibdev *ibd)
 	u32 id;
 	int err;
 
-	spin_lock_init(&ibd->dbp.lock);
+	spin_lock_init(&dbp->lock);
 	c.hdr.opcode = RNIC_AQ_ALLOC_DB_PAGE;
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
 	if (err) {
@@ -92,8 +94,8 @@ int rnic_ib_dbp_alloc(struct rnic_ibdev *ibd)
 		return err;
 	}
 	id = le32_to_cpu(r.db_page.page);
-	ibd->dbp.id = id;
-	ibd->dbp.allocated = true;
+	dbp->id = id;
+	dbp->allocated = true;
 	off = ibd->caps.db_base + ((u64)id << ibd->caps.db_page_log2);
 	if (id >= ibd->caps.num_db_pages ||
 	    off + RNIC_DBP_SIZE > ibd->rdev->shm_len) {
@@ -101,16 +103,108 @@ int rnic_ib_dbp_alloc(struct rnic_ibdev *ibd)
 			  id, off, ibd->caps.num_db_pages);
 		return -EPROTO;
 	}
-	ibd->dbp.va = ibd->rdev->shm + off;
-	ibd->dbp.kick = le32_to_cpu(r.db_page.kick);
-	ibd->dbp.kick_pi = 0;
+	dbp->va = ibd->rdev->shm + off;
+	dbp->kick = le32_to_cpu(r.db_page.kick);
+	dbp->kick_pi = 0;
+	dbp->used = 0;
 	return 0;
 }
 
+/**
+ * rnic_ib_dbp_alloc() - get the kernel's first doorbell page
+ * @ibd: the device, caps known
+ *
+ * At probe, so that a device that gives none fails there, not at the
+ * first CQ a ULP creates. More pages come from rnic_ib_dbp_get().
+ *
+ * Return: 0 or a negative errno.
+ */
+int rnic_ib_dbp_alloc(struct rnic_ibdev *ibd)
+{
+	int err;
+
+	mutex_init(&ibd->dbp_lock);
+	err = rnic_ib_dbp_alloc_one(ibd, &ibd->dbps[0]);
+	/* a page the device gave, even a bad one, is freed at teardown */
+	if (ibd->dbps[0].allocated)
+		ibd->num_dbps = 1;
+	return err;
+}
+
+/**
+ * rnic_ib_dbp_get() - a doorbell page with room for a new object's slots
+ * @ibd: the device
+ * @slots: slots the object takes (a QP two, a CQ or an SRQ one)
+ *
+ * The first page with room by the driver's count, else a new page while
+ * the device has some. The device places the slots: should its count and
+ * ours ever differ, the create fails with its NO_DB_SLOT (-ENOSPC).
+ * Sleeps.
+ *
+ * Return: the page, its @used already counting @slots
+ * (rnic_ib_dbp_put() gives them back), or an ERR_PTR: -ENOSPC when every
+ * page the device has is full.
+ */
+struct rnic_ib_dbp *rnic_ib_dbp_get(struct rnic_ibdev *ibd, unsigned int slots)
+{
+	unsigned int i, max = min_t(unsigned int, ibd->caps.num_db_pages,
+				    RNIC_IB_MAX_DBPS);
+	struct rnic_ib_dbp *dbp = NULL;
+	int err;
+
+	mutex_lock(&ibd->dbp_lock);
+	for (i = 0; i < ibd->num_dbps; i++) {
+		if (ibd->dbps[i].used + slots <= RNIC_DBP_SLOTS) {
+			dbp = &ibd->dbps[i];
+			break;
+		}
+	}
+	if (!dbp && ibd->num_dbps < max) {
+		dbp = &ibd->dbps[ibd->num_dbps];
+		err = rnic_ib_dbp_alloc_one(ibd, dbp);
+		if (dbp->allocated)
+			ibd->num_dbps++;
+		if (err) {
+			/* never chosen again; freed at teardown */
+			dbp->used = RNIC_DBP_SLOTS;
+			mutex_unlock(&ibd->dbp_lock);
+			return ERR_PTR(err);
+		}
+	}
+	if (dbp)
+		dbp->used += slots;
+	mutex_unlock(&ibd->dbp_lock);
+	return dbp ?: ERR_PTR(-ENOSPC);
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_dbp_get);
+
+/**
+ * rnic_ib_dbp_put() - give back what rnic_ib_dbp_get() counted
+ * @ibd: the device
+ * @dbp: the page
+ * @slots: as given to rnic_ib_dbp_get()
+ *
+ * The page stays allocated, for the next objects, until the device goes.
+ */
+void rnic_ib_dbp_put(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,
+		     unsigned int slots)
+{
+	mutex_lock(&ibd->dbp_lock);
+	if (!WARN_ON_ONCE(dbp->used < slots))
+		dbp->used -= slots;
+	mutex_unlock(&ibd->dbp_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_dbp_put);
+
 void rnic_ib_dbp_free(struct rnic_ibdev *ibd)
 {
-	if (!ibd->dbp.allocated)
-		return;
-	rnic_ib_cmd_destroy(ibd, RNIC_AQ_FREE_DB_PAGE, ibd->dbp.id);
-	ibd->dbp.allocated = false;
+	unsigned int i;
+
+	for (i = 0; i < ibd->num_dbps; i++) {
+		if (!ibd->dbps[i].allocated)
+			continue;
+		rnic_ib_cmd_destroy(ibd, RNIC_AQ_FREE_DB_PAGE, ibd->dbps[i].id);
+		ibd->dbps[i].allocated = false;
+	}
+	ibd->num_dbps = 0;
 }

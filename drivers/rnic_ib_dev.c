@@ -33,6 +33,28 @@
  */
 
 /* Every value checked; the driver offers at most what it can address */
+/*
+ * Every QP takes two doorbell slots (one with an SRQ), every CQ and SRQ
+ * one, and the kernel has at most RNIC_IB_MAX_DBPS pages of
+ * RNIC_DBP_SLOTS: limits the slots cannot hold are lowered in proportion,
+ * so that a ULP can reach every limit the device attributes advertise.
+ */
+static void rnic_ib_fit_db_slots(struct rnic_ibdev *ibd)
+{
+	struct rnic_ib_caps *c = &ibd->caps;
+	u64 have = (u64)min_t(u32, c->num_db_pages, RNIC_IB_MAX_DBPS) *
+		   RNIC_DBP_SLOTS;
+	u64 need = 2ULL * c->max_qp + c->max_cq + c->max_srq;
+
+	if (need <= have)
+		return;
+	ibdev_info(&ibd->ibdev, "%llu doorbell slots for %u QPs, %u CQs and %u SRQs (%llu slots): limits lowered to fit\n",
+		   have, c->max_qp, c->max_cq, c->max_srq, need);
+	c->max_qp = max_t(u32, div64_u64((u64)c->max_qp * have, need), 1);
+	c->max_cq = max_t(u32, div64_u64((u64)c->max_cq * have, need), 2);
+	c->max_srq = div64_u64((u64)c->max_srq * have, need);
+}
+
 static int rnic_ib_read_caps(struct rnic_ibdev *ibd)
 {
 	struct rnic_ib_caps *c = &ibd->caps;
@@ -106,6 +128,7 @@ static int rnic_ib_read_caps(struct rnic_ibdev *ibd)
 	}
 	if (!(c->flags & RNIC_RDMA_CAP_SRQ))
 		c->max_srq = 0;
+	rnic_ib_fit_db_slots(ibd);
 	return 0;
 }
 

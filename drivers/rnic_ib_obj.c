@@ -372,6 +372,10 @@ static void rnic_ib_srq_free_mem(struct rnic_ibdev *ibd, struct rnic_ib_srq *srq
 {
 	u32 depth = BIT(srq->log2_depth);
 
+	/* an SRQ the device may still have keeps its slot until the reset */
+	if (srq->dbp && destroyed)
+		rnic_ib_dbp_put(ibd, srq->dbp, 1);
+	srq->dbp = NULL;
 	rnic_ib_free_dma(ibd, destroyed, (size_t)depth << srq->rqe_log2,
 			 srq->wqes, srq->wqe_dma);
 	rnic_ib_free_dma(ibd, destroyed, depth * sizeof(*srq->idx), srq->idx,
@@ -423,9 +427,16 @@ int rnic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_free;
 	}
 
+	srq->dbp = rnic_ib_dbp_get(ibd, 1);
+	if (IS_ERR(srq->dbp)) {
+		err = PTR_ERR(srq->dbp);
+		srq->dbp = NULL;
+		goto err_free;
+	}
+
 	c.hdr.opcode = RNIC_AQ_CREATE_SRQ;
 	c.pdn = cpu_to_le32(to_rpd(ibsrq->pd)->pdn);
-	c.db_page = cpu_to_le32(ibd->dbp.id);
+	c.db_page = cpu_to_le32(srq->dbp->id);
 	c.wqe_addr = cpu_to_le64(srq->wqe_dma);
 	c.idx_addr = cpu_to_le64(srq->idx_dma);
 	c.log2_depth = srq->log2_depth;

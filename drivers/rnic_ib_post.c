@@ -86,7 +86,7 @@ int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	posted = sq->pi != pi0;
 	if (posted)
-		rnic_ib_db_ring(ibd, sq->db_off,
+		rnic_ib_db_ring(ibd, sq->dbp, sq->db_off,
 				FIELD_PREP(RNIC_DB_RING_PI, sq->pi));
 	spin_unlock_irqrestore(&sq->lock, flags);
 	/* a failed device: poll_cq flushes them, and nothing else says so */
@@ -142,7 +142,7 @@ int rnic_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	posted = rq->pi != pi0;
 	if (posted)
-		rnic_ib_db_ring(ibd, rq->db_off,
+		rnic_ib_db_ring(ibd, rq->dbp, rq->db_off,
 				FIELD_PREP(RNIC_DB_RING_PI, rq->pi));
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (posted && READ_ONCE(ibd->fatal))
@@ -183,7 +183,7 @@ int rnic_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		srq->pi++;
 	}
 	if (srq->pi != pi0)
-		rnic_ib_db_ring(ibd, srq->db_off,
+		rnic_ib_db_ring(ibd, srq->dbp, srq->db_off,
 				FIELD_PREP(RNIC_DB_RING_PI, srq->pi));
 	spin_unlock_irqrestore(&srq->lock, flags);
 	if (err)

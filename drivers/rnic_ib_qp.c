@@ -194,9 +194,20 @@ static int rnic_ib_qp_size(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 	return 0;
 }
 
+/* Doorbell slots of a QP: its SQ's and, without an SRQ, its RQ's */
+static unsigned int rnic_ib_qp_slots(const struct rnic_ib_qp *qp)
+{
+	return qp->srq ? 1 : 2;
+}
+
 static void rnic_ib_qp_free_mem(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 				bool destroyed)
 {
+	/* a QP the device may still have keeps its slots until the reset */
+	if (qp->sq.dbp && destroyed)
+		rnic_ib_dbp_put(ibd, qp->sq.dbp, rnic_ib_qp_slots(qp));
+	qp->sq.dbp = NULL;
+	qp->rq.dbp = NULL;
 	rnic_ib_wq_free(ibd, &qp->sq, destroyed);
 	rnic_ib_wq_free(ibd, &qp->rq, destroyed);
 	/*
@@ -257,13 +268,20 @@ int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	if (err)
 		goto err_free;
+	qp->sq.dbp = rnic_ib_dbp_get(ibd, rnic_ib_qp_slots(qp));
+	if (IS_ERR(qp->sq.dbp)) {
+		err = PTR_ERR(qp->sq.dbp);
+		qp->sq.dbp = NULL;
+		goto err_free;
+	}
+	qp->rq.dbp = qp->sq.dbp;
 
 	c.hdr.opcode = RNIC_AQ_CREATE_QP;
 	c.type = type;
 	c.pdn = cpu_to_le32(pd->pdn);
 	c.send_cqn = cpu_to_le32(qp->send_cqn);
 	c.recv_cqn = cpu_to_le32(qp->recv_cqn);
-	c.db_page = cpu_to_le32(ibd->dbp.id);
+	c.db_page = cpu_to_le32(qp->sq.dbp->id);
 	c.sq_addr = cpu_to_le64(qp->sq.dma);
 	c.sq_log2_depth = qp->sq.log2_depth;
 	c.sqe_log2 = sqe_log2;

@@ -101,13 +101,22 @@ struct rnic_ib_caps {
 	u16 num_rdma_stats;
 };
 
+/*
+ * Doorbell pages the kernel may take: a QP uses two slots (SQ and RQ), a
+ * CQ or an SRQ one, and a page has RNIC_DBP_SLOTS; enough for 4096 QPs,
+ * 4096 CQs and 4096 SRQs. rnic_ib_read_caps() lowers the advertised
+ * limits if the device has fewer pages.
+ */
+#define RNIC_IB_MAX_DBPS	40
+
 /**
- * struct rnic_ib_dbp - the kernel's doorbell page
+ * struct rnic_ib_dbp - one of the kernel's doorbell pages
  * @id: page id ALLOC_DB_PAGE returned
  * @kick: value to write to BAR0 DOORBELL after a batch
  * @va: the page in BAR2
  * @lock: one writer of the kick ring at a time
  * @kick_pi: kick entries written (free-running)
+ * @used: slots the objects placed in this page hold (under dbp_lock)
  * @allocated: the device knows the page
  */
 struct rnic_ib_dbp {
@@ -116,6 +125,7 @@ struct rnic_ib_dbp {
 	void __iomem *va;
 	spinlock_t lock;	/* kick ring appends */
 	u16 kick_pi;
+	u16 used;
 	bool allocated;
 };
 
@@ -155,7 +165,9 @@ struct rnic_ib_eq {
  * @ibdev: ib_core's device; must stay first (ib_alloc_device)
  * @rdev: the PCI function
  * @caps: the device's limits
- * @dbp: the kernel's doorbell page
+ * @dbps: the kernel's doorbell pages, @num_dbps of them taken so far
+ * @num_dbps: pages allocated (rnic_ib_dbp_get() adds them as needed)
+ * @dbp_lock: serialises page choice and allocation
  * @eqs: completion EQs
  * @num_eqs: their number (the ib_device's completion vectors)
  * @ah_va: AH table pages (RNIC_AH_PAGE_SIZE each)
@@ -181,7 +193,9 @@ struct rnic_ibdev {
 	struct ib_device ibdev;
 	struct rnic_dev *rdev;
 	struct rnic_ib_caps caps;
-	struct rnic_ib_dbp dbp;
+	struct rnic_ib_dbp dbps[RNIC_IB_MAX_DBPS];
+	unsigned int num_dbps;
+	struct mutex dbp_lock;	/* dbps[].used, num_dbps */
 	struct rnic_ib_eq *eqs;
 	unsigned int num_eqs;
 
@@ -236,7 +250,8 @@ struct rnic_ib_mr {
  * @dma: its DMA address
  * @log2_depth: log2 of the depth
  * @cqn: the device's CQN
- * @db_off: its slot's byte offset in the doorbell page
+ * @dbp: the doorbell page its slot is in
+ * @db_off: its slot's byte offset in @dbp
  * @eq: its completion EQ
  * @lock: poll and arm
  * @ci: free-running consumer index
@@ -258,6 +273,7 @@ struct rnic_ib_cq {
 	dma_addr_t dma;
 	u8 log2_depth;
 	u32 cqn;
+	struct rnic_ib_dbp *dbp;
 	u16 db_off;
 	struct rnic_ib_eq *eq;
 	spinlock_t lock;	/* ci, arm_seq, armed, arm_solicited, scrubbed, sw_*, the ring */
@@ -278,7 +294,8 @@ struct rnic_ib_cq {
  * @dma: its DMA address
  * @log2_depth: log2 of the depth (0: no ring, the QP has an SRQ)
  * @wqe_log2: log2 of the WQE size
- * @db_off: its slot's byte offset in the doorbell page
+ * @dbp: the doorbell page its slot is in
+ * @db_off: its slot's byte offset in @dbp
  * @lock: posting and completing
  * @pi: free-running producer index
  * @ci: free-running index of the oldest WQE not completed
@@ -290,6 +307,7 @@ struct rnic_ib_wq {
 	dma_addr_t dma;
 	u8 log2_depth;
 	u8 wqe_log2;
+	struct rnic_ib_dbp *dbp;
 	u16 db_off;
 	spinlock_t lock;	/* pi, ci, wrid, len, the ring */
 	u16 pi;
@@ -309,7 +327,8 @@ struct rnic_ib_wq {
  * @rqe_log2: log2 of the WQE size
  * @max_sge: SGEs a WQE may carry
  * @srqn: the device's SRQN
- * @db_off: its slot's byte offset in the doorbell page
+ * @dbp: the doorbell page its slot is in
+ * @db_off: its slot's byte offset in @dbp
  * @lock: posting and completing
  * @pi: free-running producer index of the index ring
  * @busy: slots given to the device and not completed
@@ -328,6 +347,7 @@ struct rnic_ib_srq {
 	u8 rqe_log2;
 	u32 max_sge;
 	u32 srqn;
+	struct rnic_ib_dbp *dbp;
 	u16 db_off;
 	spinlock_t lock;	/* pi, busy, wrid, len, the rings */
 	u16 pi;
@@ -450,8 +470,12 @@ int rnic_ib_cmd_destroy(struct rnic_ibdev *ibd, u8 opcode, u32 handle);
 const char *rnic_ib_opcode_str(u8 opcode);
 
 /* rnic_ib_db.c */
-void rnic_ib_db_write(struct rnic_ibdev *ibd, u16 off, u32 val);
-void rnic_ib_db_ring(struct rnic_ibdev *ibd, u16 off, u32 val);
+void rnic_ib_db_write(struct rnic_ib_dbp *dbp, u16 off, u32 val);
+void rnic_ib_db_ring(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp, u16 off,
+		     u32 val);
+struct rnic_ib_dbp *rnic_ib_dbp_get(struct rnic_ibdev *ibd, unsigned int slots);
+void rnic_ib_dbp_put(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,
+		     unsigned int slots);
 bool rnic_ib_db_off_ok(u16 off);
 int rnic_ib_dbp_alloc(struct rnic_ibdev *ibd);
 void rnic_ib_dbp_free(struct rnic_ibdev *ibd);

@@ -63,9 +63,9 @@ static int cq_env_init(struct kunit *test)
 	/* the writel()s of rnic_ib_db_*() land in these instead of BARs */
 	env->rdev.ivshmem = (void __iomem __force *)env->bar0;
 	env->ibd.rdev = &env->rdev;
-	env->ibd.dbp.va = (void __iomem __force *)env->dbp;
-	env->ibd.dbp.kick = DBP_KICK;
-	spin_lock_init(&env->ibd.dbp.lock);
+	env->ibd.dbps[0].va = (void __iomem __force *)env->dbp;
+	env->ibd.dbps[0].kick = DBP_KICK;
+	spin_lock_init(&env->ibd.dbps[0].lock);
 	xa_init_flags(&env->ibd.qp_xa, XA_FLAGS_LOCK_IRQ);
 	INIT_WORK(&env->ibd.fatal_work, cq_env_fatal_work);
 
@@ -75,6 +75,7 @@ static int cq_env_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, env->cq.ring);
 	env->cq.log2_depth = CQ_LOG2;
 	env->cq.cqn = CQ_CQN;
+	env->cq.dbp = &env->ibd.dbps[0];
 	env->cq.db_off = CQ_SLOT * sizeof(__le32);
 	spin_lock_init(&env->cq.lock);
 
