@@ -116,6 +116,7 @@ static struct rdev *make_device(struct plat *p, const struct sim_opts *o)
 	cfg.num_vectors = o->vectors;
 	cfg.caps_disable = o->caps_disable;
 	cfg.signature_abi = o->signature_abi;
+	cfg.rdma_table_log2 = o->rdma_table_log2;
 	cfg.engine = &rdma_engine;
 	return rdev_create(p, &cfg);
 }

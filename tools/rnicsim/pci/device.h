@@ -34,6 +34,13 @@ struct rdev_config {
 	 * enable is refused.
 	 */
 	unsigned int signature_abi;
+	/*
+	 * 0: the RDMA object tables have their full sizes. 4..16
+	 * (--rdma-table-log2, a test knob): none has more than 2^N entries,
+	 * and QUERY_RDMA_CAPS advertises those sizes, so a test reaches
+	 * every limit in seconds.
+	 */
+	unsigned int rdma_table_log2;
 	/* The RDMA engine the device dispatches to; required */
 	const struct rdev_engine *engine;
 };

@@ -19,6 +19,7 @@ enum {
 	OPT_SEED, OPT_CAPS_DISABLE, OPT_BENCH, OPT_BENCH_SECONDS,
 	OPT_SELFTEST, OPT_CTL_CMD, OPT_HELP, OPT_ABI2, OPT_NO_ABI2,
 	OPT_SIGNATURE_ABI,
+	OPT_RDMA_TABLE_LOG2,
 };
 
 static const struct option long_opts[] = {
@@ -38,6 +39,7 @@ static const struct option long_opts[] = {
 	{ "abi2", no_argument, NULL, OPT_ABI2 },
 	{ "no-abi2", no_argument, NULL, OPT_NO_ABI2 },	/* refused */
 	{ "signature-abi", required_argument, NULL, OPT_SIGNATURE_ABI },
+	{ "rdma-table-log2", required_argument, NULL, OPT_RDMA_TABLE_LOG2 },
 	{ "bench", optional_argument, NULL, OPT_BENCH },
 	{ "bench-seconds", required_argument, NULL, OPT_BENCH_SECONDS },
 	{ "selftest", no_argument, NULL, OPT_SELFTEST },
@@ -71,6 +73,9 @@ void opts_usage(FILE *f)
 "  --signature-abi MAJOR  test knob (1..15): the signature advertises ABI\n"
 "                         MAJOR alone, as an older or newer firmware would,\n"
 "                         and the device refuses every enable\n"
+"  --rdma-table-log2 N    test knob (4..16): at most 2^N QPs, CQs, SRQs,\n"
+"                         PDs and MRs, advertised so; each table keeps\n"
+"                         its own size if that is smaller\n"
 "  --abi2                 accepted and ignored: ABI 2.0 (the device runs the\n"
 "                         transport) is the only ABI served; ABI 1.0 and\n"
 "                         --no-abi2 were removed\n"
@@ -253,6 +258,14 @@ int opts_parse(struct sim_opts *o, int argc, char **argv, char *err,
 				     "from 1 to %d", optarg,
 				     OPTS_MAX_SIGNATURE_ABI);
 			o->signature_abi = (unsigned int)v;
+			break;
+		case OPT_RDMA_TABLE_LOG2:
+			if (parse_uint(optarg, OPTS_MAX_RDMA_TABLE_LOG2, &v) ||
+			    v < OPTS_MIN_RDMA_TABLE_LOG2)
+				FAIL("--rdma-table-log2 '%s': need %d to %d",
+				     optarg, OPTS_MIN_RDMA_TABLE_LOG2,
+				     OPTS_MAX_RDMA_TABLE_LOG2);
+			o->rdma_table_log2 = (unsigned int)v;
 			break;
 		case OPT_BENCH:
 			o->mode = SIM_MODE_BENCH;

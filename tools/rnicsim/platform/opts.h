@@ -28,6 +28,8 @@ enum sim_mode {
  * include.
  */
 #define OPTS_MAX_SIGNATURE_ABI	15
+#define OPTS_MIN_RDMA_TABLE_LOG2	4
+#define OPTS_MAX_RDMA_TABLE_LOG2	16
 
 struct sim_opts {
 	enum sim_mode mode;
@@ -46,6 +48,8 @@ struct sim_opts {
 	uint32_t caps_disable;
 	/* --signature-abi: 0, or the one major advertised (rdev_config) */
 	unsigned int signature_abi;
+	/* --rdma-table-log2: 0, or the log2 of the largest object table */
+	unsigned int rdma_table_log2;
 	/* --ctl-cmd */
 	const char *ctl_cmd_path;
 	char ctl_cmd[1024];

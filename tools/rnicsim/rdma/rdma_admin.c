@@ -46,12 +46,15 @@ static u8 cmd_query_caps(struct rdev *d, const union rnic_aq_entry *e,
 			      RNIC_RDMA_CAP_SEND_INV |
 			      RNIC_RDMA_CAP_CQ_MODERATION |
 			      RNIC_RDMA_CAP_USER_DB);
-	/* The GSI QP's table slot is kept for it (rdma_core.c). */
-	a.max_qp = cpu_to_le32(1U << RDMA_QP_LOG2);
-	a.max_cq = cpu_to_le32(1U << RDMA_CQ_LOG2);
-	a.max_srq = cpu_to_le32(1U << RDMA_SRQ_LOG2);
-	a.max_mr = cpu_to_le32(1U << RDMA_MR_LOG2);
-	a.max_pd = cpu_to_le32(1U << RDMA_PD_LOG2);
+	/*
+	 * The tables' sizes (--rdma-table-log2 may make them smaller). The
+	 * GSI QP's table slot is kept for it (rdma_core.c).
+	 */
+	a.max_qp = cpu_to_le32(v->qps.mask + 1);
+	a.max_cq = cpu_to_le32(v->cqs.mask + 1);
+	a.max_srq = cpu_to_le32(v->srqs.mask + 1);
+	a.max_mr = cpu_to_le32(v->mrs.mask + 1);
+	a.max_pd = cpu_to_le32(v->pds.mask + 1);
 	a.max_ah = cpu_to_le32(RDMA_MAX_AH);
 	a.max_mr_pages = cpu_to_le32(RDMA_MAX_MR_PAGES);
 	a.max_mr_size = cpu_to_le64(RDMA_MAX_MR_SIZE);

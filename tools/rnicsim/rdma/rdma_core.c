@@ -65,6 +65,14 @@ static const struct rdma_upper rdma_upper = {
 	.qp_fatal = rdma_qp_fatal,
 };
 
+/* A table's size: its own, or --rdma-table-log2's if that is smaller */
+static unsigned int table_log2(const struct rdev *d, unsigned int own)
+{
+	unsigned int cap = d->cfg.rdma_table_log2;
+
+	return cap && cap < own ? cap : own;
+}
+
 int rdma_enable(struct rdev *d)
 {
 	struct rdma_dev *v = calloc(1, sizeof(*v));
@@ -89,11 +97,12 @@ int rdma_enable(struct rdev *d)
 	 * QPN: the space stops short of it.
 	 */
 	if (!v->dbp || !v->live_dbp || !v->fifo ||
-	    idtab_init(&v->pds, RDMA_PD_LOG2, RDMA_ID_SPACE, 0) ||
-	    idtab_init(&v->mrs, RDMA_MR_LOG2, RDMA_ID_SPACE, 0) ||
-	    idtab_init(&v->cqs, RDMA_CQ_LOG2, RDMA_ID_SPACE, 0) ||
-	    idtab_init(&v->srqs, RDMA_SRQ_LOG2, RDMA_ID_SPACE, 0) ||
-	    idtab_init(&v->qps, RDMA_QP_LOG2, RDMA_ID_SPACE - 1,
+	    idtab_init(&v->pds, table_log2(d, RDMA_PD_LOG2), RDMA_ID_SPACE, 0) ||
+	    idtab_init(&v->mrs, table_log2(d, RDMA_MR_LOG2), RDMA_ID_SPACE, 0) ||
+	    idtab_init(&v->cqs, table_log2(d, RDMA_CQ_LOG2), RDMA_ID_SPACE, 0) ||
+	    idtab_init(&v->srqs, table_log2(d, RDMA_SRQ_LOG2), RDMA_ID_SPACE,
+		       0) ||
+	    idtab_init(&v->qps, table_log2(d, RDMA_QP_LOG2), RDMA_ID_SPACE - 1,
 		       BIT(RNIC_GSI_QPN))) {
 		rdma_reset(d);
 		return -ENOMEM;

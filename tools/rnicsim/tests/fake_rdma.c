@@ -8,10 +8,12 @@
 
 #include "fake_rdma.h"
 
-struct rdrv *rdrv_new(u8 id, unsigned int signature_abi)
+static struct rdrv *rdrv_new_cfg(u8 id, unsigned int signature_abi,
+				 unsigned int table_log2)
 {
 	struct rdev_config cfg = { .num_vectors = 8,
-				   .signature_abi = signature_abi };
+				   .signature_abi = signature_abi,
+				   .rdma_table_log2 = table_log2 };
 	struct rdrv *x = calloc(1, sizeof(*x));
 	struct tdev *t;
 
@@ -25,21 +27,31 @@ struct rdrv *rdrv_new(u8 id, unsigned int signature_abi)
 	return x;
 }
 
+struct rdrv *rdrv_new(u8 id, unsigned int signature_abi)
+{
+	return rdrv_new_cfg(id, signature_abi, 0);
+}
+
 void rdrv_free(struct rdrv *x)
 {
 	tdev_free(rdrv_tdev(x));
 	free(x);
 }
 
-struct rdrv *rdrv_up(u8 id)
+struct rdrv *rdrv_up_tables(u8 id, unsigned int table_log2)
 {
-	struct rdrv *x = rdrv_new(id, 0);
+	struct rdrv *x = rdrv_new_cfg(id, 0, table_log2);
 
 	if (tdev_init_abi(rdrv_tdev(x), RNIC_ABI2_MAJOR) !=
 	    (RNIC_STATUS_ENABLED | FIELD_PREP(RNIC_STATUS_ABI, 2)) ||
 	    rdrv_setup(x))
 		abort();
 	return x;
+}
+
+struct rdrv *rdrv_up(u8 id)
+{
+	return rdrv_up_tables(id, 0);
 }
 
 /* ---- the wire ---- */

@@ -39,6 +39,8 @@ struct twire {
 struct rdrv *rdrv_new(u8 id, unsigned int signature_abi);
 /* rdrv_new + enable with ABI 2 + rdrv_setup() */
 struct rdrv *rdrv_up(u8 id);
+/* rdrv_up with --rdma-table-log2 @table_log2 (0: full tables) */
+struct rdrv *rdrv_up_tables(u8 id, unsigned int table_log2);
 void rdrv_free(struct rdrv *x);
 
 /* The wire */

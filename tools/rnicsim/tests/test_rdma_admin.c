@@ -150,6 +150,52 @@ TEST(rdma_device_fatal_event)
 	rdrv_free(x);
 }
 
+/*
+ * --rdma-table-log2 (a test knob): every object table has at most 2^N
+ * entries, QUERY_RDMA_CAPS advertises the sizes, and the N+1-th object of
+ * a kind is refused with NO_RESOURCES, so a lab test reaches each limit
+ * in seconds. Without it, the full tables (4096 QPs, 65536 MRs).
+ */
+TEST(rdma_table_log2_knob)
+{
+	struct rdrv *x = rdrv_up_tables(1, 4);
+	struct rdrv *full = rdrv_up(2);
+	struct rdrv_srq srq;
+	unsigned int n;
+	u32 pdn;
+	int st;
+
+	CHECK_EQ(le32_to_cpu(x->caps.max_qp), 16);
+	CHECK_EQ(le32_to_cpu(x->caps.max_cq), 16);
+	CHECK_EQ(le32_to_cpu(x->caps.max_srq), 16);
+	CHECK_EQ(le32_to_cpu(x->caps.max_mr), 16);
+	CHECK_EQ(le32_to_cpu(x->caps.max_pd), 16);
+	CHECK_EQ(le32_to_cpu(full->caps.max_qp), 4096);
+	CHECK_EQ(le32_to_cpu(full->caps.max_cq), 4096);
+	CHECK_EQ(le32_to_cpu(full->caps.max_srq), 1024);
+	CHECK_EQ(le32_to_cpu(full->caps.max_mr), 65536);
+	CHECK_EQ(le32_to_cpu(full->caps.max_pd), 4096);
+
+	/* rdrv_setup() made one PD (and no CQ) already */
+	for (n = 0; n < 32; n++) {
+		st = rdrv_pd_alloc(x, false, &pdn);
+		if (st)
+			break;
+	}
+	CHECK_EQ(st, RNIC_AQ_NO_RESOURCES);
+	CHECK_EQ(n, 15);
+	/* (CQs stop at the event queue's room, 15 here, before the table) */
+	for (n = 0; n < 32; n++) {
+		st = rdrv_srq_create(x, x->pdn, 2, RNIC_RQE_LOG2_MIN, 0, &srq);
+		if (st)
+			break;
+	}
+	CHECK_EQ(st, RNIC_AQ_NO_RESOURCES);
+	CHECK_EQ(n, 16);
+	rdrv_free(x);
+	rdrv_free(full);
+}
+
 TEST(rdma_query_caps_and_stats)
 {
 	struct rdrv *x = rdrv_up(1);
