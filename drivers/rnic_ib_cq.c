@@ -278,6 +278,19 @@ void rnic_ib_cq_put(struct rnic_ib_cq *cq)
  * Verbs
  */
 
+/*
+ * The ring and the doorbell slot of a CQ: @destroyed, or the device may
+ * still write the ring and hold the slot, both kept until the reset.
+ */
+static void rnic_ib_cq_free_mem(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
+				bool destroyed)
+{
+	if (destroyed)
+		rnic_ib_dbp_put(ibd, cq->dbp, 1);
+	rnic_ib_free_dma(ibd, destroyed, BIT(cq->log2_depth) * RNIC_RDMA_CQE_SIZE,
+			 cq->ring, cq->dma);
+}
+
 int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct uverbs_attr_bundle *attrs)
 {
@@ -285,7 +298,6 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct rnic_ib_cq *cq = to_rcq(ibcq);
 	struct rnic_aq_create_rdma_cq c = {};
 	union rnic_aq_resp r;
-	bool destroyed;
 	size_t size;
 	u32 depth;
 	int err;
@@ -320,10 +332,7 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
 	if (err) {
 		/* unanswered, it may have created the CQ: kept until the reset */
-		destroyed = rnic_dma_may_free(err, false, false);
-		if (destroyed)
-			rnic_ib_dbp_put(ibd, cq->dbp, 1);
-		rnic_ib_free_dma(ibd, destroyed, size, cq->ring, cq->dma);
+		rnic_ib_cq_free_mem(ibd, cq, rnic_dma_may_free(err, false, false));
 		return err;
 	}
 	cq->cqn = le32_to_cpu(r.create_cq.cqn);
@@ -353,10 +362,9 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_destroy:
-	destroyed = !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_RDMA_CQ, cq->cqn);
-	if (destroyed)
-		rnic_ib_dbp_put(ibd, cq->dbp, 1);
-	rnic_ib_free_dma(ibd, destroyed, size, cq->ring, cq->dma);
+	rnic_ib_cq_free_mem(ibd, cq,
+			    !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_RDMA_CQ,
+						 cq->cqn));
 	return err;
 }
 
@@ -377,11 +385,7 @@ int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	synchronize_rcu();
 	if (!refcount_dec_and_test(&cq->ref))
 		wait_for_completion(&cq->gone);
-	/* a CQ the device may still have keeps its slot until the reset */
-	if (destroyed)
-		rnic_ib_dbp_put(ibd, cq->dbp, 1);
-	rnic_ib_free_dma(ibd, destroyed, BIT(cq->log2_depth) * RNIC_RDMA_CQE_SIZE,
-			 cq->ring, cq->dma);
+	rnic_ib_cq_free_mem(ibd, cq, destroyed);
 	return 0;
 }
 

@@ -32,7 +32,6 @@
  * Device limits
  */
 
-/* Every value checked; the driver offers at most what it can address */
 /*
  * Every QP takes two doorbell slots (one with an SRQ), every CQ and SRQ
  * one, and the kernel has at most RNIC_IB_MAX_DBPS pages of
@@ -55,6 +54,7 @@ static void rnic_ib_fit_db_slots(struct rnic_ibdev *ibd)
 	c->max_srq = div64_u64((u64)c->max_srq * have, need);
 }
 
+/* Every value checked; the driver offers at most what it can address */
 static int rnic_ib_read_caps(struct rnic_ibdev *ibd)
 {
 	struct rnic_ib_caps *c = &ibd->caps;
