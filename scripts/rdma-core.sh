@@ -27,6 +27,8 @@
 #            directory and write /etc/libibverbs.d/rnic.driver (DESTDIR
 #            is honoured)
 #   path     print the path of librnic-rdmav34.so (after build)
+#   match-test  Debian's ibv_devices against fake sysfs devices, the built
+#            provider named by RDMAV_DRIVERS (root: a mount namespace)
 #   fetch    only download and extract the build inputs
 # Everything is cached under $RNIC_CACHE (default /var/cache/rnic); the
 # network is needed once (deb.debian.org), never again.
@@ -48,6 +50,8 @@ DEV_DEB=libibverbs-dev_${DEV_VER}_amd64.deb
 DEV_SHA256=78e87d12fb642bc41b04cb2e2f3f2f23cee14b89978a846b83defe945f388f72
 
 MIX=$RC/mix-44.0-56.1
+ABI_VER=$(awk '/define RNIC_UVERBS_ABI_VERSION/ {print $3}' \
+	"$REPO/include/uapi/rdma/rnic-abi.h")
 LIBIBVERBS=/usr/lib/x86_64-linux-gnu/libibverbs.so.1
 PROVIDER_DIR=/usr/lib/x86_64-linux-gnu/libibverbs
 DRIVER_DIR=/etc/libibverbs.d
@@ -255,6 +259,10 @@ build() {
 	mkdir -p "$(dirname "$d")"
 	mv "$t" "$d"
 	trap - EXIT
+	# the three newest builds stay, for comparison; the rest go
+	# shellcheck disable=SC2012
+	ls -1dt "$CACHE"/rnic-provider/*/ 2>/dev/null | tail -n +4 |
+		xargs -r rm -rf
 	log "built $d/$SO"
 	echo "$d"
 }
@@ -266,6 +274,57 @@ install_provider() {
 	install -m 0644 "$d/$SO" "$dest$PROVIDER_DIR/$SO"
 	install -m 0644 "$d/rnic.driver" "$dest$DRIVER_DIR/rnic.driver"
 	log "installed $dest$PROVIDER_DIR/$SO and $dest$DRIVER_DIR/rnic.driver"
+}
+
+# One fake uverbs device in a sysfs tree at $1: ibdev name $2, uverbs ABI
+# $3, the PCI function bound to driver $4 (libibverbs reads SYSFS_PATH)
+fake_sysfs() {
+	local r=$1
+	mkdir -p "$r/class/infiniband_verbs/uverbs0" "$r/class/infiniband/$2/device" \
+		"$r/bus/pci/drivers/$4"
+	echo 6 > "$r/class/infiniband_verbs/abi_version"
+	echo "$2" > "$r/class/infiniband_verbs/uverbs0/ibdev"
+	echo 231:192 > "$r/class/infiniband_verbs/uverbs0/dev"
+	echo "$3" > "$r/class/infiniband_verbs/uverbs0/abi_version"
+	echo "1: CA" > "$r/class/infiniband/$2/node_type"
+	echo 5254:00ff:fe12:3456 > "$r/class/infiniband/$2/node_guid"
+	echo pci:v00001AF4d00001110sv00001AF4sd00001100bc05sc00i00 \
+		> "$r/class/infiniband/$2/device/modalias"
+	ln -s "$r/bus/pci/drivers/$4" "$r/class/infiniband/$2/device/driver"
+}
+
+# Debian's libibverbs matching the built provider against fake devices:
+# in a private mount namespace, so /dev/infiniband exists only there
+match_test() {
+	local so t c name abi drv want out err fails=0
+	so=$(built_or_die)/$SO
+	[ "$(id -u)" = 0 ] || die "match-test needs root (unshare -m, mount)"
+	t=$(mktemp -d)
+	for c in "rnic0 $ABI_VER rnic yes" "foo0 $ABI_VER rnic yes" \
+		 "foo0 $ABI_VER ivshmem no" "rnic0 $((ABI_VER + 1)) rnic no"; do
+		# shellcheck disable=SC2086
+		set -- $c
+		name=$1 abi=$2 drv=$3 want=$4
+		fake_sysfs "$t/$name-$abi-$drv" "$name" "$abi" "$drv"
+		out=$(unshare -m --propagation private sh -c '
+			mount -t tmpfs none /dev && mkdir /dev/infiniband &&
+			touch /dev/infiniband/uverbs0 &&
+			SYSFS_PATH=$1 RDMAV_DRIVERS=$2 ibv_devices' sh \
+			"$t/$name-$abi-$drv" "${so%-rdmav34.so}" 2>"$t/err") || true
+		err=$(cat "$t/err")
+		if [ "$want" = yes ]; then
+			if ! echo "$out" | grep -qw "$name" || [ -n "$err" ]; then
+				log "match-test: $name (ABI $abi, driver $drv) not claimed cleanly: $out $err"
+				fails=$((fails + 1))
+			fi
+		elif echo "$out" | grep -qw "$name"; then
+			log "match-test: $name (ABI $abi, driver $drv) claimed, must not be"
+			fails=$((fails + 1))
+		fi
+	done
+	rm -rf "$t"
+	[ $fails = 0 ] || die "match-test: $fails case(s) failed"
+	log "match-test OK: rnic0 and a renamed rnic claimed without a message; an ivshmem device of another driver and another uverbs ABI not"
 }
 
 built_or_die() {
@@ -280,6 +339,7 @@ build)		build ;;
 fetch)		fetch_all ;;
 check)		check_imports "$(built_or_die)/$SO" ;;
 test)		run_unit_test "$(built_or_die)" ;;
+match-test)	match_test ;;
 install)	install_provider ;;
 path)		echo "$(built_or_die)/$SO" ;;
 *)		sed -n '/^# Usage/,/^# network/p' "$0" | sed 's/^# \{0,1\}//' >&2

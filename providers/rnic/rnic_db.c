@@ -14,9 +14,10 @@
  * The kick ring of a page has one writer at a time: a spinlock per page,
  * held for a few stores. Where the kernel could not map the kick register
  * (it shares its page with something the process must not reach), the
- * provider still writes slots, kick entries and kick_pi itself and asks
- * the kernel only for the register write: a post_send or post_srq_recv
- * with no work requests, a req_notify_cq command for a CQ arm.
+ * provider writes only the slot and asks the kernel to name it and kick:
+ * a post_send, post_recv or post_srq_recv with no work requests, a
+ * req_notify_cq command for a CQ arm. The kernel is then the kick ring's
+ * one writer (drivers/rnic_ib_uctx.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -128,9 +129,11 @@ void rnic_db_write(struct rnic_dbp *dbp, uint16_t off, uint32_t val)
  *
  * The caller wrote its WQEs (or consumed its CQEs) before, and holds the
  * queue's lock, so one queue's slot values reach the page in order.
+ * Without RNIC_UCTX_F_KICK_MMAP only the slot is written here: the kernel
+ * names it and kicks when the caller asks (rnic_kick_qp() and friends).
  *
  * Return: true if the device was kicked; false if the caller must kick
- * through the kernel (no RNIC_UCTX_F_KICK_MMAP).
+ * through the kernel.
  */
 bool rnic_db_ring(struct rnic_context *ctx, struct rnic_dbp *dbp,
 		  uint16_t off, uint32_t val)
@@ -140,6 +143,10 @@ bool rnic_db_ring(struct rnic_context *ctx, struct rnic_dbp *dbp,
 
 	/* the WQEs (host memory, read by DMA) before the slot */
 	udma_to_device_barrier();
+	if (!ctx->kick_reg) {
+		mmio_write32_le(page + off, htole32(val));
+		return false;
+	}
 	pthread_spin_lock(&dbp->lock);
 	mmio_write32_le(page + off, htole32(val));
 	entry = dbp->kick_pi % RNIC_DBP_KICK_DEPTH;
@@ -151,22 +158,20 @@ bool rnic_db_ring(struct rnic_context *ctx, struct rnic_dbp *dbp,
 	rnic_db_fence();
 	mmio_write32_le(page + RNIC_DBP_KICK_PI_OFF,
 			htole32(FIELD_PREP(RNIC_DBP_KICK_PI, dbp->kick_pi)));
-	if (ctx->kick_reg) {
-		/* kick_pi before the kick */
-		rnic_db_fence();
-		mmio_write32_le(ctx->kick_reg, htole32(ctx->kick));
-	}
+	/* kick_pi before the kick */
+	rnic_db_fence();
+	mmio_write32_le(ctx->kick_reg, htole32(ctx->kick));
 	pthread_spin_unlock(&dbp->lock);
-	return ctx->kick_reg != NULL;
+	return true;
 }
 
 /*
- * The kick through the kernel for a QP's send or receive slot: a
- * post_send command with no work requests, as rxe's provider rings its
- * doorbell. Written directly on the command fd, so it imports nothing
- * Debian 12's libibverbs lacks.
+ * The kick through the kernel for a QP's send slot: a post_send command
+ * with no work requests, as rxe's provider rings its doorbell (the kernel
+ * names the QP's receive slot too). Written directly on the command fd,
+ * so it imports nothing Debian 12's libibverbs lacks.
  */
-int rnic_kick_qp(struct ibv_qp *ibqp)
+static int rnic_kick_qp_send(struct ibv_qp *ibqp)
 {
 	struct ib_uverbs_post_send_resp resp;
 	struct ibv_post_send cmd;
@@ -183,6 +188,31 @@ int rnic_kick_qp(struct ibv_qp *ibqp)
 	if (write(ibqp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
 		return errno ? errno : EIO;
 	return 0;
+}
+
+/* The receive slot alone: a post_recv command with no work requests */
+static int rnic_kick_qp_recv(struct ibv_qp *ibqp)
+{
+	struct ib_uverbs_post_recv_resp resp;
+	struct ibv_post_recv cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_RECV;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.response = (uintptr_t)&resp;
+	cmd.qp_handle = ibqp->handle;
+	cmd.wr_count = 0;
+	cmd.sge_count = 0;
+	cmd.wqe_size = sizeof(struct ibv_recv_wr);
+	if (write(ibqp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+int rnic_kick_qp(struct ibv_qp *ibqp, bool recv)
+{
+	return recv ? rnic_kick_qp_recv(ibqp) : rnic_kick_qp_send(ibqp);
 }
 
 /* The same for an SRQ's slot: a post_srq_recv with no work requests */

@@ -7,7 +7,8 @@
  * to the provider's own array at the same index, never to memory the
  * device writes. One doorbell per call, after the last WQE, with bad_wr
  * the first WR refused. No system call unless the kick register could not
- * be mapped (rnic_db.c).
+ * be mapped (rnic_db.c). A QP is written by the process only: the kernel
+ * neither reads its rings nor posts to them.
  */
 #include <errno.h>
 
@@ -66,7 +67,7 @@ int rnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 				      FIELD_PREP(RNIC_DB_RING_PI, sq->pi));
 	pthread_spin_unlock(&sq->lock);
 	if (!kicked) {
-		int kerr = rnic_kick_qp(ibqp);
+		int kerr = rnic_kick_qp(ibqp, false);
 
 		/* the WQEs are in the ring: a failed kick fails the call */
 		if (kerr && !err) {
@@ -118,7 +119,7 @@ int rnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 				      FIELD_PREP(RNIC_DB_RING_PI, rq->pi));
 	pthread_spin_unlock(&rq->lock);
 	if (!kicked) {
-		int kerr = rnic_kick_qp(ibqp);
+		int kerr = rnic_kick_qp(ibqp, true);
 
 		if (kerr && !err) {
 			err = kerr;

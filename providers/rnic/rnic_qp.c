@@ -148,7 +148,8 @@ static int rnic_qp_size(struct rnic_context *ctx, struct ibv_qp_init_attr *init,
 {
 	struct ibv_qp_cap *cap = &init->cap;
 
-	if (!cap->max_send_wr || cap->max_send_wr > ctx->lim.max_qp_wr ||
+	/* 0 WRs is a ring of the smallest depth, as the kernel allows */
+	if (cap->max_send_wr > ctx->lim.max_qp_wr ||
 	    cap->max_send_sge > ctx->lim.max_sge ||
 	    cap->max_inline_data > ctx->max_inline)
 		return EINVAL;
@@ -160,7 +161,7 @@ static int rnic_qp_size(struct rnic_context *ctx, struct ibv_qp_init_attr *init,
 	*rqe_log2 = 0;
 	if (init->srq)
 		return 0;
-	if (!cap->max_recv_wr || cap->max_recv_wr > ctx->lim.max_qp_wr ||
+	if (cap->max_recv_wr > ctx->lim.max_qp_wr ||
 	    cap->max_recv_sge > ctx->lim.max_sge)
 		return EINVAL;
 	*rq_log2 = rnic_depth_log2(cap->max_recv_wr, 2);
