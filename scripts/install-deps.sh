@@ -16,6 +16,7 @@ PKGS=(
 	qemu-system-x86 busybox-static bash-builtins
 	iproute2 ethtool pciutils iputils-ping procps psmisc
 	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers infiniband-diags
+	perftest strace
 	tshark tcpdump nvme-cli fio gnuplot-nox
 	linux-source-6.12
 )
