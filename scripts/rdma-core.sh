@@ -22,7 +22,8 @@
 #   build    fetch what is missing, build (if the sources changed), check
 #            imports, run the unit test; print the build directory
 #   check    import check of the built provider only
-#   test     the provider's unit test (WQE/CQE encoding) only
+#   test     the provider's unit tests only (WQE/CQE encoding; the data
+#            path against a doorbell page in memory)
 #   install  build, then copy the provider into libibverbs' provider
 #            directory and write /etc/libibverbs.d/rnic.driver (DESTDIR
 #            is honoured)
@@ -215,10 +216,11 @@ run_unit_test() {
 	local d=$1
 	[ -x "$d/rnic_unit_test" ] || die "no unit test in $d"
 	"$d/rnic_unit_test" >&2
+	"$d/rnic_datapath_test" >&2
 }
 
 build() {
-	local d t src obj objs=() inc
+	local d t src obj objs=() dp_objs inc
 	fetch_all
 	[ -f "$LIBIBVERBS" ] || die "$LIBIBVERBS missing: apt-get install libibverbs1"
 	d=$(build_dir)
@@ -237,7 +239,7 @@ build() {
 	for src in "$REPO"/providers/rnic/*.c; do
 		obj=$t/$(basename "${src%.c}").o
 		case $src in
-		*/rnic_unit_test.c) continue ;;
+		*_test.c) continue ;;
 		esac
 		# shellcheck disable=SC2086
 		$CC "${CFLAGS_RNIC[@]}" $inc -c "$src" -o "$obj"
@@ -248,10 +250,20 @@ build() {
 		-Wl,--no-undefined -Wl,-z,now -Wl,-z,relro -Wl,--as-needed \
 		-l:libibverbs.so.1 -pthread
 	check_imports "$t/$SO"
-	# The unit test links the pure encode/decode file only: no libibverbs
+	# The unit test links the pure encode/decode file only: no libibverbs.
+	# The data path test links the provider's objects but rnic.o (the
+	# match table and context, which need a kernel) and libibverbs.
 	# shellcheck disable=SC2086
 	$CC "${CFLAGS_RNIC[@]}" $inc -o "$t/rnic_unit_test" \
 		"$REPO/providers/rnic/rnic_unit_test.c" "$t/rnic_wqe.o"
+	dp_objs=()
+	for obj in "${objs[@]}"; do
+		[ "$(basename "$obj")" = rnic.o ] || dp_objs+=("$obj")
+	done
+	# shellcheck disable=SC2086
+	$CC "${CFLAGS_RNIC[@]}" $inc -o "$t/rnic_datapath_test" \
+		"$REPO/providers/rnic/rnic_datapath_test.c" "${dp_objs[@]}" \
+		-l:libibverbs.so.1 -pthread
 	run_unit_test "$t"
 	echo "driver rnic" > "$t/rnic.driver"
 	touch "$t/.rnic-ok"
@@ -306,6 +318,7 @@ match_test() {
 		set -- $c
 		name=$1 abi=$2 drv=$3 want=$4
 		fake_sysfs "$t/$name-$abi-$drv" "$name" "$abi" "$drv"
+		# shellcheck disable=SC2016
 		out=$(unshare -m --propagation private sh -c '
 			mount -t tmpfs none /dev && mkdir /dev/infiniband &&
 			touch /dev/infiniband/uverbs0 &&
