@@ -48,6 +48,10 @@ struct ibv_cq *rnic_create_cq(struct ibv_context *ibctx, int cqe,
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	/* (1 << log2_depth) - 1 must hold the CQEs asked for (rnic-abi.h) */
 	cq->log2_depth = rnic_depth_log2((uint32_t)cqe + 1, 2);
+	if (cq->log2_depth > RNIC_MAX_RING_LOG2) {
+		err = EINVAL;
+		goto err_free;
+	}
 	cq->ring = rnic_ring_alloc(ctx, (size_t)RNIC_RDMA_CQE_SIZE << cq->log2_depth,
 				   &cq->ring_bytes);
 	if (!cq->ring) {

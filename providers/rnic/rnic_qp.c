@@ -155,7 +155,7 @@ static int rnic_qp_size(struct rnic_context *ctx, struct ibv_qp_init_attr *init,
 		return EINVAL;
 	*sq_log2 = rnic_depth_log2(cap->max_send_wr, 2);
 	*sqe_log2 = rnic_sqe_log2(cap->max_send_sge, cap->max_inline_data);
-	if (*sqe_log2 > ctx->max_sqe_log2)
+	if (*sqe_log2 > ctx->max_sqe_log2 || *sq_log2 > RNIC_MAX_RING_LOG2)
 		return EINVAL;
 	*rq_log2 = 0;
 	*rqe_log2 = 0;
@@ -166,7 +166,8 @@ static int rnic_qp_size(struct rnic_context *ctx, struct ibv_qp_init_attr *init,
 		return EINVAL;
 	*rq_log2 = rnic_depth_log2(cap->max_recv_wr, 2);
 	*rqe_log2 = rnic_rqe_log2(cap->max_recv_sge);
-	return *rqe_log2 > ctx->max_rqe_log2 ? EINVAL : 0;
+	return *rqe_log2 > ctx->max_rqe_log2 ||
+	       *rq_log2 > RNIC_MAX_RING_LOG2 ? EINVAL : 0;
 }
 
 /* What a queue of this WQE size may carry, the device's limits applied */

@@ -186,7 +186,8 @@ struct ibv_srq *rnic_create_srq(struct ibv_pd *pd,
 	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
 	srq->log2_depth = rnic_depth_log2(a->max_wr, 2);
 	srq->rqe_log2 = rnic_rqe_log2(a->max_sge);
-	if (srq->rqe_log2 > ctx->max_rqe_log2)
+	if (srq->rqe_log2 > ctx->max_rqe_log2 ||
+	    srq->log2_depth > RNIC_MAX_RING_LOG2)
 		goto err_free;
 	depth = 1U << srq->log2_depth;
 	srq->max_sge = rnic_rqe_max_sge(srq->rqe_log2);

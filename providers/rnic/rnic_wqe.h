@@ -14,6 +14,12 @@
 /* The device's largest message (rnic_rdma_caps.max_msg_size is 2^31) */
 #define RNIC_MAX_MSG_SIZE	(1U << 31)
 
+/*
+ * Deepest ring: indices are free-running 16 bits (slots, wqe_idx, CI), and
+ * the phase of a CQ entry follows bit log2_depth of a 16-bit index.
+ */
+#define RNIC_MAX_RING_LOG2	15
+
 /* A UD receive buffer starts with this much network header (hardware-rdma.rst) */
 #define RNIC_UD_GRH_LEN		40
 
