@@ -87,11 +87,18 @@ extract_tarball() {
 	mv "$RC_SRC.tmp" "$RC_SRC"
 }
 
+# Debian 12's libibverbs-dev: through apt, or straight from the pool when
+# apt has no lists (a fresh guest); the pinned checksum decides either way
 fetch_dev_deb() {
 	sha_ok "$RC/$DEV_DEB" "$DEV_SHA256" && return 0
+	mkdir -p "$RC"
 	log "apt-get download libibverbs-dev=$DEV_VER"
-	(cd "$RC" && apt-get download -q "libibverbs-dev=$DEV_VER" >&2) ||
-		die "apt-get download libibverbs-dev=$DEV_VER failed (Debian 12's)"
+	if ! (cd "$RC" && apt-get download -q "libibverbs-dev=$DEV_VER" >&2); then
+		log "apt-get download failed; fetching $DEV_DEB from the pool"
+		curl -fsSL -o "$RC/$DEV_DEB" \
+			"$MIRROR/pool/main/r/rdma-core/$DEV_DEB" ||
+			die "cannot download $DEV_DEB"
+	fi
 	sha_ok "$RC/$DEV_DEB" "$DEV_SHA256" ||
 		die "$DEV_DEB: sha256 is not the pinned $DEV_SHA256"
 }
