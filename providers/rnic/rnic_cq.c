@@ -119,7 +119,8 @@ static bool rnic_cqe_ready(const struct rnic_cq *cq, uint16_t ci,
 {
 	struct rnic_rdma_cqe *cqe =
 		&cq->ring[ci & ((1U << cq->log2_depth) - 1)];
-	uint8_t flags = *(volatile uint8_t *)&cqe->flags;
+	/* the device writes this byte last; reread on every poll */
+	uint8_t flags = __atomic_load_n(&cqe->flags, __ATOMIC_RELAXED);
 
 	*cqep = cqe;
 	return !!(flags & RNIC_RCQE_F_PHASE) ==

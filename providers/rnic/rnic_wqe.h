@@ -3,6 +3,10 @@
  * librnic: work requests to WQEs and CQEs to work completions. Pure
  * functions of their arguments (rnic_wqe.c): no device, no libibverbs
  * calls, so the unit test (rnic_unit_test.c) links them alone.
+ *
+ * The WQE builders return 0 or a positive errno, the verbs' convention,
+ * which post_send and post_recv pass on; the CQE checks return 0 or a
+ * negative errno, an internal verdict that never reaches the caller.
  */
 #ifndef RNIC_PROVIDER_WQE_H
 #define RNIC_PROVIDER_WQE_H
