@@ -8,6 +8,11 @@
 # user would: dkms add, build, install. Idempotent: an unchanged tree that
 # is already installed for every kernel asked for is left alone.
 #
+# Then the userspace half: the rdma-core provider librnic
+# (providers/rnic, scripts/rdma-core.sh), which libibverbs loads for an
+# rnic device; guests see it through the host's / (Documentation/
+# rnic-provider.rst). RNIC_NO_PROVIDER=1 skips it.
+#
 # Usage: scripts/dkms-install.sh [KVER...]
 set -euo pipefail
 
@@ -16,6 +21,15 @@ CACHE=${RNIC_CACHE:-/var/cache/rnic}
 LOG=${RNIC_DKMS_LOG:-/tmp/rnic-dkms.log}
 
 die() { echo "dkms-install: $*" >&2; exit 1; }
+
+# The provider is built against cached rdma-core sources (fetched once from
+# deb.debian.org) and installed only when its build changed.
+provider() {
+	[ "${RNIC_NO_PROVIDER:-0}" = 1 ] && return 0
+	bash "$REPO/scripts/rdma-core.sh" install >>"$LOG" 2>&1 ||
+		die "provider: scripts/rdma-core.sh install failed; see $LOG"
+	echo "dkms-install: librnic-rdmav34.so installed (/etc/libibverbs.d/rnic.driver)"
+}
 
 KVERS=("$@")
 if [ ${#KVERS[@]} = 0 ]; then
@@ -76,10 +90,12 @@ if [ "$(cat "$DEST/.rnic-hash" 2>/dev/null)" = "$hash" ] &&
 	done
 	if [ ${#TODO[@]} = 0 ]; then
 		echo "dkms-install: $NAME/$VER for ${KVERS[*]} up to date"
+		provider
 		exit 0
 	fi
 	: >"$LOG"
 	build_install "${TODO[@]}"
+	provider
 	exit 0
 fi
 
@@ -104,3 +120,4 @@ mkdir -p "$DEST"
 dkms add -m "$NAME" -v "$VER" >>"$LOG" 2>&1 || die "stage dkms add failed; see $LOG"
 echo "$hash" >"$DEST/.rnic-hash"
 build_install "${KVERS[@]}"
+provider

@@ -132,10 +132,14 @@ stage_kunit() { bash scripts/kunit.sh; }
 
 # Under the lab lock: a lab test running elsewhere on this machine loads
 # the modules DKMS is about to replace.
+# dkms-install.sh also builds the userspace provider (its imports checked
+# against Debian 12's libibverbs, its unit tests run) and installs it.
 stage_dkms() {
-	one_check "dkms: add/build/install for the lab kernel, the debug kernel and Debian 12's 6.1" \
+	one_check "dkms: add/build/install for the lab kernel, the debug kernel and Debian 12's 6.1; librnic provider installed" \
 		flock "$LAB_LOCK" bash scripts/dkms-install.sh "$(cat /var/cache/rnic/kver)" \
 		"$(cat /var/cache/rnic/debug-kver)" "$(cat /var/cache/rnic/kver61)"
+	one_check "dkms: Debian's libibverbs gives librnic rnic devices and nothing else (fake sysfs)" \
+		bash scripts/rdma-core.sh match-test
 }
 
 # lab_test FILE LABEL KVER: run one lab test on one kernel; its TAP lines
