@@ -27,6 +27,9 @@
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/log2.h>
+#include <rdma/ib_umem.h>
+#include <rdma/uverbs_ioctl.h>
+#include <uapi/rdma/rnic-abi.h>
 
 #include "rnic_verbs.h"
 #include "rnic_ib_wqe.h"
@@ -285,51 +288,158 @@ void rnic_ib_cq_put(struct rnic_ib_cq *cq)
 static void rnic_ib_cq_free_mem(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
 				bool destroyed)
 {
-	if (destroyed)
-		rnic_ib_dbp_put(ibd, cq->dbp, 1);
+	if (destroyed && cq->dbp) {
+		if (cq->uctx)
+			rnic_ib_udbp_put(cq->uctx, cq->dbp, 1);
+		else
+			rnic_ib_dbp_put(ibd, cq->dbp, 1);
+	}
+	cq->dbp = NULL;
 	rnic_ib_free_dma(ibd, destroyed, BIT(cq->log2_depth) * RNIC_RDMA_CQE_SIZE,
 			 cq->ring, cq->dma);
+	cq->ring = NULL;
+	rnic_ib_umem_free(ibd, destroyed, cq->umem);
+	cq->umem = NULL;
 }
 
-int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		      struct uverbs_attr_bundle *attrs)
+/* A kernel CQ's ring and slot, for CREATE_RDMA_CQ */
+static int rnic_ib_kcq_alloc(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
+			     struct rnic_aq_create_rdma_cq *c)
+{
+	size_t size = BIT(cq->log2_depth) * RNIC_RDMA_CQE_SIZE;
+
+	cq->ring = dma_alloc_coherent(rnic_ib_dma(ibd), size, &cq->dma,
+				      GFP_KERNEL);
+	if (!cq->ring)
+		return -ENOMEM;
+	cq->dbp = rnic_ib_dbp_get(ibd, 1);
+	if (IS_ERR(cq->dbp)) {
+		dma_free_coherent(rnic_ib_dma(ibd), size, cq->ring, cq->dma);
+		cq->ring = NULL;
+		return PTR_ERR(cq->dbp);
+	}
+	c->ring_addr = cpu_to_le64(cq->dma);
+	return 0;
+}
+
+/*
+ * A user CQ's ring, pinned, as a page list in @pbl, and a slot in one of
+ * its context's pages. Nothing is left on error.
+ */
+static int rnic_ib_ucq_alloc(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
+			     u64 ring_va, struct rnic_aq_create_rdma_cq *c,
+			     struct rnic_ib_pbl *pbl)
+{
+	struct rnic_ib_udbp *p;
+	int err;
+
+	err = rnic_ib_uring_get(ibd, ring_va,
+				rnic_ib_uring_bytes(cq->log2_depth,
+						    ilog2(RNIC_RDMA_CQE_SIZE)),
+				&cq->umem);
+	if (err)
+		return err;
+	err = rnic_ib_pbl_build(ibd, cq->umem, PAGE_SIZE, pbl);
+	if (err)
+		goto err_release;
+	p = rnic_ib_udbp_get(cq->uctx, 1);
+	if (IS_ERR(p)) {
+		err = PTR_ERR(p);
+		rnic_ib_pbl_free(ibd, pbl, 0);
+		goto err_release;
+	}
+	cq->dbp = &p->dbp;
+	c->ring_addr = cpu_to_le64(pbl->dma);
+	c->page_log2 = PAGE_SHIFT;
+	c->flags = RNIC_RING_F_PBL;
+	return 0;
+
+err_release:
+	ib_umem_release(cq->umem);
+	cq->umem = NULL;
+	return err;
+}
+
+/* A user context's request: its depth, checked, in @log2_depth */
+static int rnic_ib_ucq_req(struct rnic_ibdev *ibd, struct ib_udata *udata,
+			   const struct ib_cq_init_attr *attr,
+			   struct rnic_ucreate_cq *req)
+{
+	int err;
+
+	if (udata->outlen < sizeof(struct rnic_ucreate_cq_resp))
+		return -EINVAL;
+	err = rnic_ib_udata_in(udata, req, sizeof(*req));
+	if (err)
+		return err;
+	if (memchr_inv(req->reserved, 0, sizeof(req->reserved)))
+		return -EINVAL;
+	return rnic_ib_ucq_check(&ibd->caps, req->ring_va, req->log2_depth,
+				 attr->cqe);
+}
+
+/**
+ * rnic_ib_create_cq_udata() - create_cq, for the kernel or a user context
+ * @ibcq: the CQ
+ * @attr: its attributes
+ * @udata: a user context's request (rnic_ucreate_cq), or NULL
+ *
+ * A user CQ's ring is the process's (rnic_ib_umem.c): the kernel never
+ * reads it, and poll_cq refuses it; its completion events are delivered
+ * as a kernel CQ's.
+ *
+ * Return: 0 or a negative errno; nothing is left of a CQ that failed.
+ */
+int rnic_ib_create_cq_udata(struct ib_cq *ibcq,
+			    const struct ib_cq_init_attr *attr,
+			    struct ib_udata *udata)
 {
 	struct rnic_ibdev *ibd = to_ibdev(ibcq->device);
+	struct rnic_ib_ucontext *uctx = rnic_ib_uctx(udata);
 	struct rnic_ib_cq *cq = to_rcq(ibcq);
 	struct rnic_aq_create_rdma_cq c = {};
+	struct rnic_ucreate_cq_resp resp = {};
+	struct rnic_ucreate_cq ureq;
+	struct rnic_ib_pbl pbl = {};
 	union rnic_aq_resp r;
-	size_t size;
 	u32 depth;
 	int err;
 
-	if (attrs || attr->flags)
+	if (attr->flags || (udata && !uctx))
 		return -EOPNOTSUPP;
-	if (attr->cqe < 1 || attr->cqe >= BIT(ibd->caps.max_cq_log2))
-		return -EINVAL;
-	depth = roundup_pow_of_two(max_t(u32, attr->cqe, 4));
+	if (uctx) {
+		err = rnic_ib_ucq_req(ibd, udata, attr, &ureq);
+		if (err)
+			return err;
+		depth = BIT(ureq.log2_depth);
+	} else {
+		if (attr->cqe < 1 || attr->cqe >= BIT(ibd->caps.max_cq_log2))
+			return -EINVAL;
+		depth = roundup_pow_of_two(max_t(u32, attr->cqe, 4));
+	}
 	cq->log2_depth = ilog2(depth);
 	cq->eq = &ibd->eqs[attr->comp_vector % ibd->num_eqs];
 	spin_lock_init(&cq->lock);
 	refcount_set(&cq->ref, 1);
 	init_completion(&cq->gone);
-	size = depth * RNIC_RDMA_CQE_SIZE;
-	cq->ring = dma_alloc_coherent(rnic_ib_dma(ibd), size, &cq->dma,
-				      GFP_KERNEL);
-	if (!cq->ring)
-		return -ENOMEM;
-
-	cq->dbp = rnic_ib_dbp_get(ibd, 1);
-	if (IS_ERR(cq->dbp)) {
-		dma_free_coherent(rnic_ib_dma(ibd), size, cq->ring, cq->dma);
-		return PTR_ERR(cq->dbp);
-	}
+	cq->uctx = uctx;
+	/* the process arms in its page: after a fatal error it gets one event */
+	cq->armed = !!uctx;
+	if (uctx)
+		err = rnic_ib_ucq_alloc(ibd, cq, ureq.ring_va, &c, &pbl);
+	else
+		err = rnic_ib_kcq_alloc(ibd, cq, &c);
+	if (err)
+		return err;
 
 	c.hdr.opcode = RNIC_AQ_CREATE_RDMA_CQ;
-	c.ring_addr = cpu_to_le64(cq->dma);
 	c.eqn = cpu_to_le32(cq->eq->eqn);
 	c.db_page = cpu_to_le32(cq->dbp->id);
 	c.log2_depth = cq->log2_depth;
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
+	/* the device copied the page list, or took nothing */
+	if (pbl.va)
+		rnic_ib_pbl_free(ibd, &pbl, err);
 	if (err) {
 		/* unanswered, it may have created the CQ: kept until the reset */
 		rnic_ib_cq_free_mem(ibd, cq, rnic_dma_may_free(err, false, false));
@@ -350,6 +460,14 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		err = -EPROTO;
 		goto err_destroy;
 	}
+	if (uctx) {
+		resp.db_key = rnic_ib_udbp_key(uctx, cq->dbp);
+		resp.cqn = cq->cqn;
+		resp.db_off = cq->db_off;
+		err = rnic_ib_udata_out(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_destroy;
+	}
 	err = xa_insert_irq(&ibd->cq_xa, cq->cqn, cq, GFP_KERNEL);
 	if (err) {
 		/* a CQN in use: the device broke the cyclic id rule */
@@ -358,7 +476,8 @@ int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		err = -EPROTO;
 		goto err_destroy;
 	}
-	ibcq->cqe = depth;
+	/* a user CQ of depth n holds n - 1 CQEs (rnic-abi.h) */
+	ibcq->cqe = uctx ? depth - 1 : depth;
 	return 0;
 
 err_destroy:
@@ -366,6 +485,14 @@ err_destroy:
 			    !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_RDMA_CQ,
 						 cq->cqn));
 	return err;
+}
+
+/* ib_device_ops.create_cq since 6.11: the udata is the bundle's */
+int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct uverbs_attr_bundle *attrs)
+{
+	return rnic_ib_create_cq_udata(ibcq, attr,
+				       attrs ? &attrs->driver_udata : NULL);
 }
 
 int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
@@ -544,6 +671,9 @@ static int rnic_ib_poll_flushed(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
 	xa_for_each(&ibd->qp_xa, qpn, qp) {
 		if (n >= num)
 			break;
+		/* a user QP's WRs are the process's, in its rings */
+		if (qp->uctx)
+			continue;
 		if (qp->send_cqn == cq->cqn) {
 			spin_lock(&qp->sq.lock);
 			n += rnic_ib_wq_flush(&qp->sq.ci, qp->sq.pi, qp->sq.wrid,
@@ -576,6 +706,8 @@ static bool rnic_ib_cq_fatal_pending(struct rnic_ibdev *ibd,
 	pending = false;
 	rcu_read_lock();
 	xa_for_each(&ibd->qp_xa, qpn, qp) {
+		if (qp->uctx)
+			continue;
 		if (qp->send_cqn == cq->cqn) {
 			spin_lock(&qp->sq.lock);
 			pending = qp->sq.ci != qp->sq.pi;
@@ -677,6 +809,9 @@ int rnic_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	int n = 0;
 	u16 ci0;
 
+	/* a user CQ's ring is the process's to poll (uverbs' POLL_CQ) */
+	if (cq->uctx)
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&cq->lock, flags);
 	ci0 = cq->ci;
 	rcu_read_lock();
@@ -724,6 +859,20 @@ static int rnic_ib_req_notify_fatal(struct rnic_ibdev *ibd,
 	return -EAGAIN;
 }
 
+/*
+ * A user CQ: the process wrote its arm into the slot, and this is its kick
+ * (rnic_ib_uctx.c). After a fatal error there is no arm to honour: every
+ * user CQ got one event then (rnic_ib_cqs_fatal_notify()), and a process
+ * that arms again learns that the device is gone rather than wait.
+ */
+static int rnic_ib_ucq_arm(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq)
+{
+	if (READ_ONCE(ibd->fatal))
+		return -EIO;
+	rnic_ib_db_kick(ibd, cq->dbp, cq->db_off);
+	return 0;
+}
+
 int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	struct rnic_ibdev *ibd = to_ibdev(ibcq->device);
@@ -733,6 +882,8 @@ int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	unsigned long irqflags;
 	int ret = 0;
 
+	if (cq->uctx)
+		return rnic_ib_ucq_arm(ibd, cq);
 	spin_lock_irqsave(&cq->lock, irqflags);
 	if (READ_ONCE(ibd->fatal)) {
 		ret = rnic_ib_req_notify_fatal(ibd, cq, flags);

@@ -46,6 +46,28 @@ void rnic_ib_db_write(struct rnic_ib_dbp *dbp, u16 off, u32 val)
 	writel(val, dbp->va + off);
 }
 
+/* The slot write (if @write), its kick entry and the kick */
+static void rnic_ib_db_notify(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,
+			      u16 off, bool write, u32 val)
+{
+	unsigned long flags;
+
+	/* WRs posted to a failed device never reach it (rnic_ib_dev_dead()) */
+	if (READ_ONCE(ibd->fatal))
+		return;
+	spin_lock_irqsave(&dbp->lock, flags);
+	if (write)
+		writel(val, dbp->va + off);
+	writew(off / sizeof(__le32), dbp->va + RNIC_IB_DBP_KICK_OFF +
+	       (dbp->kick_pi % RNIC_DBP_KICK_DEPTH) * sizeof(__le16));
+	dbp->kick_pi++;
+	/* the entry before kick_pi, kick_pi before the kick: writel orders */
+	writel(FIELD_PREP(RNIC_DBP_KICK_PI, dbp->kick_pi),
+	       dbp->va + RNIC_IB_DBP_KICK_PI_OFF);
+	writel(dbp->kick, ibd->rdev->ivshmem + RNIC_IVSHMEM_DOORBELL);
+	spin_unlock_irqrestore(&dbp->lock, flags);
+}
+
 /**
  * rnic_ib_db_ring() - write a slot, name it in the kick ring and kick
  * @ibd: the device
@@ -59,26 +81,37 @@ void rnic_ib_db_write(struct rnic_ib_dbp *dbp, u16 off, u32 val)
 void rnic_ib_db_ring(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp, u16 off,
 		     u32 val)
 {
-	unsigned long flags;
-
-	/* WRs posted to a failed device never reach it (rnic_ib_dev_dead()) */
-	if (READ_ONCE(ibd->fatal))
-		return;
-	spin_lock_irqsave(&dbp->lock, flags);
-	writel(val, dbp->va + off);
-	writew(off / sizeof(__le32), dbp->va + RNIC_IB_DBP_KICK_OFF +
-	       (dbp->kick_pi % RNIC_DBP_KICK_DEPTH) * sizeof(__le16));
-	dbp->kick_pi++;
-	/* the entry before kick_pi, kick_pi before the kick: writel orders */
-	writel(FIELD_PREP(RNIC_DBP_KICK_PI, dbp->kick_pi),
-	       dbp->va + RNIC_IB_DBP_KICK_PI_OFF);
-	writel(dbp->kick, ibd->rdev->ivshmem + RNIC_IVSHMEM_DOORBELL);
-	spin_unlock_irqrestore(&dbp->lock, flags);
+	rnic_ib_db_notify(ibd, dbp, off, true, val);
 }
 
-/* ALLOC_DB_PAGE into @dbp; @dbp->allocated once the device has it. */
-static int rnic_ib_dbp_alloc_one(struct rnic_ibdev *ibd,
-				 struct rnic_ib_dbp *dbp)
+/**
+ * rnic_ib_db_kick() - name a slot a user context wrote, and kick
+ * @ibd: the device
+ * @dbp: the user context's page the slot is in
+ * @off: the slot's byte offset
+ *
+ * The kick a context that cannot map the kick register asks for
+ * (rnic_ib_uctx.c): the slot is the process's to write, and only its
+ * page's kick ring and the device's kick register are written here. The
+ * process does not write that kick ring itself, so the kernel is its one
+ * writer. Any context.
+ */
+void rnic_ib_db_kick(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp, u16 off)
+{
+	rnic_ib_db_notify(ibd, dbp, off, false, 0);
+}
+
+/**
+ * rnic_ib_dbp_alloc_page() - ALLOC_DB_PAGE into @dbp
+ * @ibd: the device
+ * @dbp: the page to fill; @dbp->allocated once the device has it, even
+ *	when the page it gave is refused (freed by the caller then)
+ * @flags: RNIC_DBP_F_* (RNIC_DBP_F_USER for a user context's page)
+ *
+ * Return: 0, or a negative errno (-EPROTO: a page outside BAR2).
+ */
+int rnic_ib_dbp_alloc_page(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,
+			   u32 flags)
 {
 	struct rnic_aq_alloc_db_page c = {};
 	union rnic_aq_resp r;
@@ -88,6 +121,7 @@ static int rnic_ib_dbp_alloc_one(struct rnic_ibdev *ibd,
 
 	spin_lock_init(&dbp->lock);
 	c.hdr.opcode = RNIC_AQ_ALLOC_DB_PAGE;
+	c.flags = cpu_to_le32(flags);
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
 	if (err) {
 		ibdev_err(&ibd->ibdev, "ALLOC_DB_PAGE failed: %d\n", err);
@@ -124,7 +158,7 @@ int rnic_ib_dbp_alloc(struct rnic_ibdev *ibd)
 	int err;
 
 	mutex_init(&ibd->dbp_lock);
-	err = rnic_ib_dbp_alloc_one(ibd, &ibd->dbps[0]);
+	err = rnic_ib_dbp_alloc_page(ibd, &ibd->dbps[0], 0);
 	/* a page the device gave, even a bad one, is freed at teardown */
 	if (ibd->dbps[0].allocated)
 		ibd->num_dbps = 1;
@@ -161,7 +195,7 @@ struct rnic_ib_dbp *rnic_ib_dbp_get(struct rnic_ibdev *ibd, unsigned int slots)
 	}
 	if (!dbp && ibd->num_dbps < max) {
 		dbp = &ibd->dbps[ibd->num_dbps];
-		err = rnic_ib_dbp_alloc_one(ibd, dbp);
+		err = rnic_ib_dbp_alloc_page(ibd, dbp, 0);
 		if (dbp->allocated)
 			ibd->num_dbps++;
 		if (err) {

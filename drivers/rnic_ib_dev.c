@@ -22,6 +22,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
+#include <uapi/rdma/rnic-abi.h>
 
 #include "rnic_compat.h"
 #include "rnic_ib.h"
@@ -76,6 +77,8 @@ static int rnic_ib_read_caps(struct rnic_ibdev *ibd)
 	c->max_ah = min_t(u32, le32_to_cpu(raw.max_ah), RNIC_IB_MAX_AH);
 	c->max_mr_pages = min_t(u32, le32_to_cpu(raw.max_mr_pages),
 				RNIC_IB_MAX_FRWR_PAGES);
+	c->max_pbl_pages = min_t(u32, le32_to_cpu(raw.max_mr_pages),
+				 RNIC_IB_MAX_PBL_PAGES);
 	c->max_mr_size = le64_to_cpu(raw.max_mr_size);
 	c->page_size_cap = le64_to_cpu(raw.page_size_cap) &
 			   GENMASK_ULL(RNIC_PAGE_LOG2_MAX, RNIC_PAGE_LOG2_MIN);
@@ -400,47 +403,42 @@ static int rnic_ib_get_hw_stats(struct ib_device *ibdev,
 	return stats->num_counters;
 }
 
-#ifndef RNIC_HAVE_CREATE_CQ_ATTRS
-/* Before 6.11 create_cq gets the caller's udata: non-NULL is userspace */
-static int rnic_ib_create_cq_udata(struct ib_cq *ibcq,
-				   const struct ib_cq_init_attr *attr,
-				   struct ib_udata *udata)
-{
-	if (udata)
-		return -EOPNOTSUPP;
-	return rnic_ib_create_cq(ibcq, attr, NULL);
-}
-#endif
-
 static const struct ib_device_ops rnic_ib_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = RNIC_UVERBS_ABI_VERSION,
 
 	.add_gid = rnic_ib_add_gid,
 	.alloc_hw_port_stats = rnic_ib_alloc_hw_port_stats,
 	.alloc_mr = rnic_ib_alloc_mr,
 	.alloc_pd = rnic_ib_alloc_pd,
+	.alloc_ucontext = rnic_ib_alloc_ucontext,
 	.create_ah = rnic_ib_create_ah,
 #ifdef RNIC_HAVE_CREATE_CQ_ATTRS
 	.create_cq = rnic_ib_create_cq,
 #else
+	/* before 6.11 create_cq gets the caller's udata */
 	.create_cq = rnic_ib_create_cq_udata,
 #endif
 	.create_qp = rnic_ib_create_qp,
 	.create_srq = rnic_ib_create_srq,
 	.dealloc_pd = rnic_ib_dealloc_pd,
+	.dealloc_ucontext = rnic_ib_dealloc_ucontext,
 	.del_gid = rnic_ib_del_gid,
 	.dereg_mr = rnic_ib_dereg_mr,
 	.destroy_ah = rnic_ib_destroy_ah,
 	.destroy_cq = rnic_ib_destroy_cq,
 	.destroy_qp = rnic_ib_destroy_qp,
 	.destroy_srq = rnic_ib_destroy_srq,
+	.disassociate_ucontext = rnic_ib_disassociate_ucontext,
 	.get_dev_fw_str = rnic_ib_get_dev_fw_str,
 	.get_dma_mr = rnic_ib_get_dma_mr,
 	.get_hw_stats = rnic_ib_get_hw_stats,
 	.get_link_layer = rnic_ib_get_link_layer,
 	.get_port_immutable = rnic_ib_get_port_immutable,
 	.map_mr_sg = rnic_ib_map_mr_sg,
+	.mmap = rnic_ib_mmap,
+	.mmap_free = rnic_ib_mmap_free,
 	.modify_qp = rnic_ib_modify_qp,
 	.modify_srq = rnic_ib_modify_srq,
 	.poll_cq = rnic_ib_poll_cq,
@@ -460,6 +458,7 @@ static const struct ib_device_ops rnic_ib_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_pd, rnic_ib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, rnic_ib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, rnic_ib_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, rnic_ib_ucontext, ibuc),
 };
 
 /* ------------------------------------------------------------------------
@@ -686,6 +685,10 @@ int rnic_ib_register(struct rnic_dev *rdev)
 	err = rnic_ib_dbp_alloc(ibd);
 	if (err)
 		goto err_unwind;
+	/* what the kernel's pages may take is never a user context's */
+	ibd->max_user_dbps = ibd->caps.num_db_pages -
+			     min_t(int, ibd->caps.num_db_pages, RNIC_IB_MAX_DBPS);
+	rnic_ib_kick_check(ibd);
 	err = rnic_ib_eqs_create(ibd);
 	if (err)
 		goto err_free_dbp;

@@ -10,16 +10,25 @@
 #include <linux/dma-mapping.h>
 #include <linux/list.h>
 #include <linux/slab.h>
+#include <rdma/ib_umem.h>
 
 #include "rnic_verbs.h"
 
-/* Memory kept for the device until the next reset */
+/* Memory kept for the device until the next reset: DMA memory or a umem */
 struct rnic_ib_deferred {
 	struct list_head list;
 	size_t size;
 	void *va;
 	dma_addr_t dma;
+	struct ib_umem *umem;
 };
+
+static void rnic_ib_defer(struct rnic_ibdev *ibd, struct rnic_ib_deferred *d)
+{
+	spin_lock(&ibd->defer_lock);
+	list_add_tail(&d->list, &ibd->deferred);
+	spin_unlock(&ibd->defer_lock);
+}
 
 /**
  * rnic_ib_defer_free() - keep DMA memory until the device is reset
@@ -46,9 +55,7 @@ void rnic_ib_defer_free(struct rnic_ibdev *ibd, size_t size, void *va,
 	d->size = size;
 	d->va = va;
 	d->dma = dma;
-	spin_lock(&ibd->defer_lock);
-	list_add_tail(&d->list, &ibd->deferred);
-	spin_unlock(&ibd->defer_lock);
+	rnic_ib_defer(ibd, d);
 }
 
 /**
@@ -71,6 +78,35 @@ void rnic_ib_free_dma(struct rnic_ibdev *ibd, bool destroyed, size_t size,
 }
 
 /**
+ * rnic_ib_umem_free() - unpin user memory the device was given
+ * @ibd: the device
+ * @destroyed: the command that released it completed
+ * @umem: a user ring or MR's pages, or NULL
+ *
+ * As rnic_ib_free_dma(): pages the device may still write stay pinned
+ * until the reset (the process may be gone by then; the umem keeps what
+ * it needs), or for good if even the list entry cannot be allocated.
+ */
+void rnic_ib_umem_free(struct rnic_ibdev *ibd, bool destroyed,
+		       struct ib_umem *umem)
+{
+	struct rnic_ib_deferred *d;
+
+	if (!umem)
+		return;
+	if (destroyed) {
+		ib_umem_release(umem);
+		return;
+	}
+	rnic_ib_stat_inc(ibd, RNIC_IB_STAT_deferred_frees);
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return;
+	d->umem = umem;
+	rnic_ib_defer(ibd, d);
+}
+
+/**
  * rnic_ib_deferred_release() - free what rnic_ib_defer_free() kept
  * @ibd: the device, reset (or never enabled)
  */
@@ -79,7 +115,11 @@ void rnic_ib_deferred_release(struct rnic_ibdev *ibd)
 	struct rnic_ib_deferred *d, *tmp;
 
 	list_for_each_entry_safe(d, tmp, &ibd->deferred, list) {
-		dma_free_coherent(rnic_ib_dma(ibd), d->size, d->va, d->dma);
+		if (d->umem)
+			ib_umem_release(d->umem);
+		else
+			dma_free_coherent(rnic_ib_dma(ibd), d->size, d->va,
+					  d->dma);
 		list_del(&d->list);
 		kfree(d);
 	}

@@ -13,6 +13,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/log2.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_umem.h>
+#include <uapi/rdma/rnic-abi.h>
 
 #include "rnic_param.h"
 #include "rnic_verbs.h"
@@ -31,12 +33,18 @@ int rnic_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	union rnic_aq_resp r;
 	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;
-	/* a kernel PD: DMA and fast-reg MRs, GSI, REG_MR WQEs */
-	pd->privileged = true;
+	if (udata) {
+		/* a user PD is never privileged: no DMA MR, GSI or REG_MR */
+		err = rnic_ib_udata_in(udata, NULL, 0);
+		if (err)
+			return err;
+		pd->privileged = false;
+	} else {
+		/* a kernel PD: DMA and fast-reg MRs, GSI, REG_MR WQEs */
+		pd->privileged = true;
+		c.flags = cpu_to_le32(RNIC_PD_F_PRIVILEGED);
+	}
 	c.hdr.opcode = RNIC_AQ_ALLOC_PD;
-	c.flags = cpu_to_le32(RNIC_PD_F_PRIVILEGED);
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
 	if (err)
 		return err;
@@ -56,24 +64,16 @@ int rnic_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
  * Memory regions
  */
 
-static int rnic_ib_create_mr(struct rnic_ibdev *ibd, struct rnic_ib_mr *mr,
-			     struct rnic_ib_pd *pd, u8 type, int access,
-			     u32 npages)
+/* CREATE_MR of @c, its type, PD and page fields filled; the key into @mr */
+static int rnic_ib_mr_cmd(struct rnic_ibdev *ibd, struct rnic_ib_mr *mr,
+			  struct rnic_aq_create_mr *c)
 {
-	struct rnic_aq_create_mr c = {};
 	union rnic_aq_resp r;
 	u32 key;
-	int hw, err;
+	int err;
 
-	hw = rnic_ib_mr_access(access);
-	if (hw < 0)
-		return hw;
-	c.hdr.opcode = RNIC_AQ_CREATE_MR;
-	c.type = type;
-	c.access = hw;
-	c.pdn = cpu_to_le32(pd->pdn);
-	c.npages = cpu_to_le32(npages);
-	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
+	c->hdr.opcode = RNIC_AQ_CREATE_MR;
+	err = rnic_ib_cmd(ibd, c, sizeof(*c), &r);
 	if (err)
 		return err;
 	key = le32_to_cpu(r.id.id);
@@ -82,10 +82,27 @@ static int rnic_ib_create_mr(struct rnic_ibdev *ibd, struct rnic_ib_mr *mr,
 			  key);
 		return -EPROTO;
 	}
-	mr->type = type;
+	mr->type = c->type;
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	return 0;
+}
+
+static int rnic_ib_create_mr(struct rnic_ibdev *ibd, struct rnic_ib_mr *mr,
+			     struct rnic_ib_pd *pd, u8 type, int access,
+			     u32 npages)
+{
+	struct rnic_aq_create_mr c = {};
+	int hw;
+
+	hw = rnic_ib_mr_access(access);
+	if (hw < 0)
+		return hw;
+	c.type = type;
+	c.access = hw;
+	c.pdn = cpu_to_le32(pd->pdn);
+	c.npages = cpu_to_le32(npages);
+	return rnic_ib_mr_cmd(ibd, mr, &c);
 }
 
 struct ib_mr *rnic_ib_get_dma_mr(struct ib_pd *ibpd, int access)
@@ -149,16 +166,110 @@ struct ib_mr *rnic_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 }
 
 /*
- * User memory registration comes with the userspace provider. The op must
- * exist all the same: ib_core counts reg_user_mr among the mandatory ops
- * (ib_device_check_mandatory()) and, without it, adds no kernel client
- * (ib_mad, ib_cm, rdma_cm) to the device.
+ * The access flags of a user MR: the four rights, the optional flags
+ * (ignored, as ib_verbs.h allows) and the legacy IB_ACCESS_HUGETLB, which
+ * says nothing the page size search does not find. ODP, memory windows,
+ * zero-based MRs and the FLUSH rights are not offered (-EOPNOTSUPP); a
+ * remote right without local write is refused (-EINVAL).
+ */
+static int rnic_ib_umr_access(struct rnic_ibdev *ibd, int access)
+{
+	int a = access & ~(IB_ACCESS_OPTIONAL | IB_ACCESS_HUGETLB);
+
+	if (a & IB_ACCESS_ON_DEMAND) {
+		ibdev_dbg(&ibd->ibdev, "reg_user_mr: no on-demand paging\n");
+		return -EOPNOTSUPP;
+	}
+	if (a & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		  IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)) {
+		ibdev_dbg(&ibd->ibdev, "reg_user_mr: access %#x not offered\n",
+			  access);
+		return -EOPNOTSUPP;
+	}
+	return rnic_ib_mr_access(a);
+}
+
+/*
+ * A user MR: the process's pages, pinned, given to the device as a page
+ * list at CREATE_MR (type PBL), in the largest pages the device takes
+ * that the memory allows. The device copies the list at create; the pages
+ * stay pinned until DESTROY_MR completed (rnic_ib_umem_free()).
  */
 struct ib_mr *rnic_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 virt_addr, int access,
 				  struct ib_udata *udata)
 {
-	return ERR_PTR(-EOPNOTSUPP);
+	struct rnic_ibdev *ibd = to_ibdev(ibpd->device);
+	struct rnic_aq_create_mr c = {};
+	struct rnic_ib_pbl pbl = {};
+	struct rnic_ib_mr *mr;
+	unsigned long pgsz;
+	int hw, err;
+
+	/* ib_core's one kernel caller has no use here */
+	if (!udata)
+		return ERR_PTR(-EOPNOTSUPP);
+	hw = rnic_ib_umr_access(ibd, access);
+	if (hw < 0)
+		return ERR_PTR(hw);
+	err = rnic_ib_udata_in(udata, NULL, 0);
+	if (err)
+		return ERR_PTR(err);
+	/* the device translates iova by page: the offsets in a page match */
+	if (!length || length > ibd->caps.max_mr_size ||
+	    ((start ^ virt_addr) & ~PAGE_MASK))
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	pgsz = ib_umem_find_best_pgsz(mr->umem, ibd->caps.page_size_cap,
+				      virt_addr);
+	if (!pgsz || ib_umem_num_dma_blocks(mr->umem, pgsz) >
+		     ibd->caps.max_pbl_pages) {
+		ibdev_dbg(&ibd->ibdev, "reg_user_mr: %llu bytes need more than %u pages\n",
+			  length, ibd->caps.max_pbl_pages);
+		err = -EINVAL;
+		goto err_release;
+	}
+	err = rnic_ib_pbl_build(ibd, mr->umem, pgsz, &pbl);
+	if (err)
+		goto err_release;
+	c.type = RNIC_MRT_PBL;
+	c.access = hw;
+	c.page_log2 = ilog2(pgsz);
+	c.pdn = cpu_to_le32(to_rpd(ibpd)->pdn);
+	c.iova = cpu_to_le64(virt_addr);
+	c.length = cpu_to_le64(length);
+	c.pbl_addr = cpu_to_le64(pbl.dma);
+	c.npages = cpu_to_le32(pbl.n);
+	err = rnic_ib_mr_cmd(ibd, mr, &c);
+	/* the device copied the list, or took nothing */
+	rnic_ib_pbl_free(ibd, &pbl, err);
+	if (err) {
+		/*
+		 * Unanswered, it may have made the MR; with a bad key it did,
+		 * under a key that cannot be destroyed: the pages stay pinned.
+		 */
+		rnic_ib_umem_free(ibd, err != -EPROTO &&
+				  rnic_dma_may_free(err, false, false),
+				  mr->umem);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	mr->ibmr.iova = virt_addr;
+	mr->ibmr.length = length;
+	return &mr->ibmr;
+
+err_release:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
 }
 
 static int rnic_ib_set_page(struct ib_mr *ibmr, u64 addr)
@@ -197,6 +308,7 @@ int rnic_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		rnic_ib_free_dma(ibd, destroyed,
 				 mr->max_pages * sizeof(*mr->pbl), mr->pbl,
 				 mr->pbl_dma);
+	rnic_ib_umem_free(ibd, destroyed, mr->umem);
 	kfree(mr);
 	return 0;
 }
@@ -299,8 +411,15 @@ int rnic_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	u32 idx;
 	int err;
 
-	if (udata || !sgid)
+	if (!sgid)
 		return -EINVAL;
+	if (udata) {
+		if (udata->outlen < sizeof(struct rnic_ucreate_ah_resp))
+			return -EINVAL;
+		err = rnic_ib_udata_in(udata, NULL, 0);
+		if (err)
+			return err;
+	}
 	err = rdma_read_gid_l2_fields(sgid, &vlan_id, smac);
 	if (err)
 		return err;
@@ -329,6 +448,15 @@ int rnic_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	WRITE_ONCE(e->flags, cpu_to_le32(le32_to_cpu(tmpl.flags) |
 					 RNIC_TMPL_F_VALID));
 	ah->idx = idx;
+	if (udata) {
+		struct rnic_ucreate_ah_resp resp = { .ah = idx };
+
+		err = rnic_ib_udata_out(udata, &resp, sizeof(resp));
+		if (err) {
+			rnic_ib_destroy_ah(ibah, 0);
+			return err;
+		}
+	}
 	return 0;
 }
 
@@ -373,46 +501,37 @@ static void rnic_ib_srq_free_mem(struct rnic_ibdev *ibd, struct rnic_ib_srq *srq
 	u32 depth = BIT(srq->log2_depth);
 
 	/* an SRQ the device may still have keeps its slot until the reset */
-	if (srq->dbp && destroyed)
-		rnic_ib_dbp_put(ibd, srq->dbp, 1);
+	if (srq->dbp && destroyed) {
+		if (srq->uctx)
+			rnic_ib_udbp_put(srq->uctx, srq->dbp, 1);
+		else
+			rnic_ib_dbp_put(ibd, srq->dbp, 1);
+	}
 	srq->dbp = NULL;
 	rnic_ib_free_dma(ibd, destroyed, (size_t)depth << srq->rqe_log2,
 			 srq->wqes, srq->wqe_dma);
 	rnic_ib_free_dma(ibd, destroyed, depth * sizeof(*srq->idx), srq->idx,
 			 srq->idx_dma);
+	srq->wqes = NULL;
+	srq->idx = NULL;
+	rnic_ib_umem_free(ibd, destroyed, srq->wqe_umem);
+	rnic_ib_umem_free(ibd, destroyed, srq->idx_umem);
+	srq->wqe_umem = NULL;
+	srq->idx_umem = NULL;
 	bitmap_free(srq->busy);
 	kfree(srq->wrid);
 	kfree(srq->len);
+	srq->busy = NULL;
+	srq->wrid = NULL;
+	srq->len = NULL;
 }
 
-int rnic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		       struct ib_udata *udata)
+/* A kernel SRQ's rings, slot bookkeeping and doorbell slot */
+static int rnic_ib_ksrq_alloc(struct rnic_ibdev *ibd, struct rnic_ib_srq *srq,
+			      struct rnic_aq_create_srq *c)
 {
-	struct rnic_ibdev *ibd = to_ibdev(ibsrq->device);
-	struct rnic_ib_srq *srq = to_rsrq(ibsrq);
-	struct ib_srq_attr *a = &init->attr;
-	struct rnic_aq_create_srq c = {};
-	union rnic_aq_resp r;
-	u32 depth;
-	int err;
+	u32 depth = BIT(srq->log2_depth);
 
-	if (udata || init->srq_type != IB_SRQT_BASIC)
-		return -EOPNOTSUPP;
-	if (!ibd->caps.max_srq)
-		return -EOPNOTSUPP;
-	if (!a->max_wr || a->max_wr > BIT(ibd->caps.max_srq_log2) ||
-	    a->max_sge > ibd->caps.max_srq_sge || a->srq_limit > a->max_wr)
-		return -EINVAL;
-	depth = roundup_pow_of_two(max_t(u32, a->max_wr, 4));
-	srq->log2_depth = ilog2(depth);
-	srq->rqe_log2 = rnic_ib_rqe_log2(a->max_sge);
-	if (srq->rqe_log2 > ibd->caps.max_rqe_log2)
-		return -EINVAL;
-	srq->max_sge = min_t(u32, rnic_rqe_max_sge(srq->rqe_log2),
-			     ibd->caps.max_srq_sge);
-	spin_lock_init(&srq->lock);
-	refcount_set(&srq->ref, 1);
-	init_completion(&srq->gone);
 	srq->busy = bitmap_zalloc(depth, GFP_KERNEL);
 	srq->wrid = kcalloc(depth, sizeof(*srq->wrid), GFP_KERNEL);
 	srq->len = kcalloc(depth, sizeof(*srq->len), GFP_KERNEL);
@@ -422,27 +541,138 @@ int rnic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->idx = dma_alloc_coherent(rnic_ib_dma(ibd),
 				      depth * sizeof(*srq->idx),
 				      &srq->idx_dma, GFP_KERNEL);
-	if (!srq->busy || !srq->wrid || !srq->len || !srq->wqes || !srq->idx) {
-		err = -ENOMEM;
-		goto err_free;
-	}
-
+	if (!srq->busy || !srq->wrid || !srq->len || !srq->wqes || !srq->idx)
+		return -ENOMEM;
 	srq->dbp = rnic_ib_dbp_get(ibd, 1);
 	if (IS_ERR(srq->dbp)) {
-		err = PTR_ERR(srq->dbp);
+		int err = PTR_ERR(srq->dbp);
+
 		srq->dbp = NULL;
-		goto err_free;
+		return err;
 	}
+	c->wqe_addr = cpu_to_le64(srq->wqe_dma);
+	c->idx_addr = cpu_to_le64(srq->idx_dma);
+	return 0;
+}
+
+/*
+ * A user SRQ's WQE slots and index ring, pinned, as page lists in @pbl
+ * (the caller frees them after CREATE_SRQ), and a slot in its context.
+ */
+static int rnic_ib_usrq_alloc(struct rnic_ibdev *ibd, struct rnic_ib_srq *srq,
+			      const struct rnic_ucreate_srq *req,
+			      struct rnic_aq_create_srq *c,
+			      struct rnic_ib_pbl pbl[2])
+{
+	struct rnic_ib_udbp *p;
+	int err;
+
+	err = rnic_ib_uring_get(ibd, req->wqe_va,
+				rnic_ib_uring_bytes(srq->log2_depth,
+						    srq->rqe_log2),
+				&srq->wqe_umem);
+	if (!err)
+		err = rnic_ib_uring_get(ibd, req->idx_va,
+					rnic_ib_uring_bytes(srq->log2_depth,
+							    ilog2(RNIC_SRQ_IDX_SIZE)),
+					&srq->idx_umem);
+	if (!err)
+		err = rnic_ib_pbl_build(ibd, srq->wqe_umem, PAGE_SIZE, &pbl[0]);
+	if (!err)
+		err = rnic_ib_pbl_build(ibd, srq->idx_umem, PAGE_SIZE, &pbl[1]);
+	if (err)
+		return err;
+	p = rnic_ib_udbp_get(srq->uctx, 1);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	srq->dbp = &p->dbp;
+	c->wqe_addr = cpu_to_le64(pbl[0].dma);
+	c->idx_addr = cpu_to_le64(pbl[1].dma);
+	c->page_log2 = PAGE_SHIFT;
+	c->flags = RNIC_SRQ_F_WQE_PBL | RNIC_SRQ_F_IDX_PBL;
+	return 0;
+}
+
+/* A user context's request (rnic_ucreate_srq), checked against @a */
+static int rnic_ib_usrq_req(struct rnic_ibdev *ibd, struct ib_udata *udata,
+			    const struct ib_srq_attr *a,
+			    struct rnic_ucreate_srq *req)
+{
+	const struct rnic_ib_caps *c = &ibd->caps;
+	int err;
+
+	if (udata->outlen < sizeof(struct rnic_ucreate_srq_resp))
+		return -EINVAL;
+	err = rnic_ib_udata_in(udata, req, sizeof(*req));
+	if (err)
+		return err;
+	if (memchr_inv(req->reserved, 0, sizeof(req->reserved)) ||
+	    !req->idx_va || !PAGE_ALIGNED(req->idx_va))
+		return -EINVAL;
+	return rnic_ib_uwq_check(req->wqe_va, req->log2_depth, req->rqe_log2,
+				 RNIC_RQE_LOG2_MIN, c->max_rqe_log2,
+				 c->max_srq_log2, a->max_wr,
+				 rnic_ib_rqe_log2(a->max_sge));
+}
+
+int rnic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata)
+{
+	struct rnic_ibdev *ibd = to_ibdev(ibsrq->device);
+	struct rnic_ib_ucontext *uctx = rnic_ib_uctx(udata);
+	struct rnic_ib_srq *srq = to_rsrq(ibsrq);
+	struct ib_srq_attr *a = &init->attr;
+	struct rnic_ucreate_srq_resp resp = {};
+	struct rnic_aq_create_srq c = {};
+	struct rnic_ib_pbl pbl[2] = {};
+	struct rnic_ucreate_srq ureq;
+	union rnic_aq_resp r;
+	u32 depth;
+	int err;
+
+	if ((udata && !uctx) || init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!ibd->caps.max_srq)
+		return -EOPNOTSUPP;
+	if (!a->max_wr || a->max_wr > BIT(ibd->caps.max_srq_log2) ||
+	    a->max_sge > ibd->caps.max_srq_sge || a->srq_limit > a->max_wr)
+		return -EINVAL;
+	if (uctx) {
+		err = rnic_ib_usrq_req(ibd, udata, a, &ureq);
+		if (err)
+			return err;
+		depth = BIT(ureq.log2_depth);
+		srq->rqe_log2 = ureq.rqe_log2;
+	} else {
+		depth = roundup_pow_of_two(max_t(u32, a->max_wr, 4));
+		srq->rqe_log2 = rnic_ib_rqe_log2(a->max_sge);
+		if (srq->rqe_log2 > ibd->caps.max_rqe_log2)
+			return -EINVAL;
+	}
+	srq->log2_depth = ilog2(depth);
+	srq->max_sge = min_t(u32, rnic_rqe_max_sge(srq->rqe_log2),
+			     ibd->caps.max_srq_sge);
+	spin_lock_init(&srq->lock);
+	refcount_set(&srq->ref, 1);
+	init_completion(&srq->gone);
+	srq->uctx = uctx;
+	if (uctx)
+		err = rnic_ib_usrq_alloc(ibd, srq, &ureq, &c, pbl);
+	else
+		err = rnic_ib_ksrq_alloc(ibd, srq, &c);
+	if (err)
+		goto err_free;
 
 	c.hdr.opcode = RNIC_AQ_CREATE_SRQ;
 	c.pdn = cpu_to_le32(to_rpd(ibsrq->pd)->pdn);
 	c.db_page = cpu_to_le32(srq->dbp->id);
-	c.wqe_addr = cpu_to_le64(srq->wqe_dma);
-	c.idx_addr = cpu_to_le64(srq->idx_dma);
 	c.log2_depth = srq->log2_depth;
 	c.rqe_log2 = srq->rqe_log2;
 	c.limit = cpu_to_le32(a->srq_limit);
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
+	/* the device copied the page lists, or took nothing */
+	rnic_ib_pbl_free(ibd, &pbl[0], err);
+	rnic_ib_pbl_free(ibd, &pbl[1], err);
 	if (err) {
 		/* unanswered, it may have created the SRQ: kept until the reset */
 		rnic_ib_srq_free_mem(ibd, srq, rnic_dma_may_free(err, false, false));
@@ -450,20 +680,37 @@ int rnic_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	}
 	srq->srqn = le32_to_cpu(r.create_srq.srqn);
 	srq->db_off = le16_to_cpu(r.create_srq.db_off);
-	if (!rnic_ib_db_off_ok(srq->db_off) ||
-	    xa_insert_irq(&ibd->srq_xa, srq->srqn, srq, GFP_KERNEL)) {
-		ibdev_err(&ibd->ibdev, "CREATE_SRQ returned SRQN %u (in use?), doorbell %#x\n",
-			  srq->srqn, srq->db_off);
-		rnic_ib_srq_free_mem(ibd, srq,
-				     !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_SRQ,
-							  srq->srqn));
-		return -EPROTO;
+	if (!rnic_ib_db_off_ok(srq->db_off)) {
+		err = -EPROTO;
+		goto err_destroy;
+	}
+	if (uctx) {
+		resp.db_key = rnic_ib_udbp_key(uctx, srq->dbp);
+		resp.srqn = srq->srqn;
+		resp.db_off = srq->db_off;
+		err = rnic_ib_udata_out(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_destroy;
+	}
+	if (xa_insert_irq(&ibd->srq_xa, srq->srqn, srq, GFP_KERNEL)) {
+		err = -EPROTO;
+		goto err_destroy;
 	}
 	a->max_wr = depth;
 	a->max_sge = srq->max_sge;
 	return 0;
 
+err_destroy:
+	if (err == -EPROTO)
+		ibdev_err(&ibd->ibdev, "CREATE_SRQ returned SRQN %u (in use?), doorbell %#x\n",
+			  srq->srqn, srq->db_off);
+	rnic_ib_srq_free_mem(ibd, srq,
+			     !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_SRQ,
+						  srq->srqn));
+	return err;
 err_free:
+	rnic_ib_pbl_free(ibd, &pbl[0], 0);
+	rnic_ib_pbl_free(ibd, &pbl[1], 0);
 	rnic_ib_srq_free_mem(ibd, srq, true);
 	return err;
 }

@@ -45,6 +45,38 @@ static void rnic_ib_wr_res(const struct ib_send_wr *wr, bool ud,
 	}
 }
 
+/*
+ * A user object's doorbell through the kernel (rnic_ib_uctx.c): the
+ * process wrote its WQEs and the slot, and uverbs passed no WR. WRs
+ * through the kernel are not offered for a user object: its rings are
+ * the process's.
+ */
+static int rnic_ib_ukick(struct rnic_ibdev *ibd, bool has_wr,
+			 struct rnic_ib_dbp *dbp, u16 off, u16 off2)
+{
+	if (has_wr)
+		return -EOPNOTSUPP;
+	if (READ_ONCE(ibd->fatal))
+		return -EIO;
+	rnic_ib_db_kick(ibd, dbp, off);
+	if (off2 != RNIC_DB_NONE)
+		rnic_ib_db_kick(ibd, dbp, off2);
+	return 0;
+}
+
+/* A user QP: its SQ's slot and, without an SRQ, its RQ's (rnic-abi.h) */
+static int rnic_ib_uqp_post_send(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
+				 const struct ib_send_wr *wr,
+				 const struct ib_send_wr **bad_wr)
+{
+	int err = rnic_ib_ukick(ibd, wr, qp->sq.dbp, qp->sq.db_off,
+				qp->srq ? RNIC_DB_NONE : qp->rq.db_off);
+
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
 int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr)
 {
@@ -61,6 +93,8 @@ int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u16 pi0;
 	int err = 0;
 
+	if (qp->uctx)
+		return rnic_ib_uqp_post_send(ibd, qp, wr, bad_wr);
 	/* IB: no send before RTS; in ERR, WRs complete as flushed */
 	state = READ_ONCE(qp->state);
 	if (state < IB_QPS_RTS) {
@@ -120,6 +154,12 @@ int rnic_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	u16 pi0;
 	int err = 0;
 
+	if (qp->uctx && !qp->srq) {
+		err = rnic_ib_ukick(ibd, wr, rq->dbp, rq->db_off, RNIC_DB_NONE);
+		if (err)
+			*bad_wr = wr;
+		return err;
+	}
 	if (qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
@@ -162,6 +202,13 @@ int rnic_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	u16 pi0;
 	int err = 0;
 
+	if (srq->uctx) {
+		err = rnic_ib_ukick(ibd, wr, srq->dbp, srq->db_off,
+				    RNIC_DB_NONE);
+		if (err)
+			*bad_wr = wr;
+		return err;
+	}
 	spin_lock_irqsave(&srq->lock, flags);
 	pi0 = srq->pi;
 	for (; wr; wr = wr->next) {

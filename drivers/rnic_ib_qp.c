@@ -14,6 +14,8 @@
 #include <linux/log2.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_umem.h>
+#include <uapi/rdma/rnic-abi.h>
 
 #include "rnic_param.h"
 #include "rnic_verbs.h"
@@ -147,6 +149,8 @@ static void rnic_ib_wq_free(struct rnic_ibdev *ibd, struct rnic_ib_wq *wq,
 				 (size_t)BIT(wq->log2_depth) << wq->wqe_log2,
 				 wq->ring, wq->dma);
 	wq->ring = NULL;
+	rnic_ib_umem_free(ibd, destroyed, wq->umem);
+	wq->umem = NULL;
 	kfree(wq->wrid);
 	kfree(wq->len);
 	wq->wrid = NULL;
@@ -194,6 +198,60 @@ static int rnic_ib_qp_size(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 	return 0;
 }
 
+/*
+ * A user context's rings (rnic_ucreate_qp), checked against the
+ * capacities asked for and the device's, which are then set to what the
+ * rings hold.
+ */
+static int rnic_ib_uqp_size(struct rnic_ibdev *ibd, struct ib_udata *udata,
+			    struct ib_qp_init_attr *init,
+			    struct rnic_ucreate_qp *req)
+{
+	const struct rnic_ib_caps *c = &ibd->caps;
+	struct ib_qp_cap *cap = &init->cap;
+	int err;
+
+	if (udata->outlen < sizeof(struct rnic_ucreate_qp_resp))
+		return -EINVAL;
+	err = rnic_ib_udata_in(udata, req, sizeof(*req));
+	if (err)
+		return err;
+	if (req->reserved || cap->max_send_sge > c->max_send_sge ||
+	    cap->max_inline_data > c->max_inline)
+		return -EINVAL;
+	err = rnic_ib_uwq_check(req->sq_va, req->sq_log2_depth, req->sqe_log2,
+				RNIC_SQE_LOG2_MIN, c->max_sqe_log2,
+				c->max_wq_log2, cap->max_send_wr,
+				rnic_ib_sqe_log2(cap->max_send_sge,
+						 cap->max_inline_data));
+	if (err)
+		return err;
+	if (init->srq) {
+		if (req->rq_va || req->rq_log2_depth || req->rqe_log2)
+			return -EINVAL;
+	} else {
+		if (cap->max_recv_sge > c->max_recv_sge)
+			return -EINVAL;
+		err = rnic_ib_uwq_check(req->rq_va, req->rq_log2_depth,
+					req->rqe_log2, RNIC_RQE_LOG2_MIN,
+					c->max_rqe_log2, c->max_wq_log2,
+					cap->max_recv_wr,
+					rnic_ib_rqe_log2(cap->max_recv_sge));
+		if (err)
+			return err;
+	}
+	cap->max_send_wr = BIT(req->sq_log2_depth);
+	cap->max_send_sge = min_t(u32, rnic_sqe_max_sge(req->sqe_log2),
+				  c->max_send_sge);
+	cap->max_inline_data = min_t(u32, rnic_sqe_max_inline(req->sqe_log2),
+				     c->max_inline);
+	cap->max_recv_wr = init->srq ? 0 : BIT(req->rq_log2_depth);
+	cap->max_recv_sge = init->srq ? 0 :
+			    min_t(u32, rnic_rqe_max_sge(req->rqe_log2),
+				  c->max_recv_sge);
+	return 0;
+}
+
 /* Doorbell slots of a QP: its SQ's and, without an SRQ, its RQ's */
 static unsigned int rnic_ib_qp_slots(const struct rnic_ib_qp *qp)
 {
@@ -204,8 +262,13 @@ static void rnic_ib_qp_free_mem(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 				bool destroyed)
 {
 	/* a QP the device may still have keeps its slots until the reset */
-	if (qp->sq.dbp && destroyed)
-		rnic_ib_dbp_put(ibd, qp->sq.dbp, rnic_ib_qp_slots(qp));
+	if (qp->sq.dbp && destroyed) {
+		if (qp->uctx)
+			rnic_ib_udbp_put(qp->uctx, qp->sq.dbp,
+					 rnic_ib_qp_slots(qp));
+		else
+			rnic_ib_dbp_put(ibd, qp->sq.dbp, rnic_ib_qp_slots(qp));
+	}
 	qp->sq.dbp = NULL;
 	qp->rq.dbp = NULL;
 	rnic_ib_wq_free(ibd, &qp->sq, destroyed);
@@ -219,29 +282,118 @@ static void rnic_ib_qp_free_mem(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 	qp->path = NULL;
 }
 
+/* A user work ring: pinned, its page list in @pbl */
+static int rnic_ib_uwq_alloc(struct rnic_ibdev *ibd, struct rnic_ib_wq *wq,
+			     u64 va, u8 log2_depth, u8 wqe_log2,
+			     struct rnic_ib_pbl *pbl)
+{
+	int err;
+
+	spin_lock_init(&wq->lock);
+	wq->log2_depth = log2_depth;
+	wq->wqe_log2 = wqe_log2;
+	err = rnic_ib_uring_get(ibd, va,
+				rnic_ib_uring_bytes(log2_depth, wqe_log2),
+				&wq->umem);
+	if (!err)
+		err = rnic_ib_pbl_build(ibd, wq->umem, PAGE_SIZE, pbl);
+	return err;
+}
+
+/*
+ * A user QP's rings and slots into @c: SQ_PBL and RQ_PBL page lists of
+ * PAGE_SIZE pages, in @sq_pbl and @rq_pbl (the caller frees them after
+ * CREATE_QP), and the slots in a page of the context.
+ */
+static int rnic_ib_uqp_alloc(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
+			     const struct rnic_ucreate_qp *req,
+			     struct rnic_aq_create_qp *c,
+			     struct rnic_ib_pbl *sq_pbl,
+			     struct rnic_ib_pbl *rq_pbl)
+{
+	struct rnic_ib_udbp *p;
+	int err;
+
+	err = rnic_ib_uwq_alloc(ibd, &qp->sq, req->sq_va, req->sq_log2_depth,
+				req->sqe_log2, sq_pbl);
+	if (err)
+		return err;
+	c->flags |= RNIC_QP_F_SQ_PBL;
+	c->sq_addr = cpu_to_le64(sq_pbl->dma);
+	c->sq_page_log2 = PAGE_SHIFT;
+	if (!qp->srq) {
+		err = rnic_ib_uwq_alloc(ibd, &qp->rq, req->rq_va,
+					req->rq_log2_depth, req->rqe_log2,
+					rq_pbl);
+		if (err)
+			return err;
+		c->flags |= RNIC_QP_F_RQ_PBL;
+		c->rq_addr = cpu_to_le64(rq_pbl->dma);
+		c->rq_page_log2 = PAGE_SHIFT;
+	}
+	p = rnic_ib_udbp_get(qp->uctx, rnic_ib_qp_slots(qp));
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	qp->sq.dbp = &p->dbp;
+	return 0;
+}
+
+/* A kernel QP's rings, wr_id arrays and slots */
+static int rnic_ib_kqp_alloc(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
+			     u32 sq_depth, u8 sqe_log2, u32 rq_depth,
+			     u8 rqe_log2, struct rnic_aq_create_qp *c)
+{
+	int err;
+
+	err = rnic_ib_wq_alloc(ibd, &qp->sq, sq_depth, sqe_log2, false);
+	if (!err && !qp->srq)
+		err = rnic_ib_wq_alloc(ibd, &qp->rq, rq_depth, rqe_log2, true);
+	if (err)
+		return err;
+	qp->sq.dbp = rnic_ib_dbp_get(ibd, rnic_ib_qp_slots(qp));
+	if (IS_ERR(qp->sq.dbp)) {
+		err = PTR_ERR(qp->sq.dbp);
+		qp->sq.dbp = NULL;
+		return err;
+	}
+	c->sq_addr = cpu_to_le64(qp->sq.dma);
+	c->rq_addr = cpu_to_le64(qp->rq.dma);
+	return 0;
+}
+
 int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata)
 {
 	struct rnic_ibdev *ibd = to_ibdev(ibqp->device);
+	struct rnic_ib_ucontext *uctx = rnic_ib_uctx(udata);
 	struct rnic_ib_qp *qp = to_rqp(ibqp);
 	struct rnic_ib_pd *pd = to_rpd(ibqp->pd);
+	struct rnic_ib_pbl sq_pbl = {}, rq_pbl = {};
+	struct rnic_ucreate_qp_resp resp = {};
 	struct rnic_aq_create_qp c = {};
-	u32 sq_depth, rq_depth, qpn;
-	u8 sqe_log2, rqe_log2;
+	struct rnic_ucreate_qp ureq = {};
+	u32 sq_depth = 0, rq_depth = 0, qpn;
+	u8 sqe_log2 = 0, rqe_log2 = 0;
 	union rnic_aq_resp r;
 	bool bad_gsi;
 	int type, err;
 
-	if (udata)
+	if (udata && !uctx)
 		return -EOPNOTSUPP;
 	type = rnic_ib_qp_type(init->qp_type);
 	if (type < 0 || init->create_flags)
 		return -EOPNOTSUPP;
+	/* a user context has RC and UD QPs, never GSI */
+	if (uctx && init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD)
+		return -EOPNOTSUPP;
 	if (init->qp_type == IB_QPT_GSI && !pd->privileged)
 		return -EPERM;
 	qp->privileged = pd->privileged;
-	err = rnic_ib_qp_size(ibd, qp, init, &sq_depth, &rq_depth, &sqe_log2,
-			      &rqe_log2);
+	if (uctx)
+		err = rnic_ib_uqp_size(ibd, udata, init, &ureq);
+	else
+		err = rnic_ib_qp_size(ibd, qp, init, &sq_depth, &rq_depth,
+				      &sqe_log2, &rqe_log2);
 	if (err)
 		return err;
 
@@ -255,10 +407,13 @@ int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->cap = init->cap;
 	qp->send_cqn = to_rcq(init->send_cq)->cqn;
 	qp->recv_cqn = to_rcq(init->recv_cq)->cqn;
+	qp->uctx = uctx;
 
-	err = rnic_ib_wq_alloc(ibd, &qp->sq, sq_depth, sqe_log2, false);
-	if (!err && !qp->srq)
-		err = rnic_ib_wq_alloc(ibd, &qp->rq, rq_depth, rqe_log2, true);
+	if (uctx)
+		err = rnic_ib_uqp_alloc(ibd, qp, &ureq, &c, &sq_pbl, &rq_pbl);
+	else
+		err = rnic_ib_kqp_alloc(ibd, qp, sq_depth, sqe_log2, rq_depth,
+					rqe_log2, &c);
 	if (!err && init->qp_type == IB_QPT_RC) {
 		qp->path = dma_alloc_coherent(rnic_ib_dma(ibd),
 					      sizeof(*qp->path),
@@ -268,12 +423,6 @@ int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	if (err)
 		goto err_free;
-	qp->sq.dbp = rnic_ib_dbp_get(ibd, rnic_ib_qp_slots(qp));
-	if (IS_ERR(qp->sq.dbp)) {
-		err = PTR_ERR(qp->sq.dbp);
-		qp->sq.dbp = NULL;
-		goto err_free;
-	}
 	qp->rq.dbp = qp->sq.dbp;
 
 	c.hdr.opcode = RNIC_AQ_CREATE_QP;
@@ -282,18 +431,20 @@ int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	c.send_cqn = cpu_to_le32(qp->send_cqn);
 	c.recv_cqn = cpu_to_le32(qp->recv_cqn);
 	c.db_page = cpu_to_le32(qp->sq.dbp->id);
-	c.sq_addr = cpu_to_le64(qp->sq.dma);
 	c.sq_log2_depth = qp->sq.log2_depth;
-	c.sqe_log2 = sqe_log2;
+	c.sqe_log2 = qp->sq.wqe_log2;
 	if (qp->srq) {
-		c.flags = RNIC_QP_F_SRQ;
+		c.flags |= RNIC_QP_F_SRQ;
 		c.srqn = cpu_to_le32(qp->srq->srqn);
+		c.rq_addr = 0;
 	} else {
-		c.rq_addr = cpu_to_le64(qp->rq.dma);
 		c.rq_log2_depth = qp->rq.log2_depth;
-		c.rqe_log2 = rqe_log2;
+		c.rqe_log2 = qp->rq.wqe_log2;
 	}
 	err = rnic_ib_cmd(ibd, &c, sizeof(c), &r);
+	/* the device copied the page lists, or took nothing */
+	rnic_ib_pbl_free(ibd, &sq_pbl, err);
+	rnic_ib_pbl_free(ibd, &rq_pbl, err);
 	if (err) {
 		/* unanswered, it may have created the QP: kept until the reset */
 		rnic_ib_qp_free_mem(ibd, qp, rnic_dma_may_free(err, false, false));
@@ -315,6 +466,15 @@ int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_destroy;
 	}
 	ibqp->qp_num = qpn;
+	if (uctx) {
+		resp.db_key = rnic_ib_udbp_key(uctx, qp->sq.dbp);
+		resp.qpn = qpn;
+		resp.sq_db_off = qp->sq.db_off;
+		resp.rq_db_off = qp->srq ? RNIC_DB_NONE : qp->rq.db_off;
+		err = rnic_ib_udata_out(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_destroy;
+	}
 	err = xa_insert_irq(&ibd->qp_xa, qpn, qp, GFP_KERNEL);
 	if (err) {
 		ibdev_err(&ibd->ibdev, "device returned QPN %u, already in use\n",
@@ -329,6 +489,8 @@ err_destroy:
 			    !rnic_ib_cmd_destroy(ibd, RNIC_AQ_DESTROY_QP, qpn));
 	return err;
 err_free:
+	rnic_ib_pbl_free(ibd, &sq_pbl, 0);
+	rnic_ib_pbl_free(ibd, &rq_pbl, 0);
 	rnic_ib_qp_free_mem(ibd, qp, true);
 	return err;
 }
@@ -370,6 +532,9 @@ static void rnic_ib_cq_scrub(struct rnic_ib_cq *cq, struct rnic_ib_qp *qp)
 	unsigned long flags;
 	unsigned int n;
 
+	/* a user CQ's ring is the process's, which drops such CQEs itself */
+	if (cq->uctx)
+		return;
 	/* poll_cq's order: the CQ, then the SRQ */
 	spin_lock_irqsave(&cq->lock, flags);
 	if (srq) {
@@ -449,6 +614,16 @@ int rnic_ib_qp_srq_dropped(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 
 	if (!(flags & RNIC_AQ_QP_F_SRQ_DROPPED))
 		return 0;
+	/*
+	 * A user SRQ's slots are the process's: ABI 1 has no way to tell it,
+	 * and the slot stays taken in its library until the SRQ goes (the
+	 * device itself took the WQE back). Documentation/rnic.rst says so.
+	 */
+	if (srq && srq->uctx && gone) {
+		ibdev_dbg(&ibd->ibdev, "QP %u dropped slot %u of user SRQ %u\n",
+			  qp->ibqp.qp_num, slot, srq->srqn);
+		return 0;
+	}
 	if (srq && gone) {
 		spin_lock_irqsave(&srq->lock, irqflags);
 		err = rnic_ib_cqe_srq_check(slot, BIT(srq->log2_depth),
@@ -606,8 +781,12 @@ int rnic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	bool last_wqe;
 	int err;
 
-	if (udata && (udata->inlen || udata->outlen))
-		return -EINVAL;
+	/* no driver data in ABI 1: what a newer provider adds must be 0 */
+	if (udata) {
+		err = rnic_ib_udata_in(udata, NULL, 0);
+		if (err)
+			return err;
+	}
 	mutex_lock(&qp->state_lock);
 	err = rnic_ib_modify_qp_state_locked(qp, attr, mask, &last_wqe);
 	mutex_unlock(&qp->state_lock);

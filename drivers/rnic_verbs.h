@@ -51,12 +51,16 @@
 
 #include "rnic.h"
 
+struct ib_umem;
+
 /* Completion EQ depth (log2), at most the device's max_eq_log2 */
 #define RNIC_IB_EQ_LOG2		10
 /* AH table entries the driver gives the device, at most max_ah */
 #define RNIC_IB_MAX_AH		1024
 /* Largest fast-reg page list the driver offers */
 #define RNIC_IB_MAX_FRWR_PAGES	4096
+/* Largest page list of a user MR (CREATE_MR), 2 MiB of DMA memory */
+#define RNIC_IB_MAX_PBL_PAGES	BIT(18)
 /* Deepest CQ, SQ/RQ and SRQ the driver offers (log2), at most the caps */
 #define RNIC_IB_MAX_WQ_LOG2	14
 /* MSI-X vectors used by completion EQs start here (0 admin, 1 netdev) */
@@ -92,6 +96,7 @@ struct rnic_ib_caps {
 	u8 max_recv_sge;
 	u8 max_srq_sge;
 	u16 max_inline;
+	u32 max_pbl_pages;	/* max_mr_pages uncapped: CREATE_MR lists */
 	u8 max_qp_rd_atom;
 	u8 max_qp_dest_rd_atom;
 	u8 local_ca_ack_delay;
@@ -188,6 +193,10 @@ struct rnic_ib_eq {
  * @fatal_work: after @fatal, dispatches the event and calls the completion
  *	handlers the device no longer triggers
  * @stats: enum rnic_ib_stat
+ * @kick_mmap: the page of BAR0 holds nothing else, so user contexts may
+ *	map it to kick (rnic_ib_kick_check(), at probe)
+ * @user_dbps: doorbell pages user contexts hold
+ * @max_user_dbps: at most this many (the rest is the kernel's)
  */
 struct rnic_ibdev {
 	struct ib_device ibdev;
@@ -217,6 +226,51 @@ struct rnic_ibdev {
 	bool fatal_reported;
 	struct work_struct fatal_work;
 	atomic64_t stats[RNIC_IB_NUM_STATS];
+	bool kick_mmap;
+	atomic_t user_dbps;
+	int max_user_dbps;
+};
+
+/* Doorbell pages one user context may hold (RNIC_DBP_SLOTS slots each) */
+#define RNIC_IB_UCTX_MAX_DBPS	16
+
+/**
+ * struct rnic_ib_mentry - what an mmap offset of a user context maps
+ * @rdma: ib_core's entry (the offset, the reference count)
+ * @pfn: the first page frame (BAR2 doorbell page, or the BAR0 page)
+ */
+struct rnic_ib_mentry {
+	struct rdma_user_mmap_entry rdma;
+	unsigned long pfn;
+};
+
+/**
+ * struct rnic_ib_udbp - a doorbell page of a user context
+ * @dbp: the page as the kernel sees it (slots counted in @dbp.used, kick
+ *	entries of the kernel's fallback kick in @dbp.kick_pi)
+ * @me: its mapping
+ * @key: its mmap offset, as the create responses give it
+ */
+struct rnic_ib_udbp {
+	struct rnic_ib_dbp dbp;
+	struct rnic_ib_mentry *me;
+	u64 key;
+};
+
+/**
+ * struct rnic_ib_ucontext - a user context (one open uverbs file)
+ * @ibuc: ib_core's context
+ * @lock: page choice and allocation
+ * @pages: its doorbell pages, @num_pages of them
+ * @num_pages: pages allocated
+ * @kick_me: with ibd->kick_mmap, the mapping of the BAR0 page
+ */
+struct rnic_ib_ucontext {
+	struct ib_ucontext ibuc;
+	struct mutex lock;	/* pages[].dbp.used, num_pages */
+	struct rnic_ib_udbp pages[RNIC_IB_UCTX_MAX_DBPS];
+	unsigned int num_pages;
+	struct rnic_ib_mentry *kick_me;
 };
 
 struct rnic_ib_pd {
@@ -233,6 +287,7 @@ struct rnic_ib_pd {
  * @pbl_dma: its DMA address, given in each REG_MR WQE
  * @max_pages: FAST_REG: entries of @pbl
  * @npages: FAST_REG: entries the last map_mr_sg wrote
+ * @umem: PBL (a user MR): the pinned pages the device was given
  */
 struct rnic_ib_mr {
 	struct ib_mr ibmr;
@@ -241,6 +296,7 @@ struct rnic_ib_mr {
 	dma_addr_t pbl_dma;
 	u32 max_pages;
 	u32 npages;
+	struct ib_umem *umem;
 };
 
 /**
@@ -266,6 +322,9 @@ struct rnic_ib_mr {
  *	ibd->fatal_work to call
  * @ref: references from event lookups (1 while in the table)
  * @gone: completed when the last reference is dropped
+ * @uctx: a user CQ's context (@ring is NULL: the ring is @umem, which
+ *	only the process reads), else NULL
+ * @umem: a user CQ's pinned ring
  */
 struct rnic_ib_cq {
 	struct ib_cq ibcq;
@@ -286,6 +345,8 @@ struct rnic_ib_cq {
 	bool sw_event;
 	refcount_t ref;
 	struct completion gone;
+	struct rnic_ib_ucontext *uctx;
+	struct ib_umem *umem;
 };
 
 /**
@@ -301,6 +362,7 @@ struct rnic_ib_cq {
  * @ci: free-running index of the oldest WQE not completed
  * @wrid: wr_id of each slot
  * @len: receive rings: bytes the WQE of each slot offers
+ * @umem: a user QP's pinned ring (@ring, @wrid and @len are NULL)
  */
 struct rnic_ib_wq {
 	void *ring;
@@ -314,6 +376,7 @@ struct rnic_ib_wq {
 	u16 ci;
 	u64 *wrid;
 	u32 *len;
+	struct ib_umem *umem;
 };
 
 /**
@@ -336,6 +399,11 @@ struct rnic_ib_wq {
  * @len: bytes the WQE of each slot offers
  * @ref: references from event lookups
  * @gone: completed when the last reference is dropped
+ * @uctx: a user SRQ's context, else NULL; its WQEs and index ring are
+ *	@wqe_umem and @idx_umem, and the process keeps the slots (@busy,
+ *	@wrid and @len are NULL)
+ * @wqe_umem: a user SRQ's pinned WQE slots
+ * @idx_umem: a user SRQ's pinned index ring
  */
 struct rnic_ib_srq {
 	struct ib_srq ibsrq;
@@ -356,6 +424,9 @@ struct rnic_ib_srq {
 	u32 *len;
 	refcount_t ref;
 	struct completion gone;
+	struct rnic_ib_ucontext *uctx;
+	struct ib_umem *wqe_umem;
+	struct ib_umem *idx_umem;
 };
 
 /**
@@ -381,6 +452,8 @@ struct rnic_ib_srq {
  * @err_work: moves the QP to ERR after a bad CQE (poll_cq cannot sleep)
  * @destroying: destroy_qp has begun (under @state_lock): @err_work must not
  *	send a MODIFY_QP that could reach the QPN once the device reuses it
+ * @uctx: a user QP's context, else NULL: its rings are the process's
+ *	(@sq.umem, @rq.umem), posted and polled there
  */
 struct rnic_ib_qp {
 	struct ib_qp ibqp;
@@ -402,6 +475,7 @@ struct rnic_ib_qp {
 	struct completion gone;
 	struct work_struct err_work;
 	bool destroying;
+	struct rnic_ib_ucontext *uctx;
 };
 
 /**
@@ -417,6 +491,11 @@ struct rnic_ib_ah {
 static inline struct rnic_ibdev *to_ibdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct rnic_ibdev, ibdev);
+}
+
+static inline struct rnic_ib_ucontext *to_ructx(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct rnic_ib_ucontext, ibuc);
 }
 
 static inline struct rnic_ib_pd *to_rpd(struct ib_pd *ibpd)
@@ -476,7 +555,10 @@ void rnic_ib_db_ring(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp, u16 off,
 struct rnic_ib_dbp *rnic_ib_dbp_get(struct rnic_ibdev *ibd, unsigned int slots);
 void rnic_ib_dbp_put(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,
 		     unsigned int slots);
+void rnic_ib_db_kick(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp, u16 off);
 bool rnic_ib_db_off_ok(u16 off);
+int rnic_ib_dbp_alloc_page(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,
+			   u32 flags);
 int rnic_ib_dbp_alloc(struct rnic_ibdev *ibd);
 void rnic_ib_dbp_free(struct rnic_ibdev *ibd);
 
@@ -486,12 +568,53 @@ void rnic_ib_defer_free(struct rnic_ibdev *ibd, size_t size, void *va,
 void rnic_ib_free_dma(struct rnic_ibdev *ibd, bool destroyed, size_t size,
 		      void *va, dma_addr_t dma);
 void rnic_ib_deferred_release(struct rnic_ibdev *ibd);
+void rnic_ib_umem_free(struct rnic_ibdev *ibd, bool destroyed,
+		       struct ib_umem *umem);
+
+/* rnic_ib_uctx.c */
+void rnic_ib_kick_check(struct rnic_ibdev *ibd);
+int rnic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void rnic_ib_dealloc_ucontext(struct ib_ucontext *ibuc);
+void rnic_ib_disassociate_ucontext(struct ib_ucontext *ibuc);
+int rnic_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void rnic_ib_mmap_free(struct rdma_user_mmap_entry *entry);
+struct rnic_ib_udbp *rnic_ib_udbp_get(struct rnic_ib_ucontext *uctx,
+				      unsigned int slots);
+void rnic_ib_udbp_put(struct rnic_ib_ucontext *uctx, struct rnic_ib_dbp *dbp,
+		      unsigned int slots);
+u64 rnic_ib_udbp_key(struct rnic_ib_ucontext *uctx, struct rnic_ib_dbp *dbp);
+struct rnic_ib_ucontext *rnic_ib_uctx(struct ib_udata *udata);
+int rnic_ib_udata_in(struct ib_udata *udata, void *req, size_t len);
+int rnic_ib_udata_out(struct ib_udata *udata, void *resp, size_t len);
+
+/* rnic_ib_umem.c */
+struct rnic_ib_pbl {
+	__le64 *va;
+	dma_addr_t dma;
+	size_t size;
+	u32 n;
+};
+
+int rnic_ib_uring_get(struct rnic_ibdev *ibd, u64 va, u64 bytes,
+		      struct ib_umem **umem);
+int rnic_ib_pbl_build(struct rnic_ibdev *ibd, struct ib_umem *umem,
+		      unsigned long pgsz, struct rnic_ib_pbl *pbl);
+void rnic_ib_pbl_free(struct rnic_ibdev *ibd, struct rnic_ib_pbl *pbl,
+		      int err);
+u64 rnic_ib_uring_bytes(u8 log2_depth, u8 esize_log2);
+int rnic_ib_ucq_check(const struct rnic_ib_caps *c, u64 ring_va,
+		      u8 log2_depth, int cqe);
+int rnic_ib_uwq_check(u64 va, u8 log2_depth, u8 esize_log2, u8 min_esize,
+		      u8 max_esize, u8 max_log2, u32 max_wr, u8 need_esize);
 
 /* rnic_ib_cq.c */
 int rnic_ib_eqs_create(struct rnic_ibdev *ibd);
 void rnic_ib_eqs_destroy(struct rnic_ibdev *ibd);
 int rnic_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct uverbs_attr_bundle *attrs);
+int rnic_ib_create_cq_udata(struct ib_cq *ibcq,
+			    const struct ib_cq_init_attr *attr,
+			    struct ib_udata *udata);
 int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int rnic_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
