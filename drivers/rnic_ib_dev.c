@@ -194,7 +194,8 @@ static int rnic_ib_query_device(struct ib_device *ibdev,
 	const struct rnic_ib_caps *c = &ibd->caps;
 	struct rnic_dev *rdev = ibd->rdev;
 
-	if (udata && (udata->inlen || udata->outlen))
+	/* no driver data in ABI 1; a response buffer is left as it is */
+	if (udata && rnic_ib_udata_in(udata, NULL, 0))
 		return -EINVAL;
 	memset(attr, 0, sizeof(*attr));
 	attr->fw_ver = rnic_ib_fw_ver(rdev->model_version);
@@ -422,6 +423,8 @@ static const struct ib_device_ops rnic_ib_ops = {
 #endif
 	.create_qp = rnic_ib_create_qp,
 	.create_srq = rnic_ib_create_srq,
+	/* uverbs offers CREATE_AH only with this op (UAPI_DEF_OBJ_NEEDS_FN) */
+	.create_user_ah = rnic_ib_create_ah,
 	.dealloc_pd = rnic_ib_dealloc_pd,
 	.dealloc_ucontext = rnic_ib_dealloc_ucontext,
 	.del_gid = rnic_ib_del_gid,
