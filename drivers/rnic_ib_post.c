@@ -11,6 +11,8 @@
  * buffers: SGEs carry the ULP's DMA addresses under its keys, and only
  * inline sends copy bytes (kernel virtual addresses by the verbs' rule).
  */
+#include <kunit/visibility.h>
+
 #include "rnic_verbs.h"
 #include "rnic_ib_wqe.h"
 
@@ -130,6 +132,7 @@ int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_post_send);
 
 /* Bytes a receive WR offers, for the CQE's byte_len check */
 static u32 rnic_ib_recv_len(const struct ib_recv_wr *wr)
@@ -191,6 +194,7 @@ int rnic_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_post_recv);
 
 int rnic_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr)
@@ -237,3 +241,4 @@ int rnic_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_post_srq_recv);
