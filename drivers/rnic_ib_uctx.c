@@ -40,17 +40,20 @@ void rnic_ib_kick_check(struct rnic_ibdev *ibd)
 	struct pci_dev *pdev = ibd->rdev->pdev, *other = NULL;
 	resource_size_t start = pci_resource_start(pdev, RNIC_BAR_IVSHMEM);
 	resource_size_t end = start + PAGE_SIZE - 1;
-	const char *why = NULL;
+	struct resource res = {};
+	bool shared = false;
+	char who[32] = "";
 	unsigned int i;
 
 	ibd->kick_mmap = false;
 	if (!(pci_resource_flags(pdev, RNIC_BAR_IVSHMEM) & IORESOURCE_MEM) ||
-	    !start || !PAGE_ALIGNED(start))
-		why = "BAR0 does not start a page";
+	    !start || !PAGE_ALIGNED(start)) {
+		dev_info(&pdev->dev, "user contexts kick through the kernel: BAR0 at %pa does not start a page\n",
+			 &start);
+		return;
+	}
 	for_each_pci_dev(other) {
-		if (why)
-			continue;
-		for (i = 0; i < PCI_BRIDGE_RESOURCES; i++) {
+		for (i = 0; !shared && i < PCI_BRIDGE_RESOURCES; i++) {
 			struct resource *r = &other->resource[i];
 
 			if (other == pdev && i == RNIC_BAR_IVSHMEM)
@@ -59,18 +62,21 @@ void rnic_ib_kick_check(struct rnic_ibdev *ibd)
 			    (r->flags & IORESOURCE_UNSET) || !r->end)
 				continue;
 			if (r->start <= end && r->end >= start) {
-				why = "another resource shares its page";
-				dev_dbg(&pdev->dev, "BAR0's page %pa shares with %s %pR\n",
-					&start, pci_name(other), r);
-				break;
+				/* copied: the loop drops its device reference */
+				res = *r;
+				shared = true;
+				strscpy(who, pci_name(other), sizeof(who));
 			}
 		}
 	}
-	if (!why)
-		ibd->kick_mmap = true;
-	dev_info(&pdev->dev, "user contexts %s\n",
-		 why ? "kick through the kernel: BAR0's page is not BAR0's alone" :
-		       "map the kick register");
+	if (shared) {
+		dev_info(&pdev->dev, "user contexts kick through the kernel: BAR0's page %pa is shared with %s %pR\n",
+			 &start, who, &res);
+		return;
+	}
+	ibd->kick_mmap = true;
+	dev_info(&pdev->dev, "user contexts map the kick register (BAR0's page %pa is BAR0's alone)\n",
+		 &start);
 }
 
 /**
