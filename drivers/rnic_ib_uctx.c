@@ -355,10 +355,13 @@ void rnic_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 	if (uctx->kick_me)
 		rdma_user_mmap_entry_remove(&uctx->kick_me->rdma);
 	uctx->kick_me = NULL;
-	for (i = 0; i < uctx->num_pages; i++) {
-		WARN_ON_ONCE(uctx->pages[i].dbp.used);
+	/*
+	 * A page still counts the slots of objects whose DESTROY failed (the
+	 * device failed or was reset): FREE_DB_PAGE then fails too, and the
+	 * page is the device's until its reset.
+	 */
+	for (i = 0; i < uctx->num_pages; i++)
 		rnic_ib_udbp_release(ibd, &uctx->pages[i]);
-	}
 	uctx->num_pages = 0;
 	mutex_destroy(&uctx->lock);
 }
