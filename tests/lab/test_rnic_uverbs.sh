@@ -1,0 +1,240 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# lab-kernels: debug
+# shellcheck disable=SC2317 # functions are called through check
+#
+# Userspace verbs on rnic, kernel bypass through librnic (providers/rnic,
+# installed by scripts/dkms-install.sh), with Debian's own unmodified
+# binaries between two rnic VMs:
+#  - ib_uverbs gives rnic0 a /dev/infiniband/uverbs device; ibv_devices
+#    lists it and ibv_devinfo -v agrees with sysfs (node GUID, firmware,
+#    port state, the GID table's size);
+#  - ibv_rc_pingpong over RoCE v2 and RoCE v1, ibv_ud_pingpong,
+#    ibv_srq_pingpong, each with the received data checked (-c);
+#  - rping (librdmacm), every ping verified (-V), over IPv4 and IPv6;
+#  - perftest: ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw,
+#    ib_write_lat, ib_send_lat, and ib_write_bw and ib_send_lat through
+#    rdma_cm (-R), each completing with a result row;
+#  - kernel bypass shown: ib_write_bw under strace -f -c makes fewer
+#    system calls than a tenth of its operations, while the device's kick
+#    counter rises by at least its doorbell batches;
+#  - rmmod rnic on both VMs once the processes are gone.
+# UV_PEER=rxe runs the same checks between two rdma_rxe VMs instead: the
+# reference the checks themselves are proven against.
+set -euo pipefail
+# shellcheck source=scripts/lab/lab.sh
+. "$(dirname "$0")/../../scripts/lab/lab.sh"
+# shellcheck source=tests/lab/lib_check.sh
+. "$(dirname "$0")/lib_check.sh"
+# shellcheck source=tests/lab/lib_uverbs.sh
+. "$(dirname "$0")/lib_uverbs.sh"
+
+SUITE="rnic uverbs"
+PEER=${UV_PEER:-rnic}
+T0="$(lab__now_us)"
+lab_start rnic_uverbs || {
+	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_uverbs"
+	exit 1
+}
+# boots 2, set-up 2, devices 2, pingpong 4, rping 2, perftest 8, bypass 1,
+# unload 2
+lab_plan 23 2
+check_init
+
+if [ "$PEER" = rxe ]; then
+	NIC=virtio
+	DEV=rxe0
+	lab_vm 1 --virtio
+	lab_vm 2 --virtio
+else
+	NIC=rnic
+	DEV=rnic0
+	preflight rnic rnicsim
+	lab_vm 1 --rnic
+	lab_vm 2 --rnic
+fi
+boot_vms 1 2
+
+# up N: the device with its addresses, port ACTIVE, ib_uverbs and
+# rdma_ucm loaded, and a uverbs character device for it.
+up() {
+	local load
+	# shellcheck disable=SC2016 # expanded in the guest
+	if [ "$PEER" = rxe ]; then
+		load='modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "$LAB_VIRTIO_IF"'
+	else
+		# RNIC_KO=path: that rnic.ko instead of the DKMS-installed one
+		load="modprobe rnic"
+		[ -z "${RNIC_KO:-}" ] || load="modprobe ib_core && insmod $RNIC_KO"
+		load="$load
+			for i in \$(seq 100); do [ -e /sys/class/infiniband/rnic0/ports/1 ] && break; sleep 0.1; done
+			lab_ifup \"\$LAB_RNIC_SPEC\" >/dev/null"
+	fi
+	lab_exec "$1" --timeout 120 "set -e
+		$load
+		lab_ib_active $DEV
+		modprobe ib_uverbs
+		modprobe rdma_ucm
+		u=
+		for i in \$(seq 100); do
+			for f in /sys/class/infiniband_verbs/uverbs*/ibdev; do
+				[ \"\$(cat \$f 2>/dev/null)\" = $DEV ] && u=\${f%/ibdev}
+			done
+			[ -n \"\$u\" ] && break
+			sleep 0.1
+		done
+		[ -n \"\$u\" ] && [ -c /dev/infiniband/\${u##*/} ]
+		echo \"$DEV: /dev/infiniband/\${u##*/}\""
+}
+check_vms "1 2" "$DEV ACTIVE, ib_uverbs and rdma_ucm loaded, /dev/infiniband/uverbsN" up || exit 1
+
+SRV4="$(lab_addr 2 "$NIC" 4)"
+SRV6="$(lab_addr 2 "$NIC" 6)"
+CLI4="$(lab_addr 1 "$NIC" 4)"
+GV2=$(uv_gid_index 2 "$DEV" "$SRV4" "RoCE v2") || GV2=
+CV2=$(uv_gid_index 1 "$DEV" "$CLI4" "RoCE v2") || CV2=
+# rxe has no RoCE v1
+GV1=
+CV1=
+if [ "$PEER" = rnic ]; then
+	GV1=$(uv_gid_index 2 "$DEV" "$SRV4" "IB/RoCE v1") || GV1=
+	CV1=$(uv_gid_index 1 "$DEV" "$CLI4" "IB/RoCE v1") || CV1=
+fi
+echo "# GID indices: vm2 v2=$GV2 v1=$GV1, vm1 v2=$CV2 v1=$CV1"
+
+devices() {
+	lab_exec 1 --timeout 60 "ibv_devices" >"$LAB_DIR/ibv_devices" 2>&1 || {
+		cat "$LAB_DIR/ibv_devices"
+		return 1
+	}
+	cat "$LAB_DIR/ibv_devices"
+	grep -Eq "^[[:space:]]+$DEV[[:space:]]+[0-9a-f]{16}$" "$LAB_DIR/ibv_devices"
+}
+check "ibv_devices lists $DEV with its node GUID" devices || true
+
+# devinfo: ibv_devinfo -v's view of the device is sysfs's.
+devinfo() {
+	local out="$LAB_DIR/ibv_devinfo" sys guid fw ngids
+	lab_exec 1 --timeout 60 "ibv_devinfo -v -d $DEV" >"$out" 2>&1 || {
+		cat "$out"
+		return 1
+	}
+	sys="$(lab_exec 1 --timeout 30 "cd /sys/class/infiniband/$DEV
+		cat node_guid fw_ver
+		ls ports/1/gid_attrs/types | wc -l")" || return 1
+	guid="$(sed -n 1p <<<"$sys")"
+	fw="$(sed -n 2p <<<"$sys")"
+	ngids="$(sed -n 3p <<<"$sys")"
+	head -n 40 "$out"
+	echo "sysfs: node_guid $guid fw_ver $fw gid entries $ngids"
+	# sysfs has the driver's string ("rnicsim 2.0"), libibverbs formats
+	# the device's version number as major.minor.sub: the numbers agree.
+	# rxe has no firmware version in sysfs (ibv_devinfo shows 0.0.0).
+	fw="$(grep -Eo '[0-9]+\.[0-9]+' <<<"$fw" | head -n 1)" || true
+	grep -Eq "^[[:space:]]*node_guid:[[:space:]]+$guid$" "$out" &&
+		{ [ -z "$fw" ] || grep -Eq "^[[:space:]]*fw_ver:[[:space:]]+${fw//./\\.}(\.[0-9]+)?$" "$out"; } &&
+		grep -Eq "state:[[:space:]]+PORT_ACTIVE" "$out" &&
+		grep -Eq "link_layer:[[:space:]]+Ethernet" "$out" &&
+		grep -Eq "^[[:space:]]*max_qp:[[:space:]]+[1-9]" "$out" &&
+		grep -Eq "^[[:space:]]*gid_tbl_len:[[:space:]]+$ngids$" "$out"
+}
+check "ibv_devinfo -v: node GUID, firmware, GID table length as sysfs says; port ACTIVE, Ethernet" devinfo || true
+
+# pingpong NAME TOOL SGID CGID ARGS: server in vm2, client in vm1, 500
+# exchanges with the buffers checked on both sides.
+pingpong() {
+	local name="$1" tool="$2" sg="$3" cg="$4"
+	shift 4
+	[ -n "$sg" ] && [ -n "$cg" ] || {
+		echo "no GID index (server '$sg', client '$cg')"
+		return 1
+	}
+	uv_pair "$name" "$tool -d $DEV -g $sg -c -n 500 $*" \
+		"$tool -d $DEV -g $cg -c -n 500 $* $SRV4" tcp:18515 &&
+		uv_iters "$LAB_DIR/uv-$name.server" 500 &&
+		uv_iters "$LAB_DIR/uv-$name.client" 500
+}
+check "ibv_rc_pingpong -c, RoCE v2, 4 KiB, 500 exchanges" \
+	pingpong rc-v2 ibv_rc_pingpong "$GV2" "$CV2" -s 4096 || true
+check "ibv_rc_pingpong -c, RoCE v1, 4 KiB, 500 exchanges" \
+	pingpong rc-v1 ibv_rc_pingpong "$GV1" "$CV1" -s 4096 || true
+check "ibv_ud_pingpong -c, RoCE v2, 512 B, 500 exchanges" \
+	pingpong ud-v2 ibv_ud_pingpong "$GV2" "$CV2" -s 512 || true
+check "ibv_srq_pingpong -c, RoCE v2, 4 QPs on one SRQ, 4 KiB, 500 exchanges" \
+	pingpong srq-v2 ibv_srq_pingpong "$GV2" "$CV2" -q 4 -s 4096 || true
+
+# rping_v V: librdmacm's rping, 50 verified pings over IPv<V>.
+rping_v() {
+	local a
+	a="$(lab_addr 2 "$NIC" "$1")"
+	uv_pair "rping-$1" "rping -s -a $a -V -C 50" "rping -c -a $a -V -v -C 50" cm &&
+		[ "$(grep -c 'ping data: rdma-ping-' "$LAB_DIR/uv-rping-$1.client")" -eq 50 ]
+}
+check "rping -V -C 50 (librdmacm) over IPv4" rping_v 4 || true
+check "rping -V -C 50 (librdmacm) over IPv6" rping_v 6 || true
+
+# perf NAME TOOL SIZE ARGS: a perftest pair (-x: the RoCE v2 GID of each
+# side, or rdma_cm with -R); the client's result row for SIZE.
+perf() {
+	local name="$1" tool="$2" size="$3" row sx="-x $GV2" cx="-x $CV2" w=tcp:18515
+	shift 3
+	# with -R the server listens on an rdma_cm ID, not a TCP socket
+	if [[ " $* " == *" -R "* ]]; then
+		sx=
+		cx=
+		w=cm
+	fi
+	uv_pair "$name" "$tool -d $DEV $sx -s $size $* -F" \
+		"$tool -d $DEV $cx -s $size $* -F $SRV4" "$w" || return 1
+	row="$(uv_perf_row "$LAB_DIR/uv-$name.client" "$size")" || {
+		echo "no result row for $size bytes"
+		return 1
+	}
+	echo "# $name: $row"
+	echo "$name $row" >>"$LAB_DIR/perftest.rows"
+}
+: >"$LAB_DIR/perftest.rows"
+check "ib_write_bw 64 KiB x 2000" perf write_bw ib_write_bw 65536 -n 2000 --report_gbits || true
+check "ib_read_bw 64 KiB x 1000" perf read_bw ib_read_bw 65536 -n 1000 --report_gbits || true
+check "ib_send_bw 4 KiB x 2000" perf send_bw ib_send_bw 4096 -n 2000 --report_gbits || true
+check "ib_atomic_bw (fetch and add) x 2000" perf atomic_bw ib_atomic_bw 8 -n 2000 || true
+check "ib_write_lat 64 B x 2000" perf write_lat ib_write_lat 64 -n 2000 || true
+check "ib_send_lat 64 B x 2000" perf send_lat ib_send_lat 64 -n 2000 || true
+check "ib_write_bw -R (rdma_cm) 64 KiB x 1000" perf write_bw_cm ib_write_bw 65536 -n 1000 -R --report_gbits || true
+check "ib_send_lat -R (rdma_cm) 64 B x 1000" perf send_lat_cm ib_send_lat 64 -n 1000 -R || true
+
+# bypass: ib_write_bw (64 B, 20000 WRITEs) under strace -f -c on the
+# client: the process enters the kernel for set-up and completion, not
+# per operation; and the doorbells it rang reached the device.
+kicks() {
+	lab_exec 1 --timeout 30 "rdma statistic show link $DEV/1" |
+		tr ' ' '\n' | awk 'p { print; exit } $0 == "kicks" { p = 1 }'
+}
+bypass() {
+	local n=20000 k0=0 k1=0 calls
+	[ "$PEER" = rxe ] || k0="$(kicks)" || return 1
+	uv_pair bypass "ib_write_bw -d $DEV -x $GV2 -s 64 -n $n -F" \
+		"strace -f -c -o /tmp/strace.txt ib_write_bw -d $DEV -x $CV2 -s 64 -n $n -F $SRV4 && cat /tmp/strace.txt" \
+		tcp:18515 || return 1
+	[ "$PEER" = rxe ] || k1="$(kicks)" || return 1
+	calls="$(awk '$NF == "total" { print $(NF - 2) }' "$LAB_DIR/uv-bypass.client")"
+	echo "system calls of the client: ${calls:-none found} for $n WRITEs"
+	echo "device kicks (vm1): $k0 -> $k1"
+	[ -n "$calls" ] && [ "$calls" -lt $((n / 10)) ] || return 1
+	# rxe has no kick counter: its system calls are the check.
+	[ "$PEER" = rxe ] || [ "$((k1 - k0))" -ge $((n / 64)) ]
+}
+check "kernel bypass: ib_write_bw 20000 x 64 B makes < 2000 system calls; the device's kicks rise" bypass || true
+
+down() {
+	if [ "$PEER" = rxe ]; then
+		lab_exec "$1" --timeout 60 "rdma link delete rxe0 && rmmod rdma_rxe"
+	else
+		lab_exec "$1" --timeout 60 "rmmod rnic && ! grep -w '^rnic' /proc/modules"
+	fi
+}
+check_vms "1 2" "no process left: the driver unloads" down || true
+
+lab_stop
+echo "# test_rnic_uverbs: $(lab_elapsed "$T0") s"
+exit "$fail"
