@@ -18,9 +18,10 @@
 # itself with --no-undefined, and every symbol it imports is checked to
 # exist there, so nothing only 56.1 has can slip in.
 #
-# Usage: scripts/rdma-core.sh [build|check|test|install|path|fetch]
+# Usage: scripts/rdma-core.sh [build|check|test|install|path|path-hostile|fetch]
 #   build    fetch what is missing, build (if the sources changed), check
-#            imports, run the unit test; print the build directory
+#            imports, run the unit test; print the build directory; also
+#            builds rnic_hostile, the hostile-userspace test program
 #   check    import check of the built provider only
 #   test     the provider's unit tests only (WQE/CQE encoding; the data
 #            path against a doorbell page in memory)
@@ -28,6 +29,8 @@
 #            directory and write /etc/libibverbs.d/rnic.driver (DESTDIR
 #            is honoured)
 #   path     print the path of librnic-rdmav34.so (after build)
+#   path-hostile  print the path of rnic_hostile (after build), the lab's
+#            hostile userspace test (providers/rnic/rnic_hostile.c)
 #   match-test  Debian's ibv_devices against fake sysfs devices, the built
 #            provider named by RDMAV_DRIVERS (root: a mount namespace)
 #   fetch    only download and extract the build inputs
@@ -193,8 +196,9 @@ cflags_inc() {
 	echo "-I$REPO/providers/rnic -I$REPO/providers/rnic/compat -I$REPO/include -I$1/include -I$REPO/include/uapi -isystem $MIX/include"
 }
 
+# check_imports FILE [exe]: an executable (exe) may export what it likes
 check_imports() {
-	local so=$1 t missing
+	local so=$1 kind=${2:-provider} t missing
 	t=$(mktemp -d)
 	nm -D --defined-only "$LIBIBVERBS" |
 		awk '{s=$3; sub(/@@?/, "@", s); print s}' | sort -u > "$t/have"
@@ -209,6 +213,10 @@ check_imports() {
 		echo "rdma-core: $so imports what $LIBIBVERBS lacks:" >&2
 		echo "$missing" >&2
 		return 1
+	fi
+	if [ "$kind" = exe ]; then
+		log "imports OK: every libibverbs symbol of $(basename "$so") is in $LIBIBVERBS"
+		return 0
 	fi
 	# the provider must export nothing: libibverbs finds it by its constructor
 	if nm -D --defined-only "$so" | awk '$2 ~ /[TDBRW]/' | grep -q .; then
@@ -246,7 +254,7 @@ build() {
 	for src in "$REPO"/providers/rnic/*.c; do
 		obj=$t/$(basename "${src%.c}").o
 		case $src in
-		*_test.c) continue ;;
+		*_test.c | */rnic_hostile.c) continue ;;
 		esac
 		# shellcheck disable=SC2086
 		$CC "${CFLAGS_RNIC[@]}" $inc -c "$src" -o "$obj"
@@ -271,6 +279,14 @@ build() {
 	$CC "${CFLAGS_RNIC[@]}" $inc -o "$t/rnic_datapath_test" \
 		"$REPO/providers/rnic/rnic_datapath_test.c" "${dp_objs[@]}" \
 		-l:libibverbs.so.1 -pthread
+	# rnic_hostile: a program on Debian's libibverbs that reaches the
+	# provider's structs through rnic.h (the same sources, so the same
+	# layout); run in the lab, not here (it needs a device)
+	# shellcheck disable=SC2086
+	$CC "${CFLAGS_RNIC[@]}" $inc -o "$t/rnic_hostile" \
+		"$REPO/providers/rnic/rnic_hostile.c" \
+		-Wl,--as-needed -l:libibverbs.so.1 -pthread
+	check_imports "$t/rnic_hostile" exe
 	run_unit_test "$t"
 	echo "driver rnic" > "$t/rnic.driver"
 	touch "$t/.rnic-ok"
@@ -362,6 +378,7 @@ test)		run_unit_test "$(built_or_die)" ;;
 match-test)	match_test ;;
 install)	install_provider ;;
 path)		echo "$(built_or_die)/$SO" ;;
+path-hostile)	echo "$(built_or_die)/rnic_hostile" ;;
 *)		sed -n '/^# Usage/,/^# network/p' "$0" | sed 's/^# \{0,1\}//' >&2
 		exit 2 ;;
 esac
