@@ -27,6 +27,7 @@
  *   traffic   verified transfers for -t seconds: the bystander to run in
  *             another process while the others run
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -155,14 +156,40 @@ struct dev {
 
 static void *events_thread(void *arg);
 
-/* A GID of the port: -g, else the first RoCE v2 one, else the first set */
+/*
+ * How well a GID serves loopback: the port's own IPv4 address as RoCE v2
+ * is best (ib_core resolves a local address to the port's own MAC), then
+ * any other routable one; a link-local GID last, since its MAC is derived
+ * from the interface id, which is the port's MAC only for an EUI-64
+ * address.
+ */
+static int gid_rank(struct dev *d, int i, const union ibv_gid *g)
+{
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+	char path[256], type[32] = "";
+	bool v2 = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/gid_attrs/types/%d",
+		 ibv_get_device_name(d->ctx->device), opt.port, i);
+	f = fopen(path, "r");
+	if (f) {
+		v2 = fgets(type, sizeof(type), f) && !strncmp(type, "RoCE v2", 7);
+		fclose(f);
+	}
+	if (g->raw[0] == 0xfe && (g->raw[1] & 0xc0) == 0x80)
+		return 1;
+	if (!memcmp(g->raw, v4mapped, sizeof(v4mapped)))
+		return v2 ? 4 : 3;
+	return v2 ? 3 : 2;
+}
+
+/* A GID of the port: -g, else the best for loopback (gid_rank()) */
 static int pick_gid(struct dev *d)
 {
 	struct ibv_port_attr pa;
 	union ibv_gid g;
-	char path[256], type[32];
-	int i, first = -1;
-	FILE *f;
+	int i, r, best = -1, best_rank = 0;
 
 	if (ibv_query_port(d->ctx, opt.port, &pa)) {
 		fail("ibv_query_port %s/%d: %s", opt.dev, opt.port, strerror(errno));
@@ -176,32 +203,21 @@ static int pick_gid(struct dev *d)
 			continue;
 		if (!g.global.subnet_prefix && !g.global.interface_id)
 			continue;
-		if (opt.gid_index >= 0 || first < 0) {
-			first = i;
+		r = opt.gid_index >= 0 ? 4 : gid_rank(d, i, &g);
+		if (r > best_rank) {
+			best = i;
+			best_rank = r;
 			d->gid = g;
 		}
-		if (opt.gid_index >= 0)
+		if (opt.gid_index >= 0 || r == 4)
 			break;
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/%d/gid_attrs/types/%d",
-			 ibv_get_device_name(d->ctx->device), opt.port, i);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(type, sizeof(type), f) && !strncmp(type, "RoCE v2", 7)) {
-			fclose(f);
-			first = i;
-			d->gid = g;
-			break;
-		}
-		fclose(f);
 	}
-	if (first < 0) {
+	if (best < 0 || (opt.gid_index >= 0 && best != opt.gid_index)) {
 		fail("%s port %d: no GID%s", opt.dev, opt.port,
 		     opt.gid_index >= 0 ? " at -g" : " set");
 		return -1;
 	}
-	d->gid_index = first;
+	d->gid_index = best;
 	return 0;
 }
 
@@ -1815,7 +1831,8 @@ static void usage(void)
 		"usage: rnic_hostile [-d DEV] [-i PORT] [-g GID_INDEX] [-T TIMEOUT_MS]\n"
 		"                    [-t SECONDS] [-k KILL_MS] MODE\n"
 		"MODE: bad-wqe | bad-db | bad-mr | killed | bad-kick | traffic\n"
-		"  -d  device (rnic0)   -i  port (1)   -g  GID index (first RoCE v2)\n"
+		"  -d  device (rnic0)   -i  port (1)\n"
+		"  -g  GID index (default: the port's IPv4 address as RoCE v2, else the best)\n"
 		"  -T  timeout of every wait in ms (10000)\n"
 		"  -t  traffic: seconds (10)   -k  killed: ms before SIGKILL (1000)\n");
 	exit(2);
@@ -1851,8 +1868,11 @@ int main(int argc, char **argv)
 	if (!strcmp(mode_name, "killed")) {
 		mode_killed();
 	} else if (!dev_open(&d)) {
-		note("%s port %d, GID index %d, kick %s", opt.dev, opt.port,
-		     d.gid_index, d.rctx->kick_reg ? "mapped" : "through the kernel");
+		char gid[INET6_ADDRSTRLEN] = "?";
+
+		inet_ntop(AF_INET6, d.gid.raw, gid, sizeof(gid));
+		note("%s port %d, GID index %d (%s), kick %s", opt.dev, opt.port,
+		     d.gid_index, gid, d.rctx->kick_reg ? "mapped" : "through the kernel");
 		if (!strcmp(mode_name, "bad-wqe"))
 			mode_bad_wqe(&d);
 		else if (!strcmp(mode_name, "bad-db"))
