@@ -32,6 +32,8 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/../../tests/lab/lib_perf.sh"
 # shellcheck source=tests/lab/lib_nvmeof.sh
 . "$HERE/../../tests/lab/lib_nvmeof.sh"
+# shellcheck source=tests/lab/lib_uverbs.sh
+. "$HERE/../../tests/lab/lib_uverbs.sh"
 # shellcheck source=scripts/bench/rows.sh
 . "$HERE/rows.sh"
 
@@ -149,6 +151,7 @@ missing=0
 for entry in "${BENCH_ROWS[@]}"; do
 	bench_row "$entry"
 	[ "$ROW_FIELD" = fio ] && continue
+	[[ "$ROW_FIELD" == pt_* ]] && continue
 	args="$(run_args "$ROW_RUN")"
 	if [ -z "${LINE[$args]+set}" ]; then
 		t="$(lab__now_us)"
@@ -167,6 +170,72 @@ for entry in "${BENCH_ROWS[@]}"; do
 		missing=1
 	fi
 done
+
+# perftest rows: Debian's perftest binaries through libibverbs, the same
+# binaries on both pairs (librnic's kernel bypass on rnic, rxe's provider,
+# which enters the kernel per post, on rxe), RoCE v2 GIDs of the IPv4
+# addresses, the server in vm2.  One run per distinct RUN.
+if [ "$KIND" = rnic ]; then DEV=rnic0; else DEV=rxe0; fi
+# pt_args RUN: RUN with its n=FULL:SMOKE as -n COUNT.
+pt_args() {
+	local a c out=()
+	for a in $1; do
+		case "$a" in
+		n=*)
+			c="${a#n=}"
+			if [ "$SMOKE" = 1 ]; then c="${c#*:}"; else c="${c%%:*}"; fi
+			out+=(-n "$c")
+			;;
+		*) out+=("$a") ;;
+		esac
+	done
+	echo "${out[*]}"
+}
+# pt_value FIELD ROW: the figure of a perftest result row (SIZE ITERS ...).
+pt_value() {
+	awk -v f="$1" '{
+		if (f == "pt_bw") v = $4; else if (f == "pt_rate") v = $5 * 1000000
+		else if (f == "pt_p50") v = $5; else if (f == "pt_p99") v = $8
+		else exit 1
+		if (v !~ /^[0-9.]+$/ || v <= 0) exit 1
+		printf "%.2f\n", v
+	}' <<<"$2"
+}
+PLOG="$LAB_DIR/perftest.log"
+declare -A PT=()
+pt_rows() {
+	local sg cg args size t v
+	lab_exec 1 --timeout 60 "modprobe ib_uverbs" >>"$PLOG" 2>&1 &&
+		lab_exec 2 --timeout 60 "modprobe ib_uverbs" >>"$PLOG" 2>&1 &&
+		sg="$(uv_gid_index 2 "$DEV" "$SRV" "RoCE v2" 2>>"$PLOG")" &&
+		cg="$(uv_gid_index 1 "$DEV" "$(lab_addr 1 "$NIC" 4)" "RoCE v2" 2>>"$PLOG")" || {
+		say "perftest: ib_uverbs or the RoCE v2 GIDs missing (see $PLOG)"
+		return 1
+	}
+	for entry in "${BENCH_ROWS[@]}"; do
+		bench_row "$entry"
+		[[ "$ROW_FIELD" == pt_* ]] || continue
+		args="$(pt_args "$ROW_RUN")"
+		if [ -z "${PT[$args]+set}" ]; then
+			t="$(lab__now_us)"
+			size="$(sed -nE 's/.*-s ([0-9]+).*/\1/p' <<<"$args")"
+			PT[$args]=""
+			if uv_pair "$ROW_ID" "${args%% *} -d $DEV -x $sg ${args#* } -F" \
+				"${args%% *} -d $DEV -x $cg ${args#* } -F $SRV" tcp:18515 >>"$PLOG" 2>&1 &&
+				PT[$args]="$(uv_perf_row "$LAB_DIR/uv-$ROW_ID.client" "$size")"; then
+				echo "round $ROUND: perftest $args: ${PT[$args]}" >>"$LINES"
+			else
+				say "$ROW_LABEL: $args failed (see $PLOG)"
+			fi
+			secs="$(lab_elapsed "$t")"
+		fi
+		if v="$(pt_value "$ROW_FIELD" "${PT[$args]}")"; then
+			record "$ROW_ID" "$v"
+			say "$ROW_LABEL: $v $ROW_UNIT (run of $secs s: $args)"
+		fi
+	done
+}
+pt_rows || true
 
 # NVMe-oF: one namespace, written sequentially, then read back.
 MB="$BENCH_NVME_MB"

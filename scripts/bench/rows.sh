@@ -8,10 +8,15 @@
 #   ID|LABEL|UNIT|FIELD|RUN
 #
 # FIELD is the rnic_perf result field the row reports (MBps, msg_rate,
-# lat_p50_us, lat_p99_us), or "fio" for the NVMe-oF rows.  RUN is, for
+# lat_p50_us, lat_p99_us), "fio" for the NVMe-oF rows, or for the
+# perftest rows (userspace verbs: Debian's perftest over libibverbs, the
+# kernel-bypass provider librnic against rxe's system-call provider)
+# pt_bw (BW average, MiB/s as perftest counts), pt_rate (MsgRate, as
+# msg/s), pt_p50 (t_typical) or pt_p99 (99% percentile).  RUN is, for
 # rnic_perf rows, the client's options with "n=FULL:SMOKE" standing for
-# the count of a full and of a --smoke run (pair.sh adds verify=0); rows
-# with the same RUN share one run (p50 and p99 come from the same
+# the count of a full and of a --smoke run (pair.sh adds verify=0); for
+# perftest rows the binary and its options, n= likewise (-n); rows with
+# the same RUN share one run (p50 and p99 come from the same
 # operations).  For fio rows it is "read" or "write".
 #
 # Counts: a row should take a few seconds under TCG, where the guests move
@@ -40,6 +45,12 @@ BENCH_ROWS=(
 	"write8_p99|WRITE 8 B latency p99|us|lat_p99_us|op=write size=8 depth=1 n=4000:200"
 	"fadd_p50|FETCH_ADD latency p50|us|lat_p50_us|op=fetch_add depth=1 n=4000:200"
 	"fadd_p99|FETCH_ADD latency p99|us|lat_p99_us|op=fetch_add depth=1 n=4000:200"
+	"pt_write_64k|perftest ib_write_bw 64 KiB|MiB/s|pt_bw|ib_write_bw -s 65536 n=3000:100"
+	"pt_send64_rate|perftest ib_send_bw 64 B message rate|msg/s|pt_rate|ib_send_bw -s 64 n=30000:500"
+	"pt_write_lat_p50|perftest ib_write_lat 64 B p50|us|pt_p50|ib_write_lat -s 64 n=5000:200"
+	"pt_write_lat_p99|perftest ib_write_lat 64 B p99|us|pt_p99|ib_write_lat -s 64 n=5000:200"
+	"pt_send_lat_p50|perftest ib_send_lat 64 B p50|us|pt_p50|ib_send_lat -s 64 n=5000:200"
+	"pt_send_lat_p99|perftest ib_send_lat 64 B p99|us|pt_p99|ib_send_lat -s 64 n=5000:200"
 	"nvme_read|NVMe-oF fio 128 KiB seq read|MB/s|fio|read"
 	"nvme_write|NVMe-oF fio 128 KiB seq write|MB/s|fio|write"
 )
