@@ -11,7 +11,7 @@
 #                                  (IPv4 or IPv6) of TYPE ("RoCE v2" or
 #                                  "IB/RoCE v1") in VM N
 #   uv_pair NAME SRV CLI WAIT      SRV in VM $UV_SRV, then CLI in VM $UV_CLI
-#                                  once WAIT (tcp:PORT or cm) says the
+#                                  once WAIT (tcp:PORT, cm or cm:PORT) says the
 #                                  server listens; both outputs in
 #                                  $LAB_DIR/uv-NAME.{server,client}
 #   uv_iters FILE N                ibv_*_pingpong's "N iters in" line is in
@@ -52,8 +52,8 @@ uv_gid_index() {
 		echo 'no $type GID $gid on $dev' >&2; exit 1"
 }
 
-# uv_listening N tcp:PORT|cm: the server in VM N listens (TCP port PORT,
-# or an rdma_cm ID in LISTEN).  /proc/net/tcp{,6} (state 0A is LISTEN),
+# uv_listening N tcp:PORT|cm|cm:PORT: the server in VM N listens (TCP
+# port PORT, or an rdma_cm ID in LISTEN, on PORT).  /proc/net/tcp{,6} (state 0A is LISTEN),
 # not ss: one ss takes 2-3 s of a debug guest's vCPU, which the server
 # it waits for needs.
 uv_listening() {
@@ -64,6 +64,7 @@ uv_listening() {
 			"${what#tcp:}")"
 		;;
 	cm) probe="rdma resource show cm_id 2>/dev/null | grep -q LISTEN" ;;
+	cm:*) probe="rdma resource show cm_id 2>/dev/null | grep -qE 'LISTEN .*src-addr [^ ]*:${what#cm:}( |\$)'" ;;
 	*) return 1 ;;
 	esac
 	lab_exec "$n" --timeout 60 "for i in \$(seq 300); do $probe && exit 0; sleep 0.1; done

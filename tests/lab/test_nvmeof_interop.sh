@@ -10,7 +10,10 @@
 #  - rnic_perf rnic -> rxe and rxe -> rnic: SEND, WRITE, READ, FETCH_ADD
 #    verified (rxe is the independent implementation and the ICRC oracle);
 #  - NVMe-oF: target on rnic, host on rxe; then target on rxe, host on rnic;
-#    fio writes INTEROP_MB MiB and reads it back verified.
+#    fio writes INTEROP_MB MiB and reads it back verified;
+#  - userspace verbs (librnic on rnic, rxe's provider on rxe), Debian's own
+#    binaries: ibv_rc_pingpong -c with the server on rnic, ibv_ud_pingpong
+#    -c with the server on rxe, ib_write_bw -R (rdma_cm) rnic -> rxe.
 # INTEROP_MB is 16 in the suite: rdma_rxe moves 0.8-2.3 MB/s in a debug
 # guest (32 MiB took 66-72 s of fio each way), and 16 MiB is 128 commands
 # of 128 KiB per pass, so each of fio's write and verify passes still
@@ -24,6 +27,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib_perf.sh"
 # shellcheck source=tests/lab/lib_nvmeof.sh
 . "$(dirname "$0")/lib_nvmeof.sh"
+# shellcheck source=tests/lab/lib_uverbs.sh
+. "$(dirname "$0")/lib_uverbs.sh"
 
 SUITE="interop rnic rxe"
 MB="${INTEROP_MB:-16}"
@@ -32,8 +37,9 @@ lab_start interop || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/interop"
 	exit 1
 }
-# 2 boots, 3 set-up steps, 8 rnic_perf runs, 5 per NVMe-oF direction.
-lab_plan 23 2
+# 2 boots, 3 set-up steps, 8 rnic_perf runs, 5 per NVMe-oF direction,
+# 4 userspace.
+lab_plan 27 2
 perf_checks_init
 perf_preflight
 
@@ -79,6 +85,42 @@ nvmeof() {
 }
 nvmeof 1 2 "NVMe-oF target rnic, host rxe"
 nvmeof 2 1 "NVMe-oF target rxe, host rnic"
+
+# Userspace: the RoCE v2 GID of each side's address.
+G1=
+G2=
+uverbs() {
+	lab_exec 1 --timeout 60 "modprobe ib_uverbs && modprobe rdma_ucm" &&
+		lab_exec 2 --timeout 60 "modprobe ib_uverbs && modprobe rdma_ucm" &&
+		G1="$(uv_gid_index 1 rnic0 "$A1" "RoCE v2")" &&
+		G2="$(uv_gid_index 2 rxe0 "$A2" "RoCE v2")" &&
+		echo "GID indices: rnic0 $G1, rxe0 $G2"
+}
+check "userspace: ib_uverbs and rdma_ucm in both VMs; RoCE v2 GIDs of $A1 and $A2" uverbs || true
+# upair NAME SRV_VM SRV_CMD CLI_CMD WAIT: a server/client pair, server in SRV_VM.
+upair() {
+	local srv="$2"
+	UV_SRV="$srv" UV_CLI="$((3 - srv))" uv_pair "$1" "$3" "$4" "$5"
+}
+rc_pp() {
+	upair rc 1 "ibv_rc_pingpong -d rnic0 -g $G1 -c -n 300 -s 4096" \
+		"ibv_rc_pingpong -d rxe0 -g $G2 -c -n 300 -s 4096 $A1" tcp:18515 &&
+		uv_iters "$LAB_DIR/uv-rc.server" 300 && uv_iters "$LAB_DIR/uv-rc.client" 300
+}
+check "userspace: ibv_rc_pingpong -c 4 KiB x 300, server rnic, client rxe" rc_pp || true
+ud_pp() {
+	upair ud 2 "ibv_ud_pingpong -d rxe0 -g $G2 -c -n 300 -s 512" \
+		"ibv_ud_pingpong -d rnic0 -g $G1 -c -n 300 -s 512 $A2" tcp:18515 &&
+		uv_iters "$LAB_DIR/uv-ud.server" 300 && uv_iters "$LAB_DIR/uv-ud.client" 300
+}
+check "userspace: ibv_ud_pingpong -c 512 B x 300, server rxe, client rnic" ud_pp || true
+# Port 18600: rnic_perf's servers hold rdma_cm port 18515.
+wbw() {
+	upair wbw 2 "ib_write_bw -d rxe0 -R -p 18600 -s 65536 -n 300 -F" \
+		"ib_write_bw -d rnic0 -R -p 18600 -s 65536 -n 300 -F $A2" cm:18600 &&
+		uv_perf_row "$LAB_DIR/uv-wbw.client" 65536
+}
+check "userspace: ib_write_bw -R 64 KiB x 300, rnic -> rxe" wbw || true
 
 lab_stop
 echo "# test_nvmeof_interop: $(lab_elapsed "$T0") s"

@@ -18,7 +18,12 @@
 #  - kernel bypass shown: ib_write_bw under strace -f -c makes fewer
 #    system calls than a tenth of its operations, while the device's kick
 #    counter rises by at least its doorbell batches;
-#  - rmmod rnic on both VMs once the processes are gone.
+#  - hostile userspace (rnic_hostile): malformed WQEs, bogus doorbells and
+#    kicks, bad MR ranges, a process killed in flight, each failing only
+#    what the process owns, while another process's transfers verify;
+#  - rmmod rnic in vm1 once the processes are gone, and in vm2 while a
+#    process still verifies transfers (disassociation: the unload
+#    completes, the process fails, nothing hangs).
 # UV_PEER=rxe runs the same checks between two rdma_rxe VMs instead: the
 # reference the checks themselves are proven against.
 set -euo pipefail
@@ -37,8 +42,8 @@ lab_start rnic_uverbs || {
 	exit 1
 }
 # boots 2, set-up 2, devices 2, pingpong 4, rping 2, perftest 8, bypass 1,
-# unload 2
-lab_plan 23 2
+# hostile 6, unload 2
+lab_plan 29 2
 check_init
 
 if [ "$PEER" = rxe ]; then
@@ -167,7 +172,7 @@ check "ibv_srq_pingpong -c, RoCE v2, 4 QPs on one SRQ, 4 KiB, 500 exchanges" \
 rping_v() {
 	local a
 	a="$(lab_addr 2 "$NIC" "$1")"
-	uv_pair "rping-$1" "rping -s -a $a -V -C 50" "rping -c -a $a -V -v -C 50" cm &&
+	uv_pair "rping-$1" "rping -s -a $a -V -C 50" "rping -c -a $a -V -v -C 50" cm:7174 &&
 		[ "$(grep -c 'ping data: rdma-ping-' "$LAB_DIR/uv-rping-$1.client")" -eq 50 ]
 }
 check "rping -V -C 50 (librdmacm) over IPv4" rping_v 4 || true
@@ -182,7 +187,7 @@ perf() {
 	if [[ " $* " == *" -R "* ]]; then
 		sx=
 		cx=
-		w=cm
+		w=cm:18515
 	fi
 	uv_pair "$name" "$tool -d $DEV $sx -s $size $* -F" \
 		"$tool -d $DEV $cx -s $size $* -F $SRV4" "$w" || return 1
@@ -226,6 +231,61 @@ bypass() {
 }
 check "kernel bypass: ib_write_bw 20000 x 64 B makes < 2000 system calls; the device's kicks rise" bypass || true
 
+# Hostile userspace (providers/rnic/rnic_hostile.c, rnic only): in vm1,
+# while another process (rnic_hostile traffic) verifies WRITEs and SENDs,
+# each mode attacks its own context; each must fail only what it owns,
+# and end with a fresh context that verifies.
+HOSTILE=
+TRAFFIC=
+if [ "$PEER" = rnic ]; then
+	HOSTILE="$(bash "$LAB_REPO/scripts/rdma-core.sh" path-hostile 2>/dev/null)" || HOSTILE=
+	[ -z "$HOSTILE" ] || TRAFFIC="$(lab_bg 1 "$HOSTILE -d $DEV -t 60 traffic")"
+fi
+hostile() {
+	[ -n "$HOSTILE" ] || {
+		echo "no rnic_hostile (scripts/rdma-core.sh path-hostile)"
+		return 1
+	}
+	lab_exec 1 --timeout 150 "$HOSTILE -d $DEV -T 20000 $1" >"$LAB_DIR/hostile-$1" 2>&1 || {
+		cat "$LAB_DIR/hostile-$1"
+		return 1
+	}
+	cat "$LAB_DIR/hostile-$1"
+	grep -q "^hostile $1: ok" "$LAB_DIR/hostile-$1"
+}
+uv_hostile() { [ "$PEER" = rxe ] && return 0; hostile "$@"; }
+check "hostile: malformed WQEs (bad opcode, SGE counts, foreign and bad keys, privileged ones) fail only their own QP" uv_hostile bad-wqe || true
+check "hostile: kick entries for slots not its own are counted (bad_kicks), bad slot values fail only their own queue" uv_hostile bad-db || true
+check "hostile: MRs over unmapped, wild, kernel, wrapping or read-only ranges are refused" uv_hostile bad-mr || true
+check "hostile: a process killed with WRITEs and SENDs in flight leaves nothing behind" uv_hostile killed || true
+check "hostile: any value written to the kick register harms no one" uv_hostile bad-kick || true
+traffic() {
+	[ "$PEER" = rxe ] && return 0
+	[ -n "$TRAFFIC" ] || return 1
+	lab_wait 1 "$TRAFFIC" --timeout 120 >"$LAB_DIR/hostile-traffic" 2>&1 || {
+		cat "$LAB_DIR/hostile-traffic"
+		return 1
+	}
+	cat "$LAB_DIR/hostile-traffic"
+	grep -q "^hostile traffic: ok" "$LAB_DIR/hostile-traffic"
+}
+check "hostile: the other process's transfers verified throughout (60 s)" traffic || true
+
+# unload_busy: rmmod rnic in vm2 while a process has its context open and
+# verifies transfers: ib_core disassociates the context (the mappings are
+# revoked), rmmod returns, and the process fails (an error, or its own
+# timeout), never hangs the unload or the guest.
+unload_busy() {
+	local job rc=0 out="$LAB_DIR/unload-busy"
+	[ -n "$HOSTILE" ] || return 1
+	job="$(lab_bg 2 "$HOSTILE -d $DEV -T 10000 -t 60 traffic")" || return 1
+	lab_exec 2 --timeout 90 "sleep 4; time rmmod rnic && ! grep -w '^rnic' /proc/modules" || rc=1
+	lab_wait 2 "$job" --timeout 60 >"$out" 2>&1 && rc=1
+	cat "$out"
+	echo "traffic exit: $(grep -c '^hostile traffic: FAIL' "$out") FAIL line(s)"
+	grep -q '^hostile traffic: FAIL' "$out" || rc=1
+	return "$rc"
+}
 down() {
 	if [ "$PEER" = rxe ]; then
 		lab_exec "$1" --timeout 60 "rdma link delete rxe0 && rmmod rdma_rxe"
@@ -233,7 +293,12 @@ down() {
 		lab_exec "$1" --timeout 60 "rmmod rnic && ! grep -w '^rnic' /proc/modules"
 	fi
 }
-check_vms "1 2" "no process left: the driver unloads" down || true
+check "vm1: no process left: the driver unloads" down 1 || true
+if [ "$PEER" = rnic ]; then
+	check "vm2: rmmod rnic with a process verifying transfers: the unload completes, the process fails, no hang" unload_busy || true
+else
+	check "vm2: no process left: the driver unloads" down 2 || true
+fi
 
 lab_stop
 echo "# test_rnic_uverbs: $(lab_elapsed "$T0") s"
