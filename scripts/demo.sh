@@ -10,8 +10,10 @@
 # QEMU in a private network namespace: two with an rnic NIC (each served by
 # its own rnicsim), one with virtio-net. In the VMs it loads rnic with
 # modprobe and shows the PCI device, the netdev, the ib_device and its RoCE
-# GIDs, traffic between the NICs, the counters, and rdma_cm's per-port RoCE
-# mode switch in configfs. Everything it creates is removed at the end.
+# GIDs, traffic between the NICs, the counters, kernel verbs (rnic_perf),
+# userspace verbs through the librnic provider (Debian's ibv_rc_pingpong
+# and ib_write_bw), and rdma_cm's per-port RoCE mode switch in configfs.
+# Everything it creates is removed at the end.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -99,6 +101,28 @@ done
 # The NIC's counters (hw_*, RNIC_PORT_STATS and the transport's): RoCE v2
 # frames and bytes both ways, RC packets, and any retransmit, NAK or drop.
 figures 1 'hw_tx_roce_v2_frames[[:space:]]+[1-9].*hw_rx_roce_v2_frames[[:space:]]+[1-9]' "rdma statistic show link rnic0/1 | tr ' ' '\n' | paste - - | grep -E '^hw_(tx|rx)_roce_v2_(frames|bytes)|rc_(req|resp)_packets|retrans|nak|drop' | awk '\$2 != 0' | paste -sd' '"
+
+say "userspace verbs, kernel bypass: Debian's own ibv_devinfo, ibv_rc_pingpong and ib_write_bw through librnic"
+# shellcheck source=tests/lab/lib_uverbs.sh
+. tests/lab/lib_uverbs.sh
+run 1 "modprobe ib_uverbs && ibv_devinfo -d rnic0 | grep -E 'hca_id|fw_ver|node_guid|state|active_mtu|link_layer'"
+run 2 "modprobe ib_uverbs"
+# each side's RoCE v2 GID of its IPv4 address
+G1="$(uv_gid_index 1 rnic0 "$(lab_addr 1 rnic 4)" "RoCE v2")"
+G2="$(uv_gid_index 2 rnic0 "$(lab_addr 2 rnic 4)" "RoCE v2")"
+# userv NAME SERVER_CMD CLIENT_CMD REGEX: the server in vm2, the client in
+# vm1 (shown, and stopping the demo unless its output matches REGEX).
+userv() {
+	local job
+	job="$(lab_bg 2 "$2")"
+	uv_listening 2 tcp:18515
+	figures 1 "$4" "$3"
+	lab_wait 2 "$job" --timeout 60 >/dev/null
+}
+userv pingpong "ibv_rc_pingpong -d rnic0 -g $G2 -c -n 200 -s 4096" \
+	"ibv_rc_pingpong -d rnic0 -g $G1 -c -n 200 -s 4096 $(lab_addr 2 rnic 4)" '^200 iters in'
+userv write_bw "ib_write_bw -d rnic0 -x $G2 -s 65536 -n 2000 -F" \
+	"ib_write_bw -d rnic0 -x $G1 -s 65536 -n 2000 -F $(lab_addr 2 rnic 4) | grep -A1 '#bytes'" '^ *65536 +2000 +[0-9.]+ +[0-9.]+'
 
 say "rdma_cm: switch the port's default RoCE mode in configfs"
 run 1 "modprobe rdma_cm && (mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config) && mkdir -p /sys/kernel/config/rdma_cm/rnic0"
