@@ -20,6 +20,8 @@
 #    vm3 and READ vm3 -> vm1;
 #  - NVMe-oF (RoCE v2): a target on vm2 (6.1), 64 MiB written and verified
 #    with fio from vm1 (6.1), then from vm3 (6.12);
+#  - userspace verbs through librnic on 6.1: ibv_rc_pingpong -c vm1 -> vm2,
+#    ib_write_bw vm3 (6.12) -> vm2 (6.1);
 #  - vm1 reloaded with PFC on: a pause storm fills its TX ring, the queue
 #    stops and is woken;
 #  - rmmod rnic on the 6.1 VMs (their NAPI dummy netdev is freed the 6.1
@@ -31,6 +33,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib_perf.sh"  # and lib_check.sh
 # shellcheck source=tests/lab/lib_nvmeof.sh
 . "$(dirname "$0")/lib_nvmeof.sh"
+# shellcheck source=tests/lab/lib_uverbs.sh
+. "$(dirname "$0")/lib_uverbs.sh"
 
 SUITE="rnic on 6.1"
 T0="$(lab__now_us)"
@@ -53,8 +57,8 @@ lab_start rnic_k61 || {
 }
 # host 2, boots 3, loads 3, GIDs 2, Ethernet 1, perf servers 3, per RoCE
 # version 3 configfs + 5 ops + 1 counters + 2 between kernels, NVMe-oF 6,
-# TX stop/wake 1, rmmod 2
-lab_plan $((2 + 3 + 3 + 2 + 1 + 3 + 2 * (3 + 5 + 1 + 2) + 6 + 1 + 2)) 3
+# userspace 2, TX stop/wake 1, rmmod 2
+lab_plan $((2 + 3 + 3 + 2 + 1 + 3 + 2 * (3 + 5 + 1 + 2) + 6 + 2 + 1 + 2)) 3
 perf_checks_init
 perf_preflight
 # vm3's kernel too.
@@ -264,6 +268,30 @@ for n in 1 3; do
 	check "NVMe-oF: vm$n ($k): nvme disconnect" nvme_host_down "$n" || true
 done
 check "NVMe-oF: vm2: target removed" nvmet_down 2 || true
+
+# ---------------------------------------------------------------- userspace
+
+# upair NAME CLI_VM SRV_CMD CLI_CMD: a pair with the server in vm2; each
+# side's RoCE v2 GID of its IPv4 address.
+upair() {
+	local c="$2" sg cg
+	lab_exec 2 --timeout 60 "modprobe ib_uverbs" && lab_exec "$c" --timeout 60 "modprobe ib_uverbs" &&
+		sg="$(uv_gid_index 2 rnic0 "$TADDR" "RoCE v2")" &&
+		cg="$(uv_gid_index "$c" rnic0 "$(lab_addr "$c" rnic 4)" "RoCE v2")" || return 1
+	UV_CLI="$c" uv_pair "$1" "${3//@G/$sg}" "${4//@G/$cg}" tcp:18515
+}
+k61_pp() {
+	upair pp 1 "ibv_rc_pingpong -d rnic0 -g @G -c -n 300 -s 4096" \
+		"ibv_rc_pingpong -d rnic0 -g @G -c -n 300 -s 4096 $TADDR" &&
+		uv_iters "$LAB_DIR/uv-pp.server" 300 && uv_iters "$LAB_DIR/uv-pp.client" 300
+}
+check "userspace (6.1): ibv_rc_pingpong -c 4 KiB x 300 through librnic, vm1 -> vm2" k61_pp || true
+k61_bw() {
+	upair bw 3 "ib_write_bw -d rnic0 -x @G -s 65536 -n 500 -F" \
+		"ib_write_bw -d rnic0 -x @G -s 65536 -n 500 -F $TADDR" &&
+		uv_perf_row "$LAB_DIR/uv-bw.client" 65536
+}
+check "userspace 6.12 -> 6.1: ib_write_bw 64 KiB x 500, vm3 -> vm2" k61_bw || true
 
 # ---------------------------------------------------------------- TX ring
 
