@@ -94,7 +94,6 @@ up() {
 check_vms "1 2" "$DEV ACTIVE, ib_uverbs and rdma_ucm loaded, /dev/infiniband/uverbsN" up || exit 1
 
 SRV4="$(lab_addr 2 "$NIC" 4)"
-SRV6="$(lab_addr 2 "$NIC" 6)"
 CLI4="$(lab_addr 1 "$NIC" 4)"
 GV2=$(uv_gid_index 2 "$DEV" "$SRV4" "RoCE v2") || GV2=
 CV2=$(uv_gid_index 1 "$DEV" "$CLI4" "RoCE v2") || CV2=
@@ -113,7 +112,7 @@ devices() {
 		return 1
 	}
 	cat "$LAB_DIR/ibv_devices"
-	grep -Eq "^[[:space:]]+$DEV[[:space:]]+[0-9a-f]{16}$" "$LAB_DIR/ibv_devices"
+	grep -Eq "^[[:space:]]+${DEV}[[:space:]]+[0-9a-f]{16}$" "$LAB_DIR/ibv_devices"
 }
 check "ibv_devices lists $DEV with its node GUID" devices || true
 
@@ -150,10 +149,10 @@ check "ibv_devinfo -v: node GUID, firmware, GID table length as sysfs says; port
 pingpong() {
 	local name="$1" tool="$2" sg="$3" cg="$4"
 	shift 4
-	[ -n "$sg" ] && [ -n "$cg" ] || {
+	if [ -z "$sg" ] || [ -z "$cg" ]; then
 		echo "no GID index (server '$sg', client '$cg')"
 		return 1
-	}
+	fi
 	uv_pair "$name" "$tool -d $DEV -g $sg -c -n 500 $*" \
 		"$tool -d $DEV -g $cg -c -n 500 $* $SRV4" tcp:18515 &&
 		uv_iters "$LAB_DIR/uv-$name.server" 500 &&
