@@ -128,21 +128,25 @@ lab_exec 1 --timeout 60 'echo "kernel $(uname -r)"; rdma link show' >>"$INFO" 2>
 # record ID VALUE
 record() { echo "$ROUND $1 $2" >>"$RES"; }
 
-# The client's options for a RUN of rows.sh: its n=FULL:SMOKE as count=.
-run_args() {
+# expand_n RUN WORD: RUN with its n=FULL:SMOKE as WORD followed by this
+# run's count (FULL, or SMOKE with --smoke).
+expand_n() {
 	local a c out=()
 	for a in $1; do
 		case "$a" in
 		n=*)
 			c="${a#n=}"
 			if [ "$SMOKE" = 1 ]; then c="${c#*:}"; else c="${c%%:*}"; fi
-			out+=("count=$c")
+			out+=("$2$c")
 			;;
 		*) out+=("$a") ;;
 		esac
 	done
-	echo "${out[*]} verify=0"
+	echo "${out[*]}"
 }
+
+# The client's options for a RUN of rows.sh: its n=FULL:SMOKE as count=.
+run_args() { echo "$(expand_n "$1" count=) verify=0"; }
 
 # rnic_perf rows: one client run per distinct RUN, its line kept for the
 # rows that share it.  A run that fails leaves its rows without a figure.
@@ -177,20 +181,7 @@ done
 # addresses, the server in vm2.  One run per distinct RUN.
 if [ "$KIND" = rnic ]; then DEV=rnic0; else DEV=rxe0; fi
 # pt_args RUN: RUN with its n=FULL:SMOKE as -n COUNT.
-pt_args() {
-	local a c out=()
-	for a in $1; do
-		case "$a" in
-		n=*)
-			c="${a#n=}"
-			if [ "$SMOKE" = 1 ]; then c="${c#*:}"; else c="${c%%:*}"; fi
-			out+=(-n "$c")
-			;;
-		*) out+=("$a") ;;
-		esac
-	done
-	echo "${out[*]}"
-}
+pt_args() { expand_n "$1" "-n "; }
 # pt_value FIELD ROW: the figure of a perftest result row (SIZE ITERS ...).
 pt_value() {
 	awk -v f="$1" '{
