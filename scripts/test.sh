@@ -317,6 +317,14 @@ lab_breakdown() {
 		while read -r f; do
 			sed -nE "s|^=== [^ ]+ \(([0-9.]+) s, status [^)]*\): (.{0,90}).*|\1 ${f#"${RNIC_LAB_DIR:-/tmp/rnic-lab}"/} \2|p" "$f"
 		done | sort -rn | awk 'NR <= 15' | sed 's|/commands.log||'
+	# lib_check.sh's check__time lines: "SECONDS SUITE: WHAT".
+	echo "longest checks (s, kernel, check):"
+	find "${RNIC_LAB_DIR:-/tmp/rnic-lab}" -name times -path '*/checks/*' \
+		-newer "$RNIC_TEST_DIR/lab/started" 2>/dev/null |
+		while read -r f; do
+			f2="${f#"${RNIC_LAB_DIR:-/tmp/rnic-lab}"/}"
+			sed -E "s|^([0-9.]+) (.{0,100}).*|\1 ${f2%%/*} \2|" "$f"
+		done | sort -rn | awk 'NR <= 25'
 }
 
 if [ "${1:-}" = --stage ]; then

@@ -50,6 +50,7 @@ check() {
 	"$@" >"$f" 2>&1 || rc=$?
 	# A boot check's time is boot time (lab_wait_ready counts it).
 	[ "$1" = lab_wait_ready ] || lab__acct check "$t0"
+	check__time "$t0" "$what"
 	if [ "$rc" = 0 ]; then
 		lab_ok "$SUITE: $what"
 	else
@@ -61,6 +62,12 @@ check() {
 }
 
 need() { check "$@" || exit 1; }
+
+# check__time START_US WHAT: the check's wall time, in $OUT/times ("SECONDS
+# WHAT"): scripts/test.sh's breakdown lists the longest checks of a run.
+check__time() {
+	echo "$(lab_elapsed "$1") $SUITE: $2" >>"$OUT/times"
+}
 
 # check_vms "N..." WHAT CMD...: the check "vmN: WHAT" of "CMD... N" for
 # every VM N, run in all of them at once, each in a subshell (so CMD sets
@@ -89,6 +96,7 @@ check_vms() {
 		fi
 	done
 	lab__acct check "$t0"
+	check__time "$t0" "vm${vms[*]}: $what"
 	return "$rc"
 }
 
