@@ -4,6 +4,7 @@
 # rnic vs rdma_rxe, side by side (as root):
 #
 #   bash scripts/bench.sh [--smoke] [--rounds N] [--out DIR] [--kver KVER]
+#   bash scripts/bench.sh --tables-only [--out DIR]
 #
 # Runs the rnic_perf and NVMe-oF matrix of scripts/bench/rows.sh N times
 # on each transport and reports, per row, the median of the N figures of
@@ -43,6 +44,10 @@
 #   --kver KVER  the kernel the VMs boot (sets RNIC_LAB_KVER; default that
 #                variable, else the Debian lab kernel); rnic and rnic_perf
 #                must be DKMS-installed for it
+#   --tables-only  boot nothing: the table, CSV and PNG again from the
+#                rounds already in DIR/rnic.rounds and DIR/rxe.rounds (the
+#                rounds are the highest round number in them): to redraw a
+#                run's results, or to merge the rounds of several runs
 #
 # A benchmark, not a test: no thresholds.  Exit status 1 when a figure is
 # missing (a round without it; the table shows "-" when no round has it),
@@ -60,10 +65,12 @@ usage() {
 }
 SMOKE=""
 ROUNDS=""
+TABLES_ONLY=""
 OUT=/tmp/rnic-bench
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smoke) SMOKE=--smoke ;;
+	--tables-only) TABLES_ONLY=1 ;;
 	--rounds)
 		if [ $# -lt 2 ] || ! [[ "$2" =~ ^[1-9][0-9]*$ ]]; then usage; fi
 		ROUNDS="$2"
@@ -83,11 +90,19 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-if [ -z "$ROUNDS" ]; then
+if [ -n "$TABLES_ONLY" ]; then
+	[ -z "$ROUNDS$SMOKE" ] || usage
+	ROUNDS="$(cat "$OUT/rnic.rounds" "$OUT/rxe.rounds" 2>/dev/null |
+		awk '$1 > n { n = $1 } END { print n + 0 }')"
+	if [ "$ROUNDS" = 0 ]; then
+		echo "bench: --tables-only: no rounds in $OUT/rnic.rounds or $OUT/rxe.rounds" >&2
+		exit 2
+	fi
+elif [ -z "$ROUNDS" ]; then
 	ROUNDS=3
 	[ -n "$SMOKE" ] && ROUNDS=1
 fi
-if [ "$(id -u)" != 0 ]; then
+if [ -z "$TABLES_ONLY" ] && [ "$(id -u)" != 0 ]; then
 	echo "bench: must run as root (the VM lab)" >&2
 	exit 2
 fi
@@ -95,9 +110,15 @@ mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 CSV="$OUT/bench.csv"
 PNG="$OUT/bench.png"
-rm -f "$CSV" "$PNG" "$OUT"/{rnic,rxe}.{rounds,results,lines,info,log}
 T0="$(lab__now_us)"
-KVER="$(lab_kver)"
+if [ -n "$TABLES_ONLY" ]; then
+	rm -f "$CSV" "$PNG"
+	KVER="$(sed -n 's/^# bench.sh: kernel //p' "$OUT/rnic.log" 2>/dev/null | tail -1)"
+else
+	rm -f "$CSV" "$PNG" "$OUT"/{rnic,rxe}.{rounds,results,lines,info,log}
+	KVER="$(lab_kver)"
+	echo "# bench.sh: kernel $KVER" >>"$OUT/rnic.log"
+fi
 
 # A signal to us (Ctrl-C, timeout) stops the running pair: SIGTERM, which
 # its lab traps to clean up (a background job ignores SIGINT), and we wait
@@ -121,7 +142,7 @@ trap 'on_signal HUP 129' HUP
 # round alternating.  A pair that could not produce every figure still
 # leaves the ones it has.
 missing=0
-for ((round = 1; round <= ROUNDS; round++)); do
+for ((round = 1; round <= ROUNDS && !TABLES_ONLY; round++)); do
 	kinds="rnic rxe"
 	[ $((round % 2)) = 0 ] && kinds="rxe rnic"
 	for kind in $kinds; do
