@@ -113,7 +113,9 @@ PNG="$OUT/bench.png"
 T0="$(lab__now_us)"
 if [ -n "$TABLES_ONLY" ]; then
 	rm -f "$CSV" "$PNG"
-	KVER="$(sed -n 's/^# bench.sh: kernel //p' "$OUT/rnic.log" 2>/dev/null | tail -1)"
+	# A directory of merged or copied rounds may have no log.
+	KVER="$(sed -n 's/^# bench.sh: kernel //p' "$OUT/rnic.log" 2>/dev/null | tail -1)" ||
+		KVER="unknown"
 else
 	rm -f "$CSV" "$PNG" "$OUT"/{rnic,rxe}.{rounds,results,lines,info,log}
 	KVER="$(lab_kver)"
@@ -165,7 +167,7 @@ for ((round = 1; round <= ROUNDS && !TABLES_ONLY; round++)); do
 done
 # The lab's sweep of the VMs' kernel logs: worth knowing next to figures.
 for kind in rnic rxe; do
-	if grep -q '^not ok' "$OUT/$kind.log"; then
+	if grep -qs '^not ok' "$OUT/$kind.log"; then
 		echo "bench: $kind pair: the lab reported problems:" >&2
 		grep '^not ok' "$OUT/$kind.log" | sed 's/^/bench:   /' >&2
 	fi
