@@ -705,6 +705,15 @@ int rnic_ib_register(struct rnic_dev *rdev)
 	ibdev->node_guid = rnic_ib_guid_from_mac(rdev->mac);
 	strscpy(ibdev->node_desc, RNIC_IB_NODE_DESC, sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &rnic_ib_ops);
+	/*
+	 * uverbs offers these write commands only to drivers that ask: a
+	 * process whose kick register is not mapped kicks with them (no WRs;
+	 * rnic_ib_uctx.c). Without them its posts and arms fail EOPNOTSUPP.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 
 	err = ib_device_set_netdev(ibdev, rdev->netdev, RNIC_IB_PORT);
 	if (err)

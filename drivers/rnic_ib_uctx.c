@@ -24,14 +24,16 @@
 #include <rdma/uverbs_ioctl.h>
 #include <uapi/rdma/rnic-abi.h>
 
+#include "rnic_param.h"
 #include "rnic_verbs.h"
 
 /**
  * rnic_ib_kick_check() - may user contexts map the kick register's page
  * @ibd: the device, at probe
  *
- * Only if BAR0 starts on a page and no other memory resource of any PCI
- * device (this one's other BARs included) lies in that page: a mapping
+ * Only if the user_kick_map parameter allows it, BAR0 starts on a page and
+ * no other memory resource of any PCI device (this one's other BARs
+ * included) lies in that page: a mapping
  * then reaches the ivshmem registers and nothing of another device or
  * context. Bridge windows are not registers and are not counted.
  */
@@ -46,6 +48,10 @@ void rnic_ib_kick_check(struct rnic_ibdev *ibd)
 	unsigned int i;
 
 	ibd->kick_mmap = false;
+	if (!rnic_params.user_kick_map) {
+		dev_info(&pdev->dev, "user contexts kick through the kernel: user_kick_map=0\n");
+		return;
+	}
 	if (!(pci_resource_flags(pdev, RNIC_BAR_IVSHMEM) & IORESOURCE_MEM) ||
 	    !start || !PAGE_ALIGNED(start)) {
 		dev_info(&pdev->dev, "user contexts kick through the kernel: BAR0 at %pa does not start a page\n",

@@ -23,6 +23,7 @@ struct rnic_params rnic_params = {
 	.roce_udp_port = RNIC_ROCE_V2_PORT_DEFAULT,
 	.pfc_prio = RNIC_PFC_OFF,
 	.eth_ring_size = RNIC_ETH_RING_DEFAULT,
+	.user_kick_map = true,
 };
 EXPORT_SYMBOL_IF_KUNIT(rnic_params);
 
@@ -219,3 +220,27 @@ static const struct kernel_param_ops eth_ring_size_ops = {
 module_param_cb(eth_ring_size, &eth_ring_size_ops, NULL, 0444);
 MODULE_PARM_DESC(eth_ring_size,
 		 "Descriptors per Ethernet TX and RX ring: a power of two 64-4096 (default 256)");
+
+static int user_kick_map_set(const char *val, const struct kernel_param *kp)
+{
+	if (!val || kstrtobool(val, &rnic_params.user_kick_map)) {
+		pr_err("user_kick_map=%s is invalid: use 1 (default) or 0\n",
+		       val ?: "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int user_kick_map_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", rnic_params.user_kick_map);
+}
+
+static const struct kernel_param_ops user_kick_map_ops = {
+	.set = user_kick_map_set,
+	.get = user_kick_map_get,
+};
+
+module_param_cb(user_kick_map, &user_kick_map_ops, NULL, 0444);
+MODULE_PARM_DESC(user_kick_map,
+		 "Userspace verbs: 1 maps the device's kick register into processes when its page holds nothing else, so posts make no system call; 0 makes every process kick through the kernel, one system call per post (default 1)");

@@ -27,12 +27,16 @@
  * @pfc_prio: 802.1p priority RoCE traffic uses and the device runs PFC
  *	on, or RNIC_PFC_OFF
  * @eth_ring_size: descriptors per Ethernet TX/RX ring
+ * @user_kick_map: processes may map the kick register when its page holds
+ *	nothing else (rnic_ib_kick_check()); false: they kick through the
+ *	kernel
  */
 struct rnic_params {
 	u8 roce_mode;
 	u16 roce_udp_port;
 	s8 pfc_prio;
 	u32 eth_ring_size;
+	bool user_kick_map;
 };
 
 extern struct rnic_params rnic_params;

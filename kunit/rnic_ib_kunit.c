@@ -222,6 +222,7 @@ static const struct rnic_params defaults = {
 	.roce_udp_port = RNIC_ROCE_V2_PORT_DEFAULT,
 	.pfc_prio = RNIC_PFC_OFF,
 	.eth_ring_size = RNIC_ETH_RING_DEFAULT,
+	.user_kick_map = true,
 };
 
 static bool all_zero(const void *p, size_t len)

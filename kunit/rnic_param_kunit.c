@@ -119,6 +119,7 @@ static void defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rnic_params.roce_udp_port, 4791);
 	KUNIT_EXPECT_EQ(test, rnic_params.pfc_prio, RNIC_PFC_OFF);
 	KUNIT_EXPECT_EQ(test, rnic_params.eth_ring_size, 256);
+	KUNIT_EXPECT_TRUE(test, rnic_params.user_kick_map);
 }
 
 static struct kunit_case rnic_param_cases[] = {

@@ -27,8 +27,8 @@ lab_start rnic_params || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_params"
 	exit 1
 }
-# the boot, 7 refusals, modinfo, 8 for each of 3 rnic.conf rounds.
-lab_plan 33 1
+# the boot, 8 refusals, modinfo, 8 for each of 3 rnic.conf rounds.
+lab_plan 34 1
 check_init
 preflight rnic rnicsim
 
@@ -66,6 +66,7 @@ check "roce_udp_port=70000 refused" refused roce_udp_port=70000 '1-65535' || tru
 check "pfc_prio=8 refused" refused pfc_prio=8 '0-7' || true
 check "pfc_prio=on refused" refused pfc_prio=on '0-7' || true
 check "eth_ring_size=100 refused" refused eth_ring_size=100 '64-4096' || true
+check "user_kick_map=maybe refused" refused user_kick_map=maybe '\<1\>.*\<0\>' || true
 
 # modinfo: every parameter the loaded module has is described.
 modinfo_describes_all() {

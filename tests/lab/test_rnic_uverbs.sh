@@ -21,6 +21,9 @@
 #  - hostile userspace (rnic_hostile): malformed WQEs, bogus doorbells and
 #    kicks, bad MR ranges, a process killed in flight, each failing only
 #    what the process owns, while another process's transfers verify;
+#  - rnic reloaded in vm1 with user_kick_map=0: processes kick through the
+#    kernel (a system call per post, ibv_rc_pingpong's data still
+#    checked), then unloaded;
 #  - rmmod rnic in vm1 once the processes are gone, and in vm2 while a
 #    process still verifies transfers (disassociation: the unload
 #    completes, the process fails, nothing hangs).
@@ -42,8 +45,8 @@ lab_start rnic_uverbs || {
 	exit 1
 }
 # boots 2, set-up 2, devices 2, pingpong 4, rping 2, perftest 8, bypass 1,
-# hostile 6, unload 2
-lab_plan 29 2
+# hostile 6, unload 2, kernel kick 1
+lab_plan 30 2
 check_init
 
 if [ "$PEER" = rxe ]; then
@@ -293,6 +296,39 @@ down() {
 	fi
 }
 check "vm1: no process left: the driver unloads" down 1 || true
+
+# kernel_kick: vm1 reloaded with user_kick_map=0 says its processes kick
+# through the kernel; librnic then makes a system call (a post with no
+# work requests naming its slot) for each post: ibv_rc_pingpong's 500
+# exchanges (a receive and a send each, so at least 1000 posts) under
+# strace, data checked (-c), the device's kicks rising (it counts kicks
+# it found entries for, so posts close together count once). Then rmmod
+# again. (rxe: nothing to switch.)
+kernel_kick() {
+	local n=500 cv2 calls k0 k1
+	[ "$PEER" = rnic ] || return 0
+	lab_exec 1 --timeout 120 "set -e
+		modprobe rnic user_kick_map=0
+		for i in \$(seq 100); do [ -e /sys/class/infiniband/rnic0/ports/1 ] && break; sleep 0.1; done
+		lab_ifup \"\$LAB_RNIC_SPEC\" >/dev/null
+		lab_ib_active rnic0
+		echo \"user_kick_map: \$(cat /sys/module/rnic/parameters/user_kick_map)\"
+		dmesg | grep 'user contexts' | tail -1 | tee /tmp/kick.msg
+		grep -q 'kick through the kernel: user_kick_map=0' /tmp/kick.msg" || return 1
+	cv2=$(uv_gid_index 1 rnic0 "$CLI4" "RoCE v2") || return 1
+	k0="$(kicks)" || return 1
+	uv_pair kkick "ibv_rc_pingpong -d rnic0 -g $GV2 -c -n $n -s 4096" \
+		"strace -f -c -e trace=write,ioctl -o /tmp/strace-kk.txt ibv_rc_pingpong -d rnic0 -g $cv2 -c -n $n -s 4096 $SRV4 && cat /tmp/strace-kk.txt" \
+		tcp:18515 || return 1
+	k1="$(kicks)" || return 1
+	uv_iters "$LAB_DIR/uv-kkick.client" "$n" || return 1
+	calls="$(awk '$NF == "total" { print $(NF - 2) }' "$LAB_DIR/uv-kkick.client")"
+	echo "write+ioctl system calls of the client: ${calls:-none found} for $n exchanges"
+	echo "device kicks (vm1): $k0 -> $k1"
+	[ -n "$calls" ] && [ "$calls" -ge "$n" ] && [ "$k1" -gt "$k0" ] || return 1
+	down 1
+}
+check "vm1: user_kick_map=0: processes kick through the kernel (a system call per post), data checked; rmmod" kernel_kick || true
 if [ "$PEER" = rnic ]; then
 	check "vm2: rmmod rnic with a process verifying transfers: the unload completes, the process fails, no hang" unload_busy || true
 else
