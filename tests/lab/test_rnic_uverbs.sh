@@ -63,8 +63,9 @@ else
 fi
 boot_vms 1 2
 
-# up N: the device with its addresses, port ACTIVE, ib_uverbs and
-# rdma_ucm loaded, and a uverbs character device for it.
+# up N [OPTIONS]: the device with its addresses (rnic loaded with the
+# module OPTIONS), port ACTIVE, ib_uverbs and rdma_ucm loaded, and a uverbs
+# character device for it.
 up() {
 	local load
 	# shellcheck disable=SC2016 # expanded in the guest
@@ -72,8 +73,8 @@ up() {
 		load='modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "$LAB_VIRTIO_IF"'
 	else
 		# RNIC_KO=path: that rnic.ko instead of the DKMS-installed one
-		load="modprobe rnic"
-		[ -z "${RNIC_KO:-}" ] || load="modprobe ib_core && insmod $RNIC_KO"
+		load="modprobe rnic ${2:-}"
+		[ -z "${RNIC_KO:-}" ] || load="modprobe ib_core && insmod $RNIC_KO ${2:-}"
 		load="$load
 			for i in \$(seq 100); do [ -e /sys/class/infiniband/rnic0/ports/1 ] && break; sleep 0.1; done
 			lab_ifup \"\$LAB_RNIC_SPEC\" >/dev/null"
@@ -217,6 +218,8 @@ kicks() {
 	lab_exec 1 --timeout 30 "rdma statistic show link $DEV/1" |
 		tr ' ' '\n' | awk 'p { print; exit } $0 == "kicks" { p = 1 }'
 }
+# strace_calls FILE: the total of the "strace -c" table in FILE.
+strace_calls() { awk '$NF == "total" { print $(NF - 2) }' "$1"; }
 bypass() {
 	local n=20000 k0=0 k1=0 calls
 	[ "$PEER" = rxe ] || k0="$(kicks)" || return 1
@@ -224,7 +227,7 @@ bypass() {
 		"strace -f -c -o /tmp/strace.txt ib_write_bw -d $DEV -x $CV2 -s 64 -n $n -F $SRV4 && cat /tmp/strace.txt" \
 		tcp:18515 || return 1
 	[ "$PEER" = rxe ] || k1="$(kicks)" || return 1
-	calls="$(awk '$NF == "total" { print $(NF - 2) }' "$LAB_DIR/uv-bypass.client")"
+	calls="$(strace_calls "$LAB_DIR/uv-bypass.client")"
 	echo "system calls of the client: ${calls:-none found} for $n WRITEs"
 	echo "device kicks (vm1): $k0 -> $k1"
 	[ -n "$calls" ] && [ "$calls" -lt $((n / 10)) ] || return 1
@@ -307,22 +310,18 @@ check "vm1: no process left: the driver unloads" down 1 || true
 kernel_kick() {
 	local n=500 cv2 calls k0 k1
 	[ "$PEER" = rnic ] || return 0
-	lab_exec 1 --timeout 120 "set -e
-		modprobe rnic user_kick_map=0
-		for i in \$(seq 100); do [ -e /sys/class/infiniband/rnic0/ports/1 ] && break; sleep 0.1; done
-		lab_ifup \"\$LAB_RNIC_SPEC\" >/dev/null
-		lab_ib_active rnic0
-		echo \"user_kick_map: \$(cat /sys/module/rnic/parameters/user_kick_map)\"
+	up 1 user_kick_map=0 || return 1
+	lab_exec 1 --timeout 60 "echo \"user_kick_map: \$(cat /sys/module/rnic/parameters/user_kick_map)\"
 		dmesg | grep 'user contexts' | tail -1 | tee /tmp/kick.msg
 		grep -q 'kick through the kernel: user_kick_map=0' /tmp/kick.msg" || return 1
-	cv2=$(uv_gid_index 1 rnic0 "$CLI4" "RoCE v2") || return 1
+	cv2=$(uv_gid_index 1 "$DEV" "$CLI4" "RoCE v2") || return 1
 	k0="$(kicks)" || return 1
-	uv_pair kkick "ibv_rc_pingpong -d rnic0 -g $GV2 -c -n $n -s 4096" \
-		"strace -f -c -e trace=write,ioctl -o /tmp/strace-kk.txt ibv_rc_pingpong -d rnic0 -g $cv2 -c -n $n -s 4096 $SRV4 && cat /tmp/strace-kk.txt" \
+	uv_pair kkick "ibv_rc_pingpong -d $DEV -g $GV2 -c -n $n -s 4096" \
+		"strace -f -c -e trace=write,ioctl -o /tmp/strace-kk.txt ibv_rc_pingpong -d $DEV -g $cv2 -c -n $n -s 4096 $SRV4 && cat /tmp/strace-kk.txt" \
 		tcp:18515 || return 1
 	k1="$(kicks)" || return 1
 	uv_iters "$LAB_DIR/uv-kkick.client" "$n" || return 1
-	calls="$(awk '$NF == "total" { print $(NF - 2) }' "$LAB_DIR/uv-kkick.client")"
+	calls="$(strace_calls "$LAB_DIR/uv-kkick.client")"
 	echo "write+ioctl system calls of the client: ${calls:-none found} for $n exchanges"
 	echo "device kicks (vm1): $k0 -> $k1"
 	[ -n "$calls" ] && [ "$calls" -ge "$n" ] && [ "$k1" -gt "$k0" ] || return 1
