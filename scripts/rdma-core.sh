@@ -30,7 +30,7 @@
 #            is honoured)
 #   path     print the path of librnic-rdmav34.so (after build)
 #   path-hostile  print the path of rnic_hostile (after build), the lab's
-#            hostile userspace test (providers/rnic/rnic_hostile.c)
+#            hostile userspace test (providers/rnic/rnic_hostile*.c)
 #   match-test  Debian's ibv_devices against fake sysfs devices, the built
 #            provider named by RDMAV_DRIVERS (root: a mount namespace)
 #   fetch    only download and extract the build inputs
@@ -254,7 +254,7 @@ build() {
 	for src in "$REPO"/providers/rnic/*.c; do
 		obj=$t/$(basename "${src%.c}").o
 		case $src in
-		*_test.c | */rnic_hostile.c) continue ;;
+		*_test.c | */rnic_hostile*.c) continue ;;
 		esac
 		# shellcheck disable=SC2086
 		$CC "${CFLAGS_RNIC[@]}" $inc -c "$src" -o "$obj"
@@ -281,10 +281,11 @@ build() {
 		-l:libibverbs.so.1 -pthread
 	# rnic_hostile: a program on Debian's libibverbs that reaches the
 	# provider's structs through rnic.h (the same sources, so the same
-	# layout); run in the lab, not here (it needs a device)
+	# layout); run in the lab, not here (it needs a device). Its files
+	# are rnic_hostile*.c, which sources() hashes with the rest.
 	# shellcheck disable=SC2086
 	$CC "${CFLAGS_RNIC[@]}" $inc -o "$t/rnic_hostile" \
-		"$REPO/providers/rnic/rnic_hostile.c" \
+		"$REPO"/providers/rnic/rnic_hostile*.c \
 		-Wl,--as-needed -l:libibverbs.so.1 -pthread
 	check_imports "$t/rnic_hostile" exe
 	run_unit_test "$t"
