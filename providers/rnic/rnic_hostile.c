@@ -24,8 +24,9 @@
  *   bad-mr    ibv_reg_mr over unmapped, wild, read-only and partial ranges
  *   killed    a child SIGKILLed with WRITEs and SENDs in flight
  *   bad-kick  any value to the kick register (when it is mapped)
- *   traffic   verified transfers for -t seconds: the bystander to run in
- *             another process while the others run
+ *   traffic   verified transfers for -t seconds, or until the file -s
+ *             names exists: the bystander to run in another process while
+ *             the others run
  *
  * This file parses the options, runs the mode and prints its result; the
  * modes and what they share are in rnic_hostile_*.c, which rnic_hostile.h
@@ -42,7 +43,7 @@
 
 #include "rnic_hostile.h"
 
-struct hostile_opt opt = { "rnic0", 1, -1, 10000, 10, 1000 };
+struct hostile_opt opt = { "rnic0", 1, -1, 10000, 10, 1000, NULL };
 
 static const char *mode_name;
 const char *skipped;
@@ -114,12 +115,14 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: rnic_hostile [-d DEV] [-i PORT] [-g GID_INDEX] [-T TIMEOUT_MS]\n"
-		"                    [-t SECONDS] [-k KILL_MS] MODE\n"
+		"                    [-t SECONDS] [-s STOP_FILE] [-k KILL_MS] MODE\n"
 		"MODE: bad-wqe | bad-db | bad-mr | killed | bad-kick | traffic\n"
 		"  -d  device (rnic0)   -i  port (1)\n"
 		"  -g  GID index (default: the port's IPv4 address as RoCE v2, else the best)\n"
 		"  -T  timeout of every wait in ms (10000)\n"
-		"  -t  traffic: seconds (10)   -k  killed: ms before SIGKILL (1000)\n");
+		"  -t  traffic: seconds (10)   -k  killed: ms before SIGKILL (1000)\n"
+		"  -s  traffic: stop, after the transfer in progress, once STOP_FILE exists\n"
+		"      (checked every 100 ms; -t still ends it)\n");
 	exit(2);
 }
 
@@ -129,7 +132,7 @@ int main(int argc, char **argv)
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "d:i:g:T:t:k:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:i:g:T:t:k:s:h")) != -1) {
 		switch (c) {
 		case 'd': opt.dev = optarg; break;
 		case 'i': opt.port = atoi(optarg); break;
@@ -137,10 +140,12 @@ int main(int argc, char **argv)
 		case 'T': opt.timeout_ms = atoi(optarg); break;
 		case 't': opt.seconds = atoi(optarg); break;
 		case 'k': opt.kill_ms = atoi(optarg); break;
+		case 's': opt.stop_file = optarg; break;
 		default: usage();
 		}
 	}
-	if (optind != argc - 1 || opt.timeout_ms <= 0 || opt.port <= 0)
+	if (optind != argc - 1 || opt.timeout_ms <= 0 || opt.port <= 0 ||
+	    (opt.stop_file && !*opt.stop_file))
 		usage();
 	mode_name = argv[optind];
 	if (strcmp(mode_name, "bad-wqe") && strcmp(mode_name, "bad-db") &&

@@ -36,6 +36,7 @@ struct hostile_opt {
 	int timeout_ms;
 	int seconds;
 	int kill_ms;
+	const char *stop_file;	/* traffic: stop once it exists (-s) */
 };
 
 extern struct hostile_opt opt;
