@@ -615,16 +615,18 @@ int rnic_ib_qp_srq_dropped(struct rnic_ibdev *ibd, struct rnic_ib_qp *qp,
 	if (!(flags & RNIC_AQ_QP_F_SRQ_DROPPED))
 		return 0;
 	/*
-	 * A user SRQ's slots are the process's: ABI 1 has no way to tell it,
-	 * and the slot stays taken in its library until the SRQ goes (the
-	 * device itself took the WQE back). Documentation/rnic.rst says so.
+	 * A user SRQ's slots are the process's, given out in its library:
+	 * modify_qp's response tells it (struct rnic_umodify_qp_resp), and
+	 * only the range is the kernel's to check. After a destroy there is
+	 * no one to tell: the provider resets such a QP first.
 	 */
 	if (srq && srq->uctx && gone) {
-		ibdev_dbg(&ibd->ibdev, "QP %u dropped slot %u of user SRQ %u\n",
-			  qp->ibqp.qp_num, slot, srq->srqn);
-		return 0;
-	}
-	if (srq && gone) {
+		if (slot < BIT(srq->log2_depth)) {
+			qp->udropped = true;
+			qp->udropped_slot = slot;
+			err = 0;
+		}
+	} else if (srq && gone) {
 		spin_lock_irqsave(&srq->lock, irqflags);
 		err = rnic_ib_cqe_srq_check(slot, BIT(srq->log2_depth),
 					    srq->busy);
@@ -777,21 +779,34 @@ static void rnic_ib_qp_last_wqe(struct rnic_ib_qp *qp)
 int rnic_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_udata *udata)
 {
+	struct rnic_umodify_qp_resp resp = {};
 	struct rnic_ib_qp *qp = to_rqp(ibqp);
 	bool last_wqe;
 	int err;
 
-	/* no driver data in ABI 1: what a newer provider adds must be 0 */
+	/* no driver data in the request: what a newer provider adds must be 0 */
 	if (udata) {
 		err = rnic_ib_udata_in(udata, NULL, 0);
 		if (err)
 			return err;
 	}
 	mutex_lock(&qp->state_lock);
+	qp->udropped = false;
 	err = rnic_ib_modify_qp_state_locked(qp, attr, mask, &last_wqe);
+	if (qp->udropped) {
+		resp.flags = RNIC_UMODIFY_QP_F_SRQ_DROPPED;
+		resp.srq_slot = qp->udropped_slot;
+	}
 	mutex_unlock(&qp->state_lock);
 	if (last_wqe)
 		rnic_ib_qp_last_wqe(qp);
+	/*
+	 * The plain command has no response: a process that uses it is not
+	 * told, and the slot stays taken in its library until the SRQ goes.
+	 */
+	if (!err && udata && udata->outlen)
+		err = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
 	return err;
 }
 

@@ -454,6 +454,9 @@ struct rnic_ib_srq {
  *	send a MODIFY_QP that could reach the QPN once the device reuses it
  * @uctx: a user QP's context, else NULL: its rings are the process's
  *	(@sq.umem, @rq.umem), posted and polled there
+ * @udropped: (under @state_lock) a user SRQ's slot this QP's move to RESET
+ *	dropped, for modify_qp's response: the process gives out the slots
+ * @udropped_slot: that slot
  */
 struct rnic_ib_qp {
 	struct ib_qp ibqp;
@@ -476,6 +479,8 @@ struct rnic_ib_qp {
 	struct work_struct err_work;
 	bool destroying;
 	struct rnic_ib_ucontext *uctx;
+	bool udropped;
+	u16 udropped_slot;
 };
 
 /**

@@ -523,6 +523,29 @@ static void qp_srq_slot_dropped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bad_srq_drops(ibd), 5);
 	KUNIT_EXPECT_EQ(test, bitmap_weight(srq->busy, 8), 7);
 	KUNIT_EXPECT_EQ(test, find_first_zero_bit(srq->busy, 8), 5);
+
+	/*
+	 * A user SRQ: the slot is the process's to free, through modify_qp's
+	 * response (qp->udropped); the kernel's bitmap is not its own.
+	 */
+	qp->srq = srq;
+	srq->uctx = kunit_kzalloc(test, sizeof(*srq->uctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, srq->uctx);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_srq_dropped(ibd, qp, 0, 3, true), 0);
+	KUNIT_EXPECT_FALSE(test, qp->udropped);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_srq_dropped(ibd, qp, f, 7, true), 0);
+	KUNIT_EXPECT_TRUE(test, qp->udropped);
+	KUNIT_EXPECT_EQ(test, qp->udropped_slot, 7);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(srq->busy, 8), 7);
+	KUNIT_EXPECT_EQ(test, bad_srq_drops(ibd), 5);
+	/* out of the SRQ, or from a QP that keeps its WQE: refused */
+	qp->udropped = false;
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_srq_dropped(ibd, qp, f, 8, true),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, rnic_ib_qp_srq_dropped(ibd, qp, f, 1, false),
+			-EIO);
+	KUNIT_EXPECT_FALSE(test, qp->udropped);
+	KUNIT_EXPECT_EQ(test, bad_srq_drops(ibd), 7);
 }
 
 static struct kunit_case rnic_ib_cases[] = {

@@ -143,6 +143,7 @@ struct rnic_srq {
 	uint8_t *busy;			/* slot holds a posted WQE */
 	uint16_t *free;			/* stack of free slots */
 	uint32_t nfree;
+	uint32_t bad_drops;		/* refused dropped-slot reports */
 	struct rnic_dbp *dbp;
 	uint16_t db_off;
 };
@@ -239,5 +240,6 @@ int rnic_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 int rnic_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 void rnic_srq_slot_free(struct rnic_srq *srq, uint16_t slot);
+int rnic_srq_dropped(struct rnic_srq *srq, uint32_t slot);
 
 #endif /* RNIC_PROVIDER_H */

@@ -22,5 +22,7 @@ DECLARE_DRV_CMD(rnic_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
 		rnic_ucreate_srq, rnic_ucreate_srq_resp);
 DECLARE_DRV_CMD(rnic_create_ah, IB_USER_VERBS_CMD_CREATE_AH,
 		empty, rnic_ucreate_ah_resp);
+DECLARE_DRV_CMD(rnic_modify_qp_ex, IB_USER_VERBS_EX_CMD_MODIFY_QP,
+		empty, rnic_umodify_qp_resp);
 
 #endif /* RNIC_PROVIDER_ABI_H */

@@ -233,6 +233,60 @@ static void test_scrub(void)
 	CHECK(rnic_poll_cq(&cq->ibv_cq, 1, &wc) == 0 && cq->ci == 5);
 }
 
+/*
+ * An SRQ's slot dropped by a QP's move to RESET (the kernel's modify_qp
+ * response): free again for the next post, and only a slot the process
+ * posted can be given back.
+ */
+static void test_srq_dropped(void)
+{
+	struct ibv_sge sge = { .addr = 0x1000, .length = 64, .lkey = 1 };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	struct rnic_srq *srq = calloc(1, sizeof(*srq));
+	uint32_t i;
+
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	srq->vsrq.srq.context = &ctx->ibv_ctx.context;
+	srq->log2_depth = 2;
+	srq->rqe_log2 = 5;
+	srq->max_sge = 1;
+	srq->wqes = rnic_ring_alloc(ctx, 4 << 5, &srq->wqes_bytes);
+	srq->idx = rnic_ring_alloc(ctx, 4 * sizeof(*srq->idx), &srq->idx_bytes);
+	srq->wrid = calloc(4, sizeof(*srq->wrid));
+	srq->len = calloc(4, sizeof(*srq->len));
+	srq->busy = calloc(4, sizeof(*srq->busy));
+	srq->free = calloc(4, sizeof(*srq->free));
+	for (i = 0; i < 4; i++)
+		srq->free[i] = 3 - i;
+	srq->nfree = 4;
+	srq->dbp = &dbp;
+	srq->db_off = 0xc0;
+
+	/* slots 0..3 posted: the fifth post finds none */
+	for (i = 0; i < 4; i++) {
+		wr.wr_id = 100 + i;
+		CHECK(rnic_post_srq_recv(&srq->vsrq.srq, &wr, &bad) == 0);
+	}
+	CHECK(srq->nfree == 0);
+	CHECK(rnic_post_srq_recv(&srq->vsrq.srq, &wr, &bad) == ENOMEM);
+	/* slot 2 dropped: the next post takes it */
+	CHECK(rnic_srq_dropped(srq, 2) == 0);
+	CHECK(srq->nfree == 1 && !srq->busy[2]);
+	wr.wr_id = 200;
+	CHECK(rnic_post_srq_recv(&srq->vsrq.srq, &wr, &bad) == 0);
+	CHECK(le16toh(srq->idx[4 & 3]) == 2 && srq->wrid[2] == 200);
+	CHECK(srq->pi == 5 && srq->nfree == 0);
+	/* out of the SRQ, or a slot not posted: refused, counted */
+	CHECK(rnic_srq_dropped(srq, 4) == -1);
+	CHECK(rnic_srq_dropped(srq, 0xffff) == -1);
+	pthread_spin_lock(&srq->lock);
+	rnic_srq_slot_free(srq, 1);
+	pthread_spin_unlock(&srq->lock);
+	CHECK(rnic_srq_dropped(srq, 1) == -1);
+	CHECK(srq->bad_drops == 3 && srq->nfree == 1);
+}
+
 int main(void)
 {
 	setup();
@@ -240,6 +294,7 @@ int main(void)
 	test_arm_and_recv();
 	test_kernel_kick();
 	test_scrub();
+	test_srq_dropped();
 	if (failures) {
 		fprintf(stderr, "rnic_datapath_test: %d check(s) failed\n",
 			failures);

@@ -139,6 +139,28 @@ void rnic_srq_slot_free(struct rnic_srq *srq, uint16_t slot)
 }
 
 /*
+ * A QP's move to RESET dropped the WQE it had taken from slot @slot of
+ * its SRQ (struct rnic_umodify_qp_resp): no CQE will free the slot, so it
+ * is freed here. A slot the process did not post is not the kernel's to
+ * give back: counted and refused, so that a slot the device may still
+ * read is never reposted. Returns 0, or -1 if refused.
+ */
+int rnic_srq_dropped(struct rnic_srq *srq, uint32_t slot)
+{
+	int ret = -1;
+
+	pthread_spin_lock(&srq->lock);
+	if (slot < (1U << srq->log2_depth) && srq->busy[slot]) {
+		rnic_srq_slot_free(srq, slot);
+		ret = 0;
+	} else {
+		srq->bad_drops++;
+	}
+	pthread_spin_unlock(&srq->lock);
+	return ret;
+}
+
+/*
  * A WQE goes into a free slot s, then s into the index ring at the
  * producer index, then the producer index into the SRQ's doorbell slot
  * (hardware-rdma.rst, "SRQ"). A slot is reused only after the CQE that

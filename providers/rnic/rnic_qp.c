@@ -305,14 +305,22 @@ static void rnic_qp_reset(struct rnic_qp *qp)
 	rnic_qp_unlock_cqs(qp);
 }
 
+/*
+ * The extended command, for its response: a move to RESET may drop a WQE
+ * the QP had taken from its SRQ, and only the response says which slot
+ * is free again (struct rnic_umodify_qp_resp).
+ */
 int rnic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 {
 	struct rnic_qp *qp = to_rqp(ibqp);
-	struct ibv_modify_qp cmd;
+	struct rnic_modify_qp_ex_resp resp;
+	struct rnic_modify_qp_ex cmd;
 	int err;
 
 	memset(&cmd, 0, sizeof(cmd));
-	err = ibv_cmd_modify_qp(ibqp, attr, mask, &cmd, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	err = ibv_cmd_modify_qp_ex(ibqp, attr, mask, &cmd.ibv_cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
 	if (err)
 		return err;
 	if (mask & IBV_QP_STATE) {
@@ -320,6 +328,11 @@ int rnic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 		if (attr->qp_state == IBV_QPS_RESET)
 			rnic_qp_reset(qp);
 	}
+	if ((resp.flags & RNIC_UMODIFY_QP_F_SRQ_DROPPED) &&
+	    (!qp->srq || rnic_srq_dropped(qp->srq, resp.srq_slot)))
+		verbs_err(verbs_get_ctx(ibqp->context),
+			  "rnic: QP %u: the kernel reported SRQ slot %u dropped, which the QP cannot have held; ignored\n",
+			  ibqp->qp_num, resp.srq_slot);
 	return 0;
 }
 
@@ -351,6 +364,16 @@ int rnic_destroy_qp(struct ibv_qp *ibqp)
 	struct rnic_qp *qp = to_rqp(ibqp);
 	int err;
 
+	/*
+	 * A destroy drops the WQE the QP may hold from its SRQ without a
+	 * word; a move to RESET first says which slot that was. If it fails
+	 * (a failed device), the destroy still goes on.
+	 */
+	if (qp->srq && qp->state != IBV_QPS_RESET) {
+		struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RESET };
+
+		rnic_modify_qp(ibqp, &attr, IBV_QP_STATE);
+	}
 	err = ibv_cmd_destroy_qp(ibqp);
 	if (err)
 		return err;

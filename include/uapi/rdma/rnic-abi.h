@@ -157,6 +157,33 @@ struct rnic_ucreate_srq_resp {
 	__u16 reserved;
 };
 
+/* rnic_umodify_qp_resp.flags */
+/*
+ * The QP left for RESET holding a receive WQE it had taken from its SRQ:
+ * the device dropped that WQE with no CQE, and srq_slot is free again.
+ */
+#define RNIC_UMODIFY_QP_F_SRQ_DROPPED	(1U << 0)
+
+/**
+ * struct rnic_umodify_qp_resp - modify_qp response (the extended command,
+ *	IB_USER_VERBS_EX_CMD_MODIFY_QP; the plain one has no response)
+ * @flags: RNIC_UMODIFY_QP_F_*
+ * @reserved: zero
+ * @srq_slot: with RNIC_UMODIFY_QP_F_SRQ_DROPPED, the SRQ slot; else zero
+ * @reserved2: zero
+ *
+ * A user SRQ's slots are given out by the process; only this response
+ * tells it that a slot it posted will never complete. A QP that is
+ * destroyed drops its WQE too, with no word: the provider moves a QP that
+ * has an SRQ to RESET before it destroys it.
+ */
+struct rnic_umodify_qp_resp {
+	__u8 flags;
+	__u8 reserved;
+	__u16 srq_slot;
+	__u32 reserved2;
+};
+
 /**
  * struct rnic_ucreate_ah_resp - create_ah response
  * @ah: the address handle's index in the device's AH table, what a UD
