@@ -12,8 +12,13 @@
 #  - NVMe-oF: target on rnic, host on rxe; then target on rxe, host on rnic;
 #    fio writes INTEROP_MB MiB and reads it back verified;
 #  - userspace verbs (librnic on rnic, rxe's provider on rxe), Debian's own
-#    binaries: ibv_rc_pingpong -c with the server on rnic, ibv_ud_pingpong
-#    -c with the server on rxe, ib_write_bw -R (rdma_cm) rnic -> rxe.
+#    binaries, each direction and each perftest tool at least once:
+#    ibv_rc_pingpong -c with the server on rnic, ibv_ud_pingpong -c and
+#    ibv_srq_pingpong -c with the server on rxe, rping -V both ways, and
+#    perftest's six tools, with and without rdma_cm (-R).  The sizes and
+#    counts are small: rxe in a debug guest moves 0.8-2.3 MB/s, and what
+#    is proven is that the two implementations agree on the wire, not a
+#    figure.
 # INTEROP_MB is 16 in the suite: rdma_rxe moves 0.8-2.3 MB/s in a debug
 # guest (32 MiB took 66-72 s of fio each way), and 16 MiB is 128 commands
 # of 128 KiB per pass, so each of fio's write and verify passes still
@@ -38,8 +43,8 @@ lab_start interop || {
 	exit 1
 }
 # 2 boots, 3 set-up steps, 8 rnic_perf runs, 5 per NVMe-oF direction,
-# 4 userspace.
-lab_plan 27 2
+# 13 userspace.
+lab_plan 36 2
 perf_checks_init
 perf_preflight
 
@@ -114,13 +119,47 @@ ud_pp() {
 		uv_iters "$LAB_DIR/uv-ud.server" 300 && uv_iters "$LAB_DIR/uv-ud.client" 300
 }
 check "userspace: ibv_ud_pingpong -c 512 B x 300, server rxe, client rnic" ud_pp || true
-# Port 18600: rnic_perf's servers hold rdma_cm port 18515.
-wbw() {
-	upair wbw 2 "ib_write_bw -d rxe0 -R -p 18600 -s 65536 -n 300 -F" \
-		"ib_write_bw -d rnic0 -R -p 18600 -s 65536 -n 300 -F $A2" cm:18600 &&
-		uv_perf_row "$LAB_DIR/uv-wbw.client" 65536
+srq_pp() {
+	upair srq 2 "ibv_srq_pingpong -d rxe0 -g $G2 -c -n 100 -q 4 -s 1024" \
+		"ibv_srq_pingpong -d rnic0 -g $G1 -c -n 100 -q 4 -s 1024 $A2" tcp:18515 &&
+		uv_iters "$LAB_DIR/uv-srq.server" 100 && uv_iters "$LAB_DIR/uv-srq.client" 100
 }
-check "userspace: ib_write_bw -R 64 KiB x 300, rnic -> rxe" wbw || true
+check "userspace: ibv_srq_pingpong -c 4 QPs, 1 KiB x 100, server rxe, client rnic" srq_pp || true
+# rping SRV_VM: 20 verified pings, server in SRV_VM.
+rping_to() {
+	local a="$A1"
+	[ "$1" = 1 ] || a="$A2"
+	upair "rping-$1" "$1" "rping -s -a $a -V -C 20" "rping -c -a $a -V -v -C 20" cm:7174 &&
+		[ "$(grep -c 'ping data: rdma-ping-' "$LAB_DIR/uv-rping-$1.client")" -eq 20 ]
+}
+check "userspace: rping -V -C 20, server rnic, client rxe" rping_to 1 || true
+check "userspace: rping -V -C 20, server rxe, client rnic" rping_to 2 || true
+# uperf NAME SRV_VM TOOL SIZE ARGS: a perftest pair, the server in SRV_VM,
+# the client in the other; -x: each side's RoCE v2 GID, or rdma_cm with -R
+# (port 18600: rnic_perf's servers hold rdma_cm port 18515).  The
+# client's result row for SIZE.
+uperf() {
+	local name="$1" srv="$2" tool="$3" size="$4" sd cd sx cx saddr w=tcp:18515
+	shift 4
+	if [ "$srv" = 1 ]; then
+		sd=rnic0 cd=rxe0 sx="-x $G1" cx="-x $G2" saddr="$A1"
+	else
+		sd=rxe0 cd=rnic0 sx="-x $G2" cx="-x $G1" saddr="$A2"
+	fi
+	if [[ " $* " == *" -R "* ]]; then
+		sx="-p 18600" cx="-p 18600" w=cm:18600
+	fi
+	upair "$name" "$srv" "$tool -d $sd $sx -s $size $* -F" \
+		"$tool -d $cd $cx -s $size $* -F $saddr" "$w" &&
+		uv_perf_row "$LAB_DIR/uv-$name.client" "$size"
+}
+check "userspace: ib_write_bw -R 64 KiB x 60, rnic -> rxe" uperf wbw 2 ib_write_bw 65536 -n 60 -R || true
+check "userspace: ib_write_bw 4 KiB x 200, rxe -> rnic" uperf wbw2 1 ib_write_bw 4096 -n 200 || true
+check "userspace: ib_read_bw -R 4 KiB x 200, rnic reads rxe" uperf rbw 2 ib_read_bw 4096 -n 200 -R || true
+check "userspace: ib_send_bw 4 KiB x 200, rxe -> rnic" uperf sbw 1 ib_send_bw 4096 -n 200 || true
+check "userspace: ib_atomic_bw x 200, rnic -> rxe" uperf abw 2 ib_atomic_bw 8 -n 200 || true
+check "userspace: ib_write_lat 64 B x 200, rnic <-> rxe" uperf wlat 2 ib_write_lat 64 -n 200 || true
+check "userspace: ib_send_lat -R 64 B x 200, rnic <-> rxe" uperf slat 1 ib_send_lat 64 -n 200 -R || true
 
 lab_stop
 echo "# test_nvmeof_interop: $(lab_elapsed "$T0") s"

@@ -9,18 +9,23 @@
 #  - ib_uverbs gives rnic0 a /dev/infiniband/uverbs device; ibv_devices
 #    lists it and ibv_devinfo -v agrees with sysfs (node GUID, firmware,
 #    port state, the GID table's size);
-#  - ibv_rc_pingpong over RoCE v2 and RoCE v1, ibv_ud_pingpong,
-#    ibv_srq_pingpong, each with the received data checked (-c);
+#  - ibv_rc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong, over RoCE v2
+#    and RoCE v1, each with the received data checked (-c);
 #  - rping (librdmacm), every ping verified (-V), over IPv4 and IPv6;
 #  - perftest: ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw,
-#    ib_write_lat, ib_send_lat, and ib_write_bw and ib_send_lat through
-#    rdma_cm (-R), each completing with a result row;
+#    ib_write_lat, ib_send_lat, each without and with rdma_cm (-R),
+#    completing with a result row (the -R runs are short: they prove the
+#    connection set-up, the data path is the same);
 #  - kernel bypass shown: ib_write_bw under strace -f -c makes fewer
 #    system calls than a tenth of its operations, while the device's kick
 #    counter rises by at least its doorbell batches;
 #  - hostile userspace (rnic_hostile): malformed WQEs, bogus doorbells and
 #    kicks, bad MR ranges, a process killed in flight, each failing only
 #    what the process owns, while another process's transfers verify;
+#  - the device fails (rnicsim "fatal") under a process's transfers: it
+#    gets IBV_EVENT_DEVICE_FATAL, no wrong data, its teardown returns,
+#    and rmmod and modprobe bring the device back (the kernel-kick check
+#    below runs on the reloaded device);
 #  - rnic reloaded in vm1 with user_kick_map=0: processes kick through the
 #    kernel (a system call per post, ibv_rc_pingpong's data still
 #    checked), then unloaded;
@@ -44,9 +49,9 @@ lab_start rnic_uverbs || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_uverbs"
 	exit 1
 }
-# boots 2, set-up 2, devices 2, pingpong 4, rping 2, perftest 8, bypass 1,
-# hostile 6, unload 2, kernel kick 1
-lab_plan 30 2
+# boots 2, set-up 2, devices 2, pingpong 6, rping 2, perftest 12, bypass 1,
+# hostile 6, fatal 1, unload 2, kernel kick 1
+lab_plan 37 2
 check_init
 
 if [ "$PEER" = rxe ]; then
@@ -168,8 +173,12 @@ check "ibv_rc_pingpong -c, RoCE v1, 4 KiB, 500 exchanges" \
 	pingpong rc-v1 ibv_rc_pingpong "$GV1" "$CV1" -s 4096 || true
 check "ibv_ud_pingpong -c, RoCE v2, 512 B, 500 exchanges" \
 	pingpong ud-v2 ibv_ud_pingpong "$GV2" "$CV2" -s 512 || true
+check "ibv_ud_pingpong -c, RoCE v1, 512 B, 500 exchanges" \
+	pingpong ud-v1 ibv_ud_pingpong "$GV1" "$CV1" -s 512 || true
 check "ibv_srq_pingpong -c, RoCE v2, 4 QPs on one SRQ, 4 KiB, 500 exchanges" \
 	pingpong srq-v2 ibv_srq_pingpong "$GV2" "$CV2" -q 4 -s 4096 || true
+check "ibv_srq_pingpong -c, RoCE v1, 4 QPs on one SRQ, 4 KiB, 500 exchanges" \
+	pingpong srq-v1 ibv_srq_pingpong "$GV1" "$CV1" -q 4 -s 4096 || true
 
 # rping_v V: librdmacm's rping, 50 verified pings over IPv<V>.
 rping_v() {
@@ -209,6 +218,10 @@ check "ib_atomic_bw (fetch and add) x 2000" perf atomic_bw ib_atomic_bw 8 -n 200
 check "ib_write_lat 64 B x 2000" perf write_lat ib_write_lat 64 -n 2000 || true
 check "ib_send_lat 64 B x 2000" perf send_lat ib_send_lat 64 -n 2000 || true
 check "ib_write_bw -R (rdma_cm) 64 KiB x 1000" perf write_bw_cm ib_write_bw 65536 -n 1000 -R --report_gbits || true
+check "ib_read_bw -R (rdma_cm) 64 KiB x 200" perf read_bw_cm ib_read_bw 65536 -n 200 -R --report_gbits || true
+check "ib_send_bw -R (rdma_cm) 4 KiB x 200" perf send_bw_cm ib_send_bw 4096 -n 200 -R --report_gbits || true
+check "ib_atomic_bw -R (rdma_cm) x 200" perf atomic_bw_cm ib_atomic_bw 8 -n 200 -R || true
+check "ib_write_lat -R (rdma_cm) 64 B x 200" perf write_lat_cm ib_write_lat 64 -n 200 -R || true
 check "ib_send_lat -R (rdma_cm) 64 B x 1000" perf send_lat_cm ib_send_lat 64 -n 1000 -R || true
 
 # bypass: ib_write_bw (64 B, 20000 WRITEs) under strace -f -c on the
@@ -244,7 +257,9 @@ HOSTILE=
 TRAFFIC=
 if [ "$PEER" = rnic ]; then
 	HOSTILE="$(bash "$LAB_REPO/scripts/rdma-core.sh" path-hostile 2>/dev/null)" || HOSTILE=
-	[ -z "$HOSTILE" ] || TRAFFIC="$(lab_bg 1 "$HOSTILE -d $DEV -t 60 traffic")"
+	# it runs until the test says stop (-s), after the last mode
+	[ -z "$HOSTILE" ] ||
+		TRAFFIC="$(lab_bg 1 "rm -f /tmp/traffic.stop; $HOSTILE -d $DEV -t 150 -s /tmp/traffic.stop traffic")"
 fi
 hostile() {
 	[ -n "$HOSTILE" ] || {
@@ -267,14 +282,43 @@ check "hostile: any value written to the kick register harms no one" uv_hostile 
 traffic() {
 	[ "$PEER" = rxe ] && return 0
 	[ -n "$TRAFFIC" ] || return 1
-	lab_wait 1 "$TRAFFIC" --timeout 120 >"$LAB_DIR/hostile-traffic" 2>&1 || {
+	lab_exec 1 --timeout 30 "touch /tmp/traffic.stop" || return 1
+	lab_wait 1 "$TRAFFIC" --timeout 180 >"$LAB_DIR/hostile-traffic" 2>&1 || {
 		cat "$LAB_DIR/hostile-traffic"
 		return 1
 	}
 	cat "$LAB_DIR/hostile-traffic"
 	grep -q "^hostile traffic: ok" "$LAB_DIR/hostile-traffic"
 }
-check "hostile: the other process's transfers verified throughout (60 s)" traffic || true
+check "hostile: the other process's transfers verified throughout" traffic || true
+
+# fatal: vm1's NIC fails (rnicsim "fatal") while a process verifies
+# transfers: the process gets IBV_EVENT_DEVICE_FATAL, no transfer
+# completes with wrong data, its teardown returns (rnic_hostile fatal);
+# the guest log names the failure. The device stays failed until the
+# driver is reloaded: "down 1" below unloads it, kernel_kick loads it.
+dev_fatal() {
+	local job out="$LAB_DIR/hostile-fatal" rc=0
+	[ "$PEER" = rxe ] && return 0
+	[ -n "$HOSTILE" ] || return 1
+	job="$(lab_bg 1 "$HOSTILE -d $DEV -T 10000 -t 60 fatal >/tmp/fatal.out 2>&1; rc=\$?; cat /tmp/fatal.out; exit \$rc")" ||
+		return 1
+	lab_exec 1 --timeout 60 "for i in \$(seq 300); do
+			grep -q '^fatal: ready' /tmp/fatal.out 2>/dev/null && exit 0
+			sleep 0.1
+		done
+		echo 'rnic_hostile fatal did not get ready' >&2; exit 1" || rc=1
+	[ "$rc" = 0 ] && { lab_sim_ctl 1 fatal || rc=1; }
+	[ "$rc" = 0 ] || lab_kill 1 "$job"
+	lab_wait 1 "$job" --timeout 90 >"$out" 2>&1 || rc=1
+	cat "$out"
+	lab_exec 1 --timeout 30 "dmesg >/tmp/dmesg.txt
+		grep -E 'device fatal error' /tmp/dmesg.txt | tail -2
+		grep -qE 'device fatal error' /tmp/dmesg.txt" || rc=1
+	grep -q '^hostile fatal: ok' "$out" || rc=1
+	return "$rc"
+}
+check "vm1's NIC fails under a process's transfers: DEVICE_FATAL reaches it, no wrong data, its teardown returns" dev_fatal || true
 
 # unload_busy: rmmod rnic in vm2 while a process has its context open and
 # verifies transfers: ib_core disassociates the context (the mappings are
@@ -298,7 +342,7 @@ down() {
 		lab_exec "$1" --timeout 60 "rmmod rnic && ! grep -w '^rnic' /proc/modules"
 	fi
 }
-check "vm1: no process left: the driver unloads" down 1 || true
+check "vm1: no process left: the driver unloads (the device failed)" down 1 || true
 
 # kernel_kick: vm1 reloaded with user_kick_map=0 says its processes kick
 # through the kernel; librnic then makes a system call (a post with no
