@@ -27,6 +27,9 @@
  *   traffic   verified transfers for -t seconds, or until the file -s
  *             names exists: the bystander to run in another process while
  *             the others run
+ *   fatal     verified transfers until the device fails (the lab makes it):
+ *             DEVICE_FATAL comes, nothing completes wrongly, teardown
+ *             returns, a new context is refused
  *
  * This file parses the options, runs the mode and prints its result; the
  * modes and what they share are in rnic_hostile_*.c, which rnic_hostile.h
@@ -40,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rnic_hostile.h"
 
@@ -47,33 +51,60 @@ struct hostile_opt opt = { "rnic0", 1, -1, 10000, 10, 1000, NULL };
 
 static const char *mode_name;
 const char *skipped;
+const char *ok_text;
 static char fail_why[512];
 int failures;
 
-/* The first failure is the one the result line gives; all are printed */
-void fail(const char *fmt, ...)
+static void __attribute__((format(printf, 1, 0))) vfail(const char *fmt, va_list ap)
 {
 	char msg[512];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	printf("  FAIL: %s\n", msg);
 	fflush(stdout);
 	if (!failures++)
 		snprintf(fail_why, sizeof(fail_why), "%s", msg);
 }
 
-void note(const char *fmt, ...)
+/* The first failure is the one the result line gives; all are printed */
+void fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("  ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfail(fmt, ap);
 	va_end(ap);
-	printf("\n");
+}
+
+/* The result line of a run that failed */
+static void fail_line(void)
+{
+	printf("hostile %s: FAIL %s%s\n", mode_name, fail_why,
+	       failures > 1 ? " (and more, above)" : "");
+}
+
+void fail_exit(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(fmt, ap);
+	va_end(ap);
+	fail_line();
+	fflush(stdout);
+	_exit(1);
+}
+
+/* One printf a line: the async event thread notes too */
+void note(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printf("  %s\n", msg);
 	fflush(stdout);
 }
 
@@ -96,6 +127,8 @@ void nap_us(long us)
 
 static const char *ok_msg(void)
 {
+	if (ok_text)
+		return ok_text;
 	if (!strcmp(mode_name, "bad-wqe"))
 		return "every malformed WQE failed its own QP only; the bystander pair and a new context verified";
 	if (!strcmp(mode_name, "bad-db"))
@@ -116,11 +149,11 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rnic_hostile [-d DEV] [-i PORT] [-g GID_INDEX] [-T TIMEOUT_MS]\n"
 		"                    [-t SECONDS] [-s STOP_FILE] [-k KILL_MS] MODE\n"
-		"MODE: bad-wqe | bad-db | bad-mr | killed | bad-kick | traffic\n"
+		"MODE: bad-wqe | bad-db | bad-mr | killed | bad-kick | traffic | fatal\n"
 		"  -d  device (rnic0)   -i  port (1)\n"
 		"  -g  GID index (default: the port's IPv4 address as RoCE v2, else the best)\n"
 		"  -T  timeout of every wait in ms (10000)\n"
-		"  -t  traffic: seconds (10)   -k  killed: ms before SIGKILL (1000)\n"
+		"  -t  traffic, fatal: seconds (10)   -k  killed: ms before SIGKILL (1000)\n"
 		"  -s  traffic: stop, after the transfer in progress, once STOP_FILE exists\n"
 		"      (checked every 100 ms; -t still ends it)\n");
 	exit(2);
@@ -150,7 +183,8 @@ int main(int argc, char **argv)
 	mode_name = argv[optind];
 	if (strcmp(mode_name, "bad-wqe") && strcmp(mode_name, "bad-db") &&
 	    strcmp(mode_name, "bad-mr") && strcmp(mode_name, "killed") &&
-	    strcmp(mode_name, "bad-kick") && strcmp(mode_name, "traffic"))
+	    strcmp(mode_name, "bad-kick") && strcmp(mode_name, "traffic") &&
+	    strcmp(mode_name, "fatal"))
 		usage();
 	signal(SIGPIPE, SIG_IGN);
 
@@ -171,16 +205,18 @@ int main(int argc, char **argv)
 			mode_bad_mr(&d);
 		else if (!strcmp(mode_name, "bad-kick"))
 			mode_bad_kick(&d);
+		else if (!strcmp(mode_name, "fatal"))
+			mode_fatal(&d);
 		else
 			mode_traffic(&d);
 	}
 	dev_close(&d);
 	if (failures) {
-		printf("hostile %s: FAIL %s%s\n", mode_name, fail_why,
-		       failures > 1 ? " (and more, above)" : "");
+		fail_line();
 		return 1;
 	}
-	if (strcmp(mode_name, "killed"))
+	/* killed checks a new context itself; fatal leaves the device dead */
+	if (strcmp(mode_name, "killed") && strcmp(mode_name, "fatal"))
 		if (!fresh_check("a new context afterwards")) {
 			printf("hostile %s: FAIL %s\n", mode_name, fail_why);
 			return 1;

@@ -6,12 +6,14 @@
  * loopback and their verified transfers, and one entry point a mode:
  * rnic_hostile_wqe.c writes into our own rings and doorbell pages,
  * rnic_hostile_mem.c attacks memory registration and dies in flight,
- * rnic_hostile_traffic.c only transfers.
+ * rnic_hostile_traffic.c only transfers, rnic_hostile_fatal.c transfers
+ * while the device fails.
  */
 #ifndef RNIC_HOSTILE_H
 #define RNIC_HOSTILE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,11 +44,20 @@ struct hostile_opt {
 extern struct hostile_opt opt;
 /* a mode that cannot run here says why, and that is its "ok" */
 extern const char *skipped;
+/* a mode whose ok line says what it found (fatal) */
+extern const char *ok_text;
 extern int failures;
 
 /* The first failure is the one the result line gives; all are printed */
 void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...);
 void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...);
+/* A failure that ends the run at once, from any thread: a call that hangs */
+void __attribute__((format(printf, 1, 2), noreturn)) fail_exit(const char *fmt, ...);
+/*
+ * How a teardown reports a call's error: fail(), but for fatal, after
+ * which an error is expected and only noted.
+ */
+typedef void __attribute__((format(printf, 1, 2))) (*report_fn)(const char *fmt, ...);
 int64_t now_ms(void);
 void nap_us(long us);
 
@@ -86,11 +97,17 @@ struct dev {
 	int nvictims;
 };
 
+/* A new context on -d's device, or NULL with *@err and @why saying why */
+struct ibv_context *ctx_open(int *err, char *why, size_t len);
 int dev_open(struct dev *d);
-void dev_close(struct dev *d);
+/* The verb a teardown is in, for a watchdog to name */
+extern const char *_Atomic under_way;
+void dev_teardown(struct dev *d, report_fn report);
+void dev_close(struct dev *d);		/* dev_teardown(), errors fail */
 uint64_t qp_id(struct ibv_qp *qp);
 uint64_t cq_id(struct ibv_cq *cq);
 void victim(struct dev *d, uint64_t id);
+bool event_seen(struct dev *d, enum ibv_event_type type, uint64_t id);
 bool event_wait(struct dev *d, enum ibv_event_type type, uint64_t id);
 void events_check(struct dev *d);
 long long counter(const char *name);
@@ -110,9 +127,26 @@ struct pair {
 void pat_fill(uint8_t *p, size_t len, uint32_t seed);
 size_t pat_bad(const uint8_t *p, size_t len, uint32_t seed);
 struct pair *pair_create(struct dev *d);
-void pair_destroy(struct pair *p);
+void pair_teardown(struct pair *p, report_fn report);
+void pair_destroy(struct pair *p);	/* pair_teardown(), errors fail */
 int cq_wait(struct ibv_cq *cq, struct ibv_wc *wc, int n);
 int post_recv(struct pair *p, int side, uint64_t wrid);
+
+/* How a transfer ended */
+enum xfer_end {
+	XFER_OK,		/* completed, every byte verified */
+	XFER_REFUSED,		/* a post or a poll returned an error */
+	XFER_TIMEOUT,		/* a completion did not come within -T */
+	XFER_ERROR,		/* a completion in error */
+	XFER_WRONG,		/* "successful", but wrong bytes or length */
+};
+
+/*
+ * A WRITE then a SEND from side @s to the other, both checked, byte by
+ * byte; how it ended, and @why unless XFER_OK. xfer() fails on any end
+ * but XFER_OK, with @what before the reason.
+ */
+enum xfer_end xfer_try(struct pair *p, int s, uint32_t seed, char *why, size_t len);
 bool xfer(struct pair *p, int s, uint32_t seed, const char *what);
 bool fresh_check(const char *what);
 
@@ -126,5 +160,6 @@ void mode_bad_kick(struct dev *d);
 void mode_bad_mr(struct dev *d);
 void mode_killed(void);
 void mode_traffic(struct dev *d);
+void mode_fatal(struct dev *d);
 
 #endif /* RNIC_HOSTILE_H */

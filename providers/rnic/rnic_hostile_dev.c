@@ -86,30 +86,45 @@ static int pick_gid(struct dev *d)
 	return 0;
 }
 
-int dev_open(struct dev *d)
+struct ibv_context *ctx_open(int *err, char *why, size_t len)
 {
-	const struct verbs_device_ops *ops;
 	struct ibv_device **list;
-	int i, n, fl;
+	struct ibv_context *ctx;
+	int i, n;
 
-	memset(d, 0, sizeof(*d));
 	list = ibv_get_device_list(&n);
 	if (!list) {
-		fail("ibv_get_device_list: %s", strerror(errno));
-		return -1;
+		*err = errno;
+		snprintf(why, len, "ibv_get_device_list: %s", strerror(*err));
+		return NULL;
 	}
 	for (i = 0; i < n; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), opt.dev))
 			break;
 	if (i == n) {
-		fail("no verbs device %s (is librnic installed?)", opt.dev);
+		*err = ENODEV;
+		snprintf(why, len, "no verbs device %s (is librnic installed?)", opt.dev);
 		ibv_free_device_list(list);
-		return -1;
+		return NULL;
 	}
-	d->ctx = ibv_open_device(list[i]);
+	ctx = ibv_open_device(list[i]);
+	*err = ctx ? 0 : errno;
 	ibv_free_device_list(list);
+	if (!ctx)
+		snprintf(why, len, "ibv_open_device %s: %s", opt.dev, strerror(*err));
+	return ctx;
+}
+
+int dev_open(struct dev *d)
+{
+	const struct verbs_device_ops *ops;
+	char why[256];
+	int err, fl;
+
+	memset(d, 0, sizeof(*d));
+	d->ctx = ctx_open(&err, why, sizeof(why));
 	if (!d->ctx) {
-		fail("ibv_open_device %s: %s", opt.dev, strerror(errno));
+		fail("%s", why);
 		return -1;
 	}
 	/* the provider's own context: only if librnic drives the device */
@@ -210,7 +225,7 @@ void victim(struct dev *d, uint64_t id)
 		d->victims[d->nvictims++] = id;
 }
 
-static bool event_seen(struct dev *d, enum ibv_event_type type, uint64_t id)
+bool event_seen(struct dev *d, enum ibv_event_type type, uint64_t id)
 {
 	bool seen = false;
 	int i;
@@ -368,7 +383,9 @@ static int qp_connect(struct dev *d, struct ibv_qp *qp, uint32_t dest)
 			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-void pair_destroy(struct pair *p)
+const char *_Atomic under_way = "";
+
+void pair_teardown(struct pair *p, report_fn report)
 {
 	struct dev *d;
 	int i;
@@ -380,18 +397,26 @@ void pair_destroy(struct pair *p)
 		if (d->pairs[i] == p)
 			d->pairs[i] = NULL;
 	for (i = 0; i < 2; i++) {
+		under_way = "ibv_destroy_qp";
 		if (p->qp[i] && ibv_destroy_qp(p->qp[i]))
-			fail("ibv_destroy_qp: %s", strerror(errno));
+			report("ibv_destroy_qp: %s", strerror(errno));
 		p->qp[i] = NULL;
 	}
 	for (i = 0; i < 2; i++) {
+		under_way = "ibv_destroy_cq";
 		if (p->cq[i] && ibv_destroy_cq(p->cq[i]))
-			fail("ibv_destroy_cq: %s", strerror(errno));
+			report("ibv_destroy_cq: %s", strerror(errno));
+		under_way = "ibv_dereg_mr";
 		if (p->mr[i] && ibv_dereg_mr(p->mr[i]))
-			fail("ibv_dereg_mr: %s", strerror(errno));
+			report("ibv_dereg_mr: %s", strerror(errno));
 		free(p->buf[i]);
 	}
 	free(p);
+}
+
+void pair_destroy(struct pair *p)
+{
+	pair_teardown(p, fail);
 }
 
 /* Two RC QPs of @d connected to each other, each with its own CQ */
@@ -460,17 +485,19 @@ err:
 }
 
 /*
- * Up to @n completions of @cq into @wc within -T. Return: how many.
+ * Up to @n completions of @cq into @wc within -T; *@err: what
+ * ibv_poll_cq returned if it failed, else 0. Return: how many.
  */
-int cq_wait(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+static int cq_poll_wait(struct ibv_cq *cq, struct ibv_wc *wc, int n, int *err)
 {
 	int64_t end = now_ms() + opt.timeout_ms;
 	int got = 0, r;
 
+	*err = 0;
 	while (got < n) {
 		r = ibv_poll_cq(cq, n - got, wc + got);
 		if (r < 0) {
-			fail("ibv_poll_cq: %d", r);
+			*err = r;
 			return got;
 		}
 		got += r;
@@ -481,6 +508,16 @@ int cq_wait(struct ibv_cq *cq, struct ibv_wc *wc, int n)
 				nap_us(100);
 		}
 	}
+	return got;
+}
+
+/* Up to @n completions of @cq into @wc within -T. Return: how many. */
+int cq_wait(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	int err, got = cq_poll_wait(cq, wc, n, &err);
+
+	if (err)
+		fail("ibv_poll_cq: %d", err);
 	return got;
 }
 
@@ -497,8 +534,7 @@ int post_recv(struct pair *p, int side, uint64_t wrid)
 	return ibv_post_recv(p->qp[side], &wr, &bad);
 }
 
-/* A WRITE then a SEND from side @s to the other, both checked, byte by byte */
-bool xfer(struct pair *p, int s, uint32_t seed, const char *what)
+enum xfer_end xfer_try(struct pair *p, int s, uint32_t seed, char *why, size_t len)
 {
 	int t = !s, n, err;
 	struct ibv_sge ws = {
@@ -530,55 +566,82 @@ bool xfer(struct pair *p, int s, uint32_t seed, const char *what)
 	if (!err)
 		err = ibv_post_send(p->qp[s], &write, &bad);
 	if (err) {
-		fail("%s: post: %s", what, strerror(err));
-		return false;
+		snprintf(why, len, "post: %s", strerror(err));
+		return XFER_REFUSED;
 	}
-	n = cq_wait(p->cq[s], wc, 2);
+	n = cq_poll_wait(p->cq[s], wc, 2, &err);
+	if (err) {
+		snprintf(why, len, "ibv_poll_cq: %d", err);
+		return XFER_REFUSED;
+	}
 	if (n < 2) {
-		fail("%s: %d of 2 send completions within %d ms", what, n, opt.timeout_ms);
-		return false;
+		snprintf(why, len, "%d of 2 send completions within %d ms", n, opt.timeout_ms);
+		return XFER_TIMEOUT;
 	}
 	if (wc[0].status || wc[1].status) {
-		fail("%s: send completions %s, %s", what,
-		     ibv_wc_status_str(wc[0].status), ibv_wc_status_str(wc[1].status));
-		return false;
+		snprintf(why, len, "send completions %s, %s",
+			 ibv_wc_status_str(wc[0].status), ibv_wc_status_str(wc[1].status));
+		return XFER_ERROR;
 	}
-	n = cq_wait(p->cq[t], wc, 1);
+	n = cq_poll_wait(p->cq[t], wc, 1, &err);
+	if (err) {
+		snprintf(why, len, "ibv_poll_cq: %d", err);
+		return XFER_REFUSED;
+	}
 	if (n < 1) {
-		fail("%s: no receive completion within %d ms", what, opt.timeout_ms);
-		return false;
+		snprintf(why, len, "no receive completion within %d ms", opt.timeout_ms);
+		return XFER_TIMEOUT;
 	}
 	if (wc[0].status || wc[0].byte_len != XFER) {
-		fail("%s: receive completion %s, %u bytes", what,
-		     ibv_wc_status_str(wc[0].status), wc[0].byte_len);
-		return false;
+		snprintf(why, len, "receive completion %s, %u bytes",
+			 ibv_wc_status_str(wc[0].status), wc[0].byte_len);
+		return wc[0].status ? XFER_ERROR : XFER_WRONG;
 	}
 	b1 = pat_bad(p->buf[t] + OFF_WDST, XFER, seed * 2);
 	b2 = pat_bad(p->buf[t] + OFF_RDST, XFER, seed * 2 + 1);
 	if (b1 || b2) {
-		fail("%s: %zu bytes of the WRITE and %zu of the SEND differ", what, b1, b2);
-		return false;
+		snprintf(why, len, "%zu bytes of the WRITE and %zu of the SEND differ", b1, b2);
+		return XFER_WRONG;
 	}
-	return true;
+	return XFER_OK;
 }
 
-void dev_close(struct dev *d)
+/* A WRITE then a SEND from side @s to the other, both checked, byte by byte */
+bool xfer(struct pair *p, int s, uint32_t seed, const char *what)
+{
+	char why[256];
+
+	if (xfer_try(p, s, seed, why, sizeof(why)) == XFER_OK)
+		return true;
+	fail("%s: %s", what, why);
+	return false;
+}
+
+void dev_teardown(struct dev *d, report_fn report)
 {
 	int i;
 
 	for (i = 0; i < MAX_PAIRS; i++)
-		pair_destroy(d->pairs[i]);
+		pair_teardown(d->pairs[i], report);
+	under_way = "ibv_dealloc_pd";
 	if (d->pd && ibv_dealloc_pd(d->pd))
-		fail("ibv_dealloc_pd: %s", strerror(errno));
+		report("ibv_dealloc_pd: %s", strerror(errno));
 	d->pd = NULL;
 	if (d->ev_running) {
+		under_way = "stopping the async event thread";
 		d->ev_stop = true;
 		pthread_join(d->ev_thread, NULL);
 		d->ev_running = false;
 	}
+	under_way = "ibv_close_device";
 	if (d->ctx && ibv_close_device(d->ctx))
-		fail("ibv_close_device: %s", strerror(errno));
+		report("ibv_close_device: %s", strerror(errno));
 	d->ctx = NULL;
+}
+
+void dev_close(struct dev *d)
+{
+	dev_teardown(d, fail);
 }
 
 /* Transfers both ways on a new pair of a new context, then all closed */
