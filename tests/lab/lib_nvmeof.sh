@@ -73,7 +73,7 @@ nvme_host_up() {
 nvme_host_down() {
 	lab_exec "$1" --timeout 60 "nvme disconnect -n $NVME_NQN | tee /tmp/disc.out
 		grep -q 'disconnected 1 controller' /tmp/disc.out &&
-			! ls /sys/block | grep -q '^nvme[0-9]*n1\$'"
+			! ls /sys/block | grep '^nvme[0-9]*n1\$' >/dev/null"
 }
 
 # nvme_verify N DEV MB [TIMEOUT]: prints fio's write and read bandwidth.

@@ -243,7 +243,7 @@ roce_mode() {
 		d=/sys/kernel/config/rdma_cm/$2
 		[ -d \$d ] || mkdir \$d
 		echo '$3' > \$d/ports/1/default_roce_mode
-		cat \$d/ports/1/default_roce_mode | grep -qx '$3'"
+		grep -qx '$3' \$d/ports/1/default_roce_mode"
 }
 
 # hw_stats N LINK: "name value" lines of rdma statistic show link LINK.

@@ -63,8 +63,8 @@ uv_listening() {
 		probe="$(printf 'grep -qE "^ *[0-9]+: [0-9A-F]+:%04X [0-9A-F]+:0000 0A " /proc/net/tcp /proc/net/tcp6' \
 			"${what#tcp:}")"
 		;;
-	cm) probe="rdma resource show cm_id 2>/dev/null | grep -q LISTEN" ;;
-	cm:*) probe="rdma resource show cm_id 2>/dev/null | grep -qE 'LISTEN .*src-addr [^ ]*:${what#cm:}( |\$)'" ;;
+	cm) probe="rdma resource show cm_id 2>/dev/null | grep LISTEN >/dev/null" ;;
+	cm:*) probe="rdma resource show cm_id 2>/dev/null | grep -E 'LISTEN .*src-addr [^ ]*:${what#cm:}( |\$)' >/dev/null" ;;
 	*) return 1 ;;
 	esac
 	lab_exec "$n" --timeout 60 "for i in \$(seq 300); do $probe && exit 0; sleep 0.1; done

@@ -176,7 +176,7 @@ check "ABI 2: rmmod rnic in both VMs after the runs" eval 'rnic_down 1 && rnic_d
 refuse_old() {
 	load "$1" || return 1
 	lab_exec "$1" --timeout 30 "ls /sys/class/infiniband/ 2>/dev/null; ls /sys/bus/pci/drivers/rnic/"
-	if lab_exec "$1" --timeout 30 "ls /sys/bus/pci/drivers/rnic/ | grep -q '^0000:' || ls /sys/class/infiniband/ 2>/dev/null | grep -q rnic"; then
+	if lab_exec "$1" --timeout 30 "ls /sys/bus/pci/drivers/rnic/ | grep '^0000:' >/dev/null || ls /sys/class/infiniband/ 2>/dev/null | grep rnic >/dev/null"; then
 		echo "the ABI 1.0 NIC was bound"
 		return 1
 	fi

@@ -124,7 +124,7 @@ conf_up() {
 			case \$f in /lib/modules/$K61/updates/dkms/rnic.ko*) ;; *) exit 1 ;; esac
 			cd /sys/module/rnic/parameters
 			echo \"roce_mode=\$(cat roce_mode) eth_ring_size=\$(cat eth_ring_size)\" |
-				tee /dev/stderr | grep -qx '$CONF'"
+				tee /dev/stderr | grep -x '$CONF' >/dev/null"
 }
 check_vms "1 2" "modprobe rnic with '$CONF' from /etc/modprobe.d, rnic0 ACTIVE" conf_up || exit 1
 need "vm3: modprobe rnic, rnic0 ACTIVE" rnic_up 3
@@ -172,7 +172,7 @@ tcp_bulk() {
 	local job got
 	job="$(lab_bg 2 "busybox nc -l -p 5001 | wc -c")" || return 1
 	lab_exec 2 --timeout 30 "for i in \$(seq 100); do
-			ss -ltn | grep -q ':5001 ' && exit 0; sleep 0.1; done; exit 1" || return 1
+			ss -ltn | grep ':5001 ' >/dev/null && exit 0; sleep 0.1; done; exit 1" || return 1
 	lab_exec 1 --timeout 120 "head -c 16777216 /dev/zero >/dev/tcp/10.20.0.2/5001" || {
 		lab_kill 2 "$job"
 		return 1

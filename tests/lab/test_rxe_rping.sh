@@ -49,7 +49,7 @@ rping_over() {
 	job="$(lab_bg 2 rping -s -a "$addr" -v -C 5)"
 	# The client must not connect before the server listens.
 	if ! lab_exec 2 --timeout 30 \
-		'for i in $(seq 100); do rdma resource show cm_id | grep -q LISTEN && exit 0; sleep 0.1; done; exit 1'; then
+		'for i in $(seq 100); do rdma resource show cm_id | grep LISTEN >/dev/null && exit 0; sleep 0.1; done; exit 1'; then
 		echo "rping server did not reach LISTEN" >&2
 		lab_kill 2 "$job"
 		lab_wait 2 "$job" --timeout 10 >"$out.server" 2>&1 || true
