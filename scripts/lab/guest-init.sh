@@ -224,13 +224,18 @@ fi
 # per command, a fork a few ms.  It starts from a clean slate (our
 # options, traps, variables and functions other than lab_ifup removed) and
 # has its own process group (set -m), so a kill reaches all of it.
+# It keeps pipefail, as the host's tests run (set -euo pipefail), so a
+# pipeline fails when any command in it fails; -e and -u are the
+# command's to set.  A reader that stops early ("| grep -q", "| head")
+# can then fail the pipeline with its writer's SIGPIPE: commands write
+# "| grep PATTERN >/dev/null" instead (scripts/lab/README.md).
 start_job() {
 	local id="$1" __lab_job="$CTL/$1.cmd"
 	(
 		cd / || exit 1
 		set -m
 		(
-			set +m +u +o pipefail
+			set +m +u -o pipefail
 			trap - INT TERM HUP
 			exec 8<&- 9<&-
 			unset -f log stage die mnt start_job kill_job handle scan

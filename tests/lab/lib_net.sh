@@ -21,8 +21,8 @@
 # shellcheck disable=SC2016 # expanded in the guest
 DEV='dev=$(basename /sys/bus/pci/drivers/rnic/*/net/*)'
 
-# The guest runs commands without pipefail: ethtool's status is checked
-# here, on the host's side of the pipe.
+# ethtool runs alone in the guest: its status is lab_exec's, which the
+# host's pipefail makes this pipeline's.
 ethtool_stats() {
 	lab_exec "$1" --timeout 60 "$DEV; ethtool -S \$dev" |
 		awk -F': *' 'NF == 2 { sub(/^ +/, "", $1); print $1, $2 }'

@@ -9,6 +9,8 @@
 # or SIGTERM.  Each must end in ONE clear "lab: ..." line naming the stage
 # and the log to read, a non-zero exit, and nothing left behind: no QEMU,
 # rnicsim or dumpcap process, namespace, tap, /dev/shm file or socket.
+# The guest's shell: a command's set -e stops it at its first failure,
+# and its pipelines fail when any command in them fails (pipefail).
 # And lab_stop's sweep: a kernel WARNING on a console, or a VM that died,
 # is a "not ok" line of its own; a VM stopped on purpose is not.
 set -euo pipefail
@@ -24,8 +26,8 @@ WORK="$RNIC_LAB_DIR/failures"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 # The scenarios are labs of their own, each in a child: this script
-# starts none, so no lab_stop adds lines to these 29.
-echo "1..29"
+# starts none, so no lab_stop adds lines to these 30.
+echo "1..30"
 check_init "$WORK/checks"
 
 # scenario NAME: run $WORK/NAME.sh (a lab script, body on stdin) as its own
@@ -123,6 +125,7 @@ echo "TIMEOUT_RC=$rc"
 lab_exec 1 --timeout 30 'pgrep -f "sleep 300" >/dev/null && echo LEFT || echo GONE'
 lab_exec 1 --timeout 30 'echo out; echo err >&2; exit 7' || echo "EXIT_RC=$?"
 lab_exec 1 --timeout 30 'set -e; false; echo REACHED' || echo "SETE_RC=$?"
+lab_exec 1 --timeout 30 'false | true' || echo "PIPEFAIL_RC=$?"
 exit 3
 S
 echo "# command timeout: $(grep '^lab: ' "$S_ERR" | head -1)"
@@ -142,6 +145,10 @@ check "lab_exec returns stdout, stderr and the exit status" exec_returns || true
 # nothing, and a command's status was only its last command's.
 sete_stops() { grep -q '^SETE_RC=1$' "$S_OUT" && ! grep -q '^REACHED$' "$S_OUT"; }
 check "a guest command under set -e stops at its first failure (status 1)" sete_stops || true
+# Guest commands run with pipefail, as the host's tests do: a pipeline
+# whose first command fails must not pass (scripts/lab/guest-init.sh).
+pipefail_on() { grep -q '^PIPEFAIL_RC=1$' "$S_OUT"; }
+check "a guest pipeline fails when a command in it fails (pipefail)" pipefail_on || true
 expect_clean "command timeout"
 
 # ---- a failing command under set -e in a test (the ERR/EXIT path).
