@@ -91,6 +91,7 @@ check "modinfo rnic describes every parameter" modinfo_describes_all || true
 # the parameters, bring the netdev up and list the GID types.
 CONF_OUT=""
 conf_load() {
+	local rc=0
 	CONF_OUT="$(g "set -e
 		echo 'options rnic $*' > /etc/modprobe.d/rnic.conf
 		modprobe rnic
@@ -116,8 +117,9 @@ conf_load() {
 			[ \$(gid_types | wc -l) -ge 3 ] && break
 			sleep 0.5
 		done
-		gid_types")"
+		gid_types")" || rc=1
 	echo "$CONF_OUT"
+	return "$rc"
 }
 
 param_is() { grep -qx "param $1=$2" <<<"$CONF_OUT"; }

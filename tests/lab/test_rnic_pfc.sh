@@ -140,7 +140,8 @@ step() { "$@" || { echo "FAILED: $*"; stall_ok=0; }; }
 	# XOFF is refreshed every half pause time while the buffer stays full.
 	sleep 1.5
 	echo "vm2 NIC, its receive pipeline held:"
-	sim_counters 2 | grep -E '^(rx_drop_no_buf|rdma_rx_drop_fifo_full|rx_hold|tx_pause|rx_pause|rx_roce_v2_frames) '
+	# shown, not judged (set -e would end the test here on a miss)
+	sim_counters 2 | grep -E '^(rx_drop_no_buf|rdma_rx_drop_fifo_full|rx_hold|tx_pause|rx_pause|rx_roce_v2_frames) ' || true
 	step lab_sim_ctl 2 rx release
 	# The run must still be going when the NIC resumes, or it did not
 	# span the stall and proved nothing.  (Not when the XON is seen:
