@@ -229,7 +229,7 @@ check "ib_send_lat -R (rdma_cm) 64 B x 1000" perf send_lat_cm ib_send_lat 64 -n 
 # per operation; and the doorbells it rang reached the device.
 kicks() {
 	lab_exec 1 --timeout 30 "rdma statistic show link $DEV/1" |
-		tr ' ' '\n' | awk 'p { print; exit } $0 == "kicks" { p = 1 }'
+		tr ' ' '\n' | awk 'p && !n { print; n = 1 } $0 == "kicks" { p = 1 }'
 }
 # strace_calls FILE: the total of the "strace -c" table in FILE.
 strace_calls() { awk '$NF == "total" { print $(NF - 2) }' "$1"; }
@@ -301,7 +301,7 @@ dev_fatal() {
 	local job out="$LAB_DIR/hostile-fatal" rc=0
 	[ "$PEER" = rxe ] && return 0
 	[ -n "$HOSTILE" ] || return 1
-	job="$(lab_bg 1 "$HOSTILE -d $DEV -T 10000 -t 60 fatal >/tmp/fatal.out 2>&1; rc=\$?; cat /tmp/fatal.out; exit \$rc")" ||
+	job="$(lab_bg 1 "$HOSTILE -d $DEV -T 5000 -t 60 fatal >/tmp/fatal.out 2>&1; rc=\$?; cat /tmp/fatal.out; exit \$rc")" ||
 		return 1
 	lab_exec 1 --timeout 60 "for i in \$(seq 300); do
 			grep -q '^fatal: ready' /tmp/fatal.out 2>/dev/null && exit 0
