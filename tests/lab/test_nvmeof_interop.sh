@@ -108,11 +108,11 @@ upair() {
 	UV_SRV="$srv" UV_CLI="$((3 - srv))" uv_pair "$1" "$3" "$4" "$5"
 }
 rc_pp() {
-	upair rc 1 "ibv_rc_pingpong -d rnic0 -g $G1 -c -n 300 -s 4096" \
-		"ibv_rc_pingpong -d rxe0 -g $G2 -c -n 300 -s 4096 $A1" tcp:18515 &&
-		uv_iters "$LAB_DIR/uv-rc.server" 300 && uv_iters "$LAB_DIR/uv-rc.client" 300
+	upair rc 1 "ibv_rc_pingpong -d rnic0 -g $G1 -c -n 100 -s 4096" \
+		"ibv_rc_pingpong -d rxe0 -g $G2 -c -n 100 -s 4096 $A1" tcp:18515 &&
+		uv_iters "$LAB_DIR/uv-rc.server" 100 && uv_iters "$LAB_DIR/uv-rc.client" 100
 }
-check "userspace: ibv_rc_pingpong -c 4 KiB x 300, server rnic, client rxe" rc_pp || true
+check "userspace: ibv_rc_pingpong -c 4 KiB x 100, server rnic, client rxe" rc_pp || true
 ud_pp() {
 	upair ud 2 "ibv_ud_pingpong -d rxe0 -g $G2 -c -n 300 -s 512" \
 		"ibv_ud_pingpong -d rnic0 -g $G1 -c -n 300 -s 512 $A2" tcp:18515 &&
@@ -154,7 +154,7 @@ uperf() {
 		uv_perf_row "$LAB_DIR/uv-$name.client" "$size"
 }
 check "userspace: ib_write_bw -R 64 KiB x 60, rnic -> rxe" uperf wbw 2 ib_write_bw 65536 -n 60 -R || true
-check "userspace: ib_write_bw 4 KiB x 200, rxe -> rnic" uperf wbw2 1 ib_write_bw 4096 -n 200 || true
+check "userspace: ib_write_bw 4 KiB x 100, rxe -> rnic" uperf wbw2 1 ib_write_bw 4096 -n 100 || true
 # -o 16: perftest gives each side's QP the OTHER side's outstanding
 # read/atomic count (rxe 128, rnic 16), which rnic refuses above its
 # max_qp_rd_atom, as rxe and mlx5 refuse above theirs; both sides must
