@@ -96,6 +96,19 @@ void perf_client_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	wake_up(&c->wq);
 }
 
+/* A reject from an rnic_perf server that refused the test says why. */
+static void perf_client_rejected(struct perf_conn *c, struct rdma_cm_event *ev)
+{
+	const struct perf_rej *rej = ev->param.conn.private_data;
+
+	if (c->ud || !rej || ev->param.conn.private_data_len < sizeof(*rej) ||
+	    be32_to_cpu(rej->magic) != PERF_MAGIC)
+		return;
+	pr_err("client: the server refused the test: %.*s (%d)\n",
+	       (int)strnlen(rej->msg, sizeof(rej->msg)), rej->msg,
+	       -(int)be32_to_cpu(rej->err));
+}
+
 static int perf_client_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct perf_conn *c = id->context;
@@ -121,11 +134,13 @@ static int perf_client_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *e
 	case RDMA_CM_EVENT_DISCONNECTED:
 		st = PERF_CM_DISCONNECTED;
 		break;
+	case RDMA_CM_EVENT_REJECTED:
+		perf_client_rejected(c, ev);
+		fallthrough;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		pr_err("client: %s (status %d)\n", rdma_event_msg(ev->event),
 		       ev->status);
@@ -222,7 +237,7 @@ static u64 perf_atomic_arg(u32 iter)
 static int perf_post(struct perf_conn *c, u32 iter)
 {
 	struct perf_slot *s = &c->slots[iter % c->nslots];
-	struct ib_sge sge[PERF_MAX_SGE];
+	struct ib_sge *sge = c->tx_sgl;	/* only this thread posts data */
 	struct ib_atomic_wr awr = {};
 	struct ib_rdma_wr rwr = {};
 	struct ib_ud_wr uwr = {};
@@ -387,7 +402,8 @@ static int perf_u32_cmp(const void *a, const void *b)
 static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret,
 			       u64 elapsed_ns, u64 errors, u32 srv_msgs)
 {
-	char line[PERF_LINE_LEN];
+	struct ib_device_attr *attr = c->dev ? &c->dev->attrs : NULL;
+	char line[PERF_LINE_LEN], sge[12], rx_sge[12], max_inline[12];
 	u64 us = div_u64(elapsed_ns, 1000);
 	u32 msg = perf_op_is_atomic(a->op) ? 8 : a->size;
 	u64 bytes = (u64)msg * a->count, sum = 0, mbps = 0, rate = 0;
@@ -408,12 +424,31 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 		mbps = div64_u64(bytes * 100, us);
 		rate = div64_u64((u64)a->count * 1000000, us);
 	}
+	/* sge=max is resolved once the device is known */
+	if (c->nsge == PERF_SGE_DEV)
+		strscpy(sge, "max", sizeof(sge));
+	else
+		snprintf(sge, sizeof(sge), "%u", c->nsge);
+	if (a->rx_sge_max)
+		strscpy(rx_sge, "max", sizeof(rx_sge));
+	else if (!perf_op_is_send(a->op))
+		strscpy(rx_sge, "-", sizeof(rx_sge));
+	else if (a->rx_sge)
+		snprintf(rx_sge, sizeof(rx_sge), "%u", a->rx_sge);
+	else
+		strscpy(rx_sge, sge, sizeof(rx_sge));
+	if (c->max_inline < 0)
+		strscpy(max_inline, "-", sizeof(max_inline));
+	else
+		snprintf(max_inline, sizeof(max_inline), "%d", c->max_inline);
 	snprintf(line, sizeof(line),
-		 "client local=%pISpc peer=%pISpc dev=%s qp=%s srq=%u op=%s size=%u depth=%u count=%u sge=%u inline=%u verify=%u fault=%s inv=%s inv_checked=%u inv_probe=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
+		 "client local=%pISpc peer=%pISpc dev=%s qp=%s srq=%u op=%s size=%u depth=%u count=%u sge=%s wr_sge=%u rx_sge=%s offset=%u inline=%u qp_inline=%u max_inline=%s max_send_sge=%d max_sge_rd=%d verify=%u fault=%s inv=%s inv_checked=%u inv_probe=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
 		 &c->id->route.addr.src_addr, &a->addr,
 		 c->dev ? dev_name(&c->dev->dev) : "-",
 		 a->ud ? "ud" : "rc", a->srq, perf_op_names[a->op], a->size,
-		 a->depth, a->count, a->nsge, a->inl, a->verify, perf_fault_names[a->fault],
+		 a->depth, a->count, sge, c->wr_sge, rx_sge, a->offset, a->inl,
+		 c->qp_inline, max_inline, attr ? attr->max_send_sge : 0,
+		 attr ? attr->max_sge_rd : 0, a->verify, perf_fault_names[a->fault],
 		 perf_inv_names[a->inv], c->inv_checked,
 		 c->inv_probe_done ? perf_wc_name(c->inv_probe) : "-",
 		 ret || errors ? "fail" : "ok", ret,
@@ -635,16 +670,18 @@ int perf_client(struct perf_args *a)
 	struct perf_req req = {
 		.magic = cpu_to_be32(PERF_MAGIC),
 		.op = a->op,
-		.nsge = a->nsge,
 		.verify = a->verify,
 		.size = cpu_to_be32(a->size),
 		.depth = cpu_to_be32(a->depth),
 		.count = cpu_to_be32(a->count),
 		.fault = a->fault,
 		.rnr_retry = a->rnr_retry,
-		.flags = (a->ud ? PERF_REQ_F_UD : 0) | (a->srq ? PERF_REQ_F_SRQ : 0),
+		.flags = (a->ud ? PERF_REQ_F_UD : 0) | (a->srq ? PERF_REQ_F_SRQ : 0) |
+			 (a->rx_sge_max ? PERF_REQ_F_RX_SGE_MAX : 0),
 		.srq_limit = cpu_to_be32(a->srq_limit),
 		.inv = a->inv,
+		.rx_sge = a->rx_sge,
+		.offset = cpu_to_be32(a->offset),
 	};
 	struct rdma_conn_param cp = {};
 	u64 elapsed = 0, errors = 0;
@@ -661,8 +698,10 @@ int perf_client(struct perf_args *a)
 	c->depth = a->depth;
 	c->count = a->count;
 	c->nsge = a->nsge;
+	c->offset = a->offset;
 	c->verify = a->verify;
 	c->inl = a->inl;
+	c->max_inline = -1;
 	c->corrupt = a->corrupt;
 	c->fault = a->fault;
 	c->ud = a->ud;
@@ -695,6 +734,8 @@ int perf_client(struct perf_args *a)
 	ret = perf_conn_setup(c);
 	if (ret)
 		goto out;
+	/* sge=max: the device's count, now known */
+	req.nsge = c->nsge;
 	if (a->ud && a->size > ib_mtu_enum_to_int(c->id->route.path_rec->mtu)) {
 		pr_err("client: a UD message is one packet: size %u > path MTU %d\n",
 		       a->size, ib_mtu_enum_to_int(c->id->route.path_rec->mtu));

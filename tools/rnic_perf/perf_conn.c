@@ -80,7 +80,8 @@ static u32 perf_piece(u32 len, u32 nsge)
 	return max_t(u32, ALIGN(DIV_ROUND_UP(len, nsge), 4), 4);
 }
 
-static u32 perf_npieces(u32 len, u32 nsge)
+/* How many SGEs a buffer of len bytes split for nsge gets. */
+u32 perf_npieces(u32 len, u32 nsge)
 {
 	return len ? DIV_ROUND_UP(len, perf_piece(len, nsge)) : 0;
 }
@@ -168,12 +169,38 @@ static int perf_buf_alloc(struct perf_conn *c, struct perf_buf *b, u32 len)
 	return 0;
 }
 
+/*
+ * A client slot: whole pages, its first byte off bytes into the first
+ * page (offset=), so the SGEs that start there have that page offset
+ * whatever the allocator would have given.
+ */
+static int perf_buf_alloc_pages(struct perf_conn *c, struct perf_buf *b,
+				u32 len, u32 off)
+{
+	b->len = len;
+	b->alloc = PAGE_ALIGN((size_t)off + len);
+	b->base = alloc_pages_exact(b->alloc, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	if (!b->base)
+		return -ENOMEM;
+	b->va = b->base + off;
+	b->dma = ib_dma_map_single(c->dev, b->va, len, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(c->dev, b->dma)) {
+		free_pages_exact(b->base, b->alloc);
+		b->va = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static void perf_buf_free(struct perf_conn *c, struct perf_buf *b)
 {
 	if (!b->va)
 		return;
 	ib_dma_unmap_single(c->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
-	kfree(b->va);
+	if (b->alloc)
+		free_pages_exact(b->base, b->alloc);
+	else
+		kfree(b->va);
 	b->va = NULL;
 }
 
@@ -201,23 +228,30 @@ void perf_region_for_dev(struct perf_conn *c)
 					    DMA_BIDIRECTIONAL);
 }
 
-/* The server's buffer: rslots slots of rstride bytes, in single pages. */
+/*
+ * The server's buffer: rslots slots of rstride bytes, in single pages;
+ * slot 0 starts offset bytes into the first page (offset=), and so does
+ * the MR: its sg list starts there, so ib_map_mr_sg gives it an iova
+ * with that page offset.
+ */
 static int perf_region_alloc(struct perf_conn *c)
 {
 	struct ib_device_attr *attr = &c->dev->attrs;
 	u32 maxpg = min(attr->max_fast_reg_page_list_len, PERF_MAX_REGION_PAGES);
+	u64 room = (u64)maxpg * PAGE_SIZE;
 	u32 i, len;
 	int ret;
 
+	room = room > c->offset ? room - c->offset : 0;
 	c->rstride = ALIGN(perf_op_is_atomic(c->op) ? 8 : c->size, 64);
-	c->rslots = min_t(u64, c->depth, (u64)maxpg * PAGE_SIZE / c->rstride);
+	c->rslots = min_t(u64, c->depth, div_u64(room, c->rstride));
 	if (!c->rslots) {
-		pr_err("%s: size %u needs more than the device's %u fast-reg pages\n",
-		       dev_name(&c->dev->dev), c->size, maxpg);
+		pr_err("%s: size %u at offset %u needs more than the device's %u fast-reg pages\n",
+		       dev_name(&c->dev->dev), c->size, c->offset, maxpg);
 		return -EINVAL;
 	}
 	len = c->rslots * c->rstride;
-	c->npages = DIV_ROUND_UP(len, PAGE_SIZE);
+	c->npages = DIV_ROUND_UP(c->offset + len, PAGE_SIZE);
 	c->pages = kcalloc(c->npages, sizeof(*c->pages), GFP_KERNEL);
 	if (!c->pages)
 		return -ENOMEM;
@@ -229,12 +263,12 @@ static int perf_region_alloc(struct perf_conn *c)
 	c->region = vmap(c->pages, c->npages, VM_MAP, PAGE_KERNEL);
 	if (!c->region)
 		return -ENOMEM;
+	c->rdata = c->region + c->offset;
 	if (perf_op_is_atomic(c->op))
-		*(u64 *)c->region = PERF_ATOMIC_INIT;
+		*(u64 *)c->rdata = PERF_ATOMIC_INIT;
 
-	ret = sg_alloc_table_from_pages(&c->sgt, c->pages, c->npages, 0,
-					(unsigned long)c->npages * PAGE_SIZE,
-					GFP_KERNEL);
+	ret = sg_alloc_table_from_pages(&c->sgt, c->pages, c->npages, c->offset,
+					len, GFP_KERNEL);
 	if (ret)
 		return ret;
 	ret = ib_dma_map_sgtable_attrs(c->dev, &c->sgt, DMA_BIDIRECTIONAL, 0);
@@ -251,6 +285,7 @@ static int perf_region_alloc(struct perf_conn *c)
 	ret = ib_map_mr_sg(c->mr, c->sgt.sgl, c->sgt.nents, NULL, PAGE_SIZE);
 	if (ret != c->sgt.nents)
 		return ret < 0 ? ret : -EINVAL;
+	/* the server's line reports offset_in_page(mr->iova) */
 	return 0;
 }
 
@@ -268,6 +303,7 @@ static void perf_region_free(struct perf_conn *c)
 	if (c->region)
 		vunmap(c->region);
 	c->region = NULL;
+	c->rdata = NULL;
 	if (c->pages) {
 		for (i = 0; i < c->npages; i++)
 			if (c->pages[i])
@@ -323,16 +359,19 @@ static void perf_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 	perf_send_done(c);
 }
 
+/*
+ * c->rx_sgl is the connection's: receives are posted at setup, before any
+ * completion, and then only from the CQ's handler, one at a time.
+ */
 int perf_post_rx(struct perf_conn *c, struct perf_rx *r)
 {
-	struct ib_sge sge[PERF_MAX_SGE];
 	const struct ib_recv_wr *bad;
 	struct ib_recv_wr wr = {};
 
 	perf_buf_for_dev(c, &r->buf);
 	wr.wr_cqe = &r->cqe;
-	wr.sg_list = sge;
-	wr.num_sge = perf_sges(sge, r->buf.dma, c->rx_len, c->rx_nsge,
+	wr.sg_list = c->rx_sgl;
+	wr.num_sge = perf_sges(c->rx_sgl, r->buf.dma, c->rx_len, c->rx_nsge,
 			       c->pd->local_dma_lkey);
 	if (c->srq)
 		return ib_post_srq_recv(c->srq, &wr, &bad);
@@ -450,6 +489,10 @@ void perf_conn_free(struct perf_conn *c)
 	if (c->pd)
 		ib_dealloc_pd(c->pd);
 	kvfree(c->lat);
+	kfree(c->tx_sgl);
+	kfree(c->rx_sgl);
+	c->tx_sgl = NULL;
+	c->rx_sgl = NULL;
 	c->slots = NULL;
 	c->rx = NULL;
 	c->cq = NULL;
@@ -474,20 +517,105 @@ static void perf_srq_event(struct ib_event *ev, void *ctx)
 		c->srq_event_rx = READ_ONCE(c->rx_data);
 }
 
-/* PD, CQ, QP, buffers and posted receives for an id bound to a device. */
+/*
+ * inline=1: what create_qp grants in cap.max_inline_data for the largest
+ * send WQE (a QP of the device's max_send_sge SGEs): the device's inline
+ * limit as a kernel ULP can learn it. -1 if that QP is refused.
+ */
+static int perf_max_inline(struct perf_conn *c)
+{
+	struct ib_qp_init_attr qpa = {
+		.send_cq = c->cq,
+		.recv_cq = c->cq,
+		.qp_type = c->ud ? IB_QPT_UD : IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = 1,
+			.max_recv_wr = 1,
+			.max_send_sge = c->dev->attrs.max_send_sge,
+			.max_recv_sge = 1,
+		},
+	};
+	struct ib_qp *qp;
+
+	qp = ib_create_qp(c->pd, &qpa);
+	if (IS_ERR(qp)) {
+		pr_err("%s: a QP of %d send SGEs (to learn the inline limit): %ld\n",
+		       dev_name(&c->dev->dev), c->dev->attrs.max_send_sge,
+		       PTR_ERR(qp));
+		return -1;
+	}
+	ib_destroy_qp(qp);
+	return min_t(u32, qpa.cap.max_inline_data, INT_MAX);
+}
+
+/*
+ * The SGEs a data WR may carry: sge= against the device's max_send_sge
+ * (and max_sge_rd for READ, whose response the SGEs scatter); sge=max is
+ * that limit.
+ */
+static int perf_sge_limit(struct perf_conn *c)
+{
+	struct ib_device_attr *attr = &c->dev->attrs;
+	const char *what = "max_send_sge";
+	int limit = attr->max_send_sge;
+
+	if (c->op == PERF_READ && attr->max_sge_rd < limit) {
+		what = "max_sge_rd";
+		limit = attr->max_sge_rd;
+	}
+	if (c->nsge == PERF_SGE_DEV)
+		c->nsge = clamp_t(int, limit, 1, PERF_MAX_SGE);
+	if (c->nsge > limit) {
+		pr_err("%s: sge=%u exceeds the device's %s %d\n",
+		       dev_name(&c->dev->dev), c->nsge, what, limit);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Server: the SGEs each receive of SEND data takes, rx_sge= (default: the
+ * client's sge=) against max_recv_sge (max_srq_sge with an SRQ); rx_sge=max
+ * is that limit. A refusal's reason goes back in the reject (c->why).
+ */
+static int perf_rx_sge_limit(struct perf_conn *c, u32 rx_sge)
+{
+	struct ib_device_attr *attr = &c->dev->attrs;
+	const char *what = c->use_srq ? "max_srq_sge" : "max_recv_sge";
+	int limit = c->use_srq ? attr->max_srq_sge : attr->max_recv_sge;
+
+	if (c->rx_sge_max)
+		rx_sge = clamp_t(int, limit, 1, PERF_MAX_SGE);
+	if (rx_sge > limit) {
+		snprintf(c->why, sizeof(c->why), "rx_sge=%u exceeds %s's %s %d",
+			 rx_sge, dev_name(&c->dev->dev), what, limit);
+		pr_err("server: %s\n", c->why);
+		return -EINVAL;
+	}
+	c->rx_nsge = rx_sge;
+	return 0;
+}
+
+/*
+ * PD, CQ, QP, buffers and posted receives for an id bound to a device.
+ * The server comes with c->rx_nsge as the client asked (0: sge=).
+ */
 int perf_conn_setup(struct perf_conn *c)
 {
 	struct ib_device_attr *attr;
 	struct ib_qp_init_attr qpa = {};
-	u32 i, sq, rq;
+	u32 i, sq, rq, rx_sge = c->rx_nsge ? c->rx_nsge : c->nsge;
 	int ret;
 
 	c->dev = c->id->device;
 	attr = &c->dev->attrs;
-	if (c->nsge > attr->max_send_sge || c->nsge > attr->max_recv_sge) {
-		pr_err("%s: sge=%u exceeds the device's %d/%d\n", dev_name(&c->dev->dev),
-		       c->nsge, attr->max_send_sge, attr->max_recv_sge);
-		return -EINVAL;
+	c->max_inline = -1;
+	if (!c->server) {
+		ret = perf_sge_limit(c);
+		if (ret)
+			return ret;
+		c->wr_sge = perf_op_is_atomic(c->op) ? 1 : perf_npieces(c->size, c->nsge);
 	}
 	if (perf_op_is_atomic(c->op) && attr->atomic_cap == IB_ATOMIC_NONE) {
 		pr_err("%s: no atomic operations\n", dev_name(&c->dev->dev));
@@ -506,7 +634,9 @@ int perf_conn_setup(struct perf_conn *c)
 				       attr->max_qp_wr - 1);
 		if (perf_op_is_send(c->op)) {
 			c->rx_len = max_t(u32, c->size, sizeof(struct perf_ctrl));
-			c->rx_nsge = c->nsge;
+			ret = perf_rx_sge_limit(c, rx_sge);
+			if (ret)
+				return ret;
 		}
 		/*
 		 * fault=short: one byte less than a SEND, still room for a
@@ -517,6 +647,7 @@ int perf_conn_setup(struct perf_conn *c)
 			c->rx_len = c->size - 1;
 	}
 	c->rx_len += c->grh;
+	c->rx_wr_sge = perf_npieces(c->rx_len, c->rx_nsge);
 	rq = c->nrx;
 	/*
 	 * ib_drain_rq() posts one more receive after the QP went to ERR, and
@@ -583,19 +714,33 @@ int perf_conn_setup(struct perf_conn *c)
 	qpa.cap.max_recv_wr = c->srq ? 0 : rq + 1;
 	qpa.cap.max_send_sge = c->server ? 1 : c->nsge;
 	qpa.cap.max_recv_sge = c->srq ? 0 : c->rx_nsge;
-	if (c->inl)
-		qpa.cap.max_inline_data = min(c->size, PERF_INLINE_MAX);
+	/* inline: ask for size; the device grants it or refuses, no clamp */
+	if (c->inl) {
+		c->max_inline = perf_max_inline(c);
+		qpa.cap.max_inline_data = c->size;
+	}
 	ret = rdma_create_qp(c->id, c->pd, &qpa);
+	if (ret && c->inl) {
+		pr_err("%s: inline=1 size=%u: rdma_create_qp refused max_inline_data %u: %d (its largest send WQE is granted %d inline bytes)\n",
+		       dev_name(&c->dev->dev), c->size, c->size, ret,
+		       c->max_inline);
+		return ret;
+	}
 	if (ret) {
 		pr_err("%s: rdma_create_qp: %d\n", dev_name(&c->dev->dev), ret);
 		return ret;
 	}
 	c->qp_created = true;
-	if (c->inl && qpa.cap.max_inline_data < c->size) {
-		pr_err("%s: inline %u bytes not supported (max %u)\n",
-		       dev_name(&c->dev->dev), c->size, qpa.cap.max_inline_data);
+	c->qp_inline = qpa.cap.max_inline_data;
+	if (c->inl && c->qp_inline < c->size) {
+		pr_err("%s: inline=1 size=%u: rdma_create_qp granted max_inline_data %u only (its largest send WQE is granted %d)\n",
+		       dev_name(&c->dev->dev), c->size, c->qp_inline,
+		       c->max_inline);
 		return -EINVAL;
 	}
+	c->rx_sgl = kcalloc(c->rx_nsge, sizeof(*c->rx_sgl), GFP_KERNEL);
+	if (!c->rx_sgl)
+		return -ENOMEM;
 
 	for (i = 0; i < 2; i++) {
 		ret = perf_buf_alloc(c, &c->ctrl_tx[i], sizeof(struct perf_ctrl));
@@ -636,6 +781,9 @@ int perf_conn_setup(struct perf_conn *c)
 		return 0;
 	}
 
+	c->tx_sgl = kcalloc(c->nsge, sizeof(*c->tx_sgl), GFP_KERNEL);
+	if (!c->tx_sgl)
+		return -ENOMEM;
 	c->nslots = c->depth;
 	c->slots = kcalloc(c->nslots, sizeof(*c->slots), GFP_KERNEL);
 	if (!c->slots)
@@ -643,8 +791,9 @@ int perf_conn_setup(struct perf_conn *c)
 	for (i = 0; i < c->nslots; i++) {
 		c->slots[i].c = c;
 		c->slots[i].cqe.done = perf_slot_done;
-		ret = perf_buf_alloc(c, &c->slots[i].buf,
-				     perf_op_is_atomic(c->op) ? 8 : c->size);
+		ret = perf_buf_alloc_pages(c, &c->slots[i].buf,
+					   perf_op_is_atomic(c->op) ? 8 : c->size,
+					   c->offset);
 		if (ret)
 			return ret;
 	}

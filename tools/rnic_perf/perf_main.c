@@ -81,6 +81,16 @@ static int perf_parse_u32(const char *v, u32 min, u32 max, u32 *out)
 	return 0;
 }
 
+/* sge= and rx_sge=: a count, or "max" for the device's limit */
+static int perf_parse_sge(const char *v, u32 *out)
+{
+	if (!strcmp(v, "max")) {
+		*out = PERF_SGE_DEV;
+		return 0;
+	}
+	return perf_parse_u32(v, 1, PERF_MAX_SGE, out);
+}
+
 static int perf_parse_addr(const char *v, u16 port, struct sockaddr_storage *ss)
 {
 	char p[8];
@@ -96,6 +106,7 @@ static int perf_command(char *buf)
 		.nsge = 1, .tos = -1, .verify = true, .retry = 7, .rnr_retry = 7,
 	};
 	char *cmd, *tok, *addr = NULL, *src = NULL, *v;
+	const char *hint;
 	u32 port = PERF_DEF_PORT, x;
 	int ret = 0, i;
 
@@ -120,6 +131,7 @@ static int perf_command(char *buf)
 			return -EINVAL;
 		}
 		*v++ = '\0';
+		hint = "";
 		if (!strcmp(tok, "addr")) {
 			addr = v;
 		} else if (!strcmp(tok, "src")) {
@@ -139,7 +151,15 @@ static int perf_command(char *buf)
 		} else if (!strcmp(tok, "count")) {
 			ret = perf_parse_u32(v, 1, PERF_MAX_COUNT, &a.count);
 		} else if (!strcmp(tok, "sge")) {
-			ret = perf_parse_u32(v, 1, PERF_MAX_SGE, &a.nsge);
+			ret = perf_parse_sge(v, &a.nsge);
+			hint = " (1..255 or max)";
+		} else if (!strcmp(tok, "rx_sge")) {
+			ret = perf_parse_sge(v, &a.rx_sge);
+			a.rx_sge_max = !ret && a.rx_sge == PERF_SGE_DEV;
+			hint = " (1..255 or max)";
+		} else if (!strcmp(tok, "offset")) {
+			ret = perf_parse_u32(v, 0, PAGE_SIZE - 1, &a.offset);
+			hint = " (0..PAGE_SIZE-1)";
 		} else if (!strcmp(tok, "tos")) {
 			ret = perf_parse_u32(v, 0, 255, &x);
 			a.tos = x;
@@ -176,7 +196,7 @@ static int perf_command(char *buf)
 			ret = -EINVAL;
 		}
 		if (ret) {
-			pr_err("bad option %s=%s\n", tok, v);
+			pr_err("bad option %s=%s%s\n", tok, v, hint);
 			return -EINVAL;
 		}
 	}
@@ -200,15 +220,25 @@ static int perf_command(char *buf)
 		}
 		a.has_src = true;
 	}
-	if (a.inl && (perf_op_is_atomic(a.op) || a.op == PERF_READ ||
-		      a.size > PERF_INLINE_MAX)) {
-		pr_err("inline needs a send or write of at most %u bytes\n",
-		       PERF_INLINE_MAX);
+	/* the inline size is the device's to grant (perf_conn_setup) */
+	if (a.inl && (perf_op_is_atomic(a.op) || a.op == PERF_READ)) {
+		pr_err("inline needs a send or write\n");
 		return -EINVAL;
 	}
 	if ((a.ud || a.srq) && (!perf_op_is_send(a.op) ||
-				a.fault != PERF_FAULT_NONE || (a.ud && a.nsge > 1))) {
-		pr_err("qp=ud and srq=1 take op=send or send_imm and no fault; qp=ud sge=1\n");
+				a.fault != PERF_FAULT_NONE ||
+				(a.ud && (a.nsge != 1 || a.rx_sge > 1 || a.rx_sge_max)))) {
+		pr_err("qp=ud and srq=1 take op=send or send_imm and no fault; qp=ud sge=1 rx_sge=1\n");
+		return -EINVAL;
+	}
+	/* only SEND data lands in the server's receives */
+	if ((a.rx_sge || a.rx_sge_max) && !perf_op_is_send(a.op)) {
+		pr_err("rx_sge= takes op=send or send_imm\n");
+		return -EINVAL;
+	}
+	/* an atomic's target, 8 bytes at the region's start, is aligned */
+	if (a.offset % 8 && perf_op_is_atomic(a.op)) {
+		pr_err("offset=%u: atomics need a multiple of 8\n", a.offset);
 		return -EINVAL;
 	}
 	/* default: the limit event half way through the run */
@@ -232,10 +262,10 @@ static int perf_command(char *buf)
 		pr_err("fault=short needs size above %zu\n", sizeof(struct perf_ctrl));
 		return -EINVAL;
 	}
-	if (a.nsge > 1 && perf_op_is_atomic(a.op))
+	if (perf_op_is_atomic(a.op)) {
 		a.nsge = 1;
-	if (perf_op_is_atomic(a.op))
 		a.size = 8;
+	}
 	if (mutex_lock_interruptible(&perf_client_lock))
 		return -EINTR;
 	ret = perf_client(&a);
@@ -266,9 +296,10 @@ static int perf_control_show(struct seq_file *m, void *v)
 	seq_puts(m, "commands:\n"
 		 "  server addr=ADDR [port=N]\n"
 		 "  client addr=ADDR [port=N] [src=ADDR] [op=OP] [size=N] [depth=N] [count=N]\n"
-		 "         [sge=N] [inline=0|1] [verify=0|1] [tos=N] [corrupt=ITER]\n"
-		 "         [retry=0-7] [rnr_retry=0-7] [fault=none|rkey|norecv|flush|short]\n"
-		 "         [qp=rc|ud] [srq=0|1] [srq_limit=N] [inv=none|local|remote]\n"
+		 "         [sge=N|max] [rx_sge=N|max] [offset=N] [inline=0|1] [verify=0|1]\n"
+		 "         [tos=N] [corrupt=ITER] [retry=0-7] [rnr_retry=0-7]\n"
+		 "         [fault=none|rkey|norecv|flush|short] [qp=rc|ud] [srq=0|1]\n"
+		 "         [srq_limit=N] [inv=none|local|remote]\n"
 		 "  stop\n"
 		 "ops:");
 	for (i = 0; i < PERF_NR_OPS; i++)

@@ -38,12 +38,16 @@ static void perf_server_report(struct perf_conn *c)
 		return;
 	c->reported = true;
 	snprintf(line, sizeof(line),
-		 "server peer=%pISpc dev=%s qp=%s op=%s size=%u count=%u sge=%u verify=%u srq=%u srq_limit=%u srq_events=%u srq_event_msgs=%u inv=%s inv_checked=%u msgs=%u errors=%llu%s status=%s",
+		 "server peer=%pISpc dev=%s qp=%s op=%s size=%u count=%u sge=%u rx_sge=%u rx_wr_sge=%u max_recv_sge=%d max_srq_sge=%d offset=%u iova_off=%lu verify=%u srq=%u srq_limit=%u srq_events=%u srq_event_msgs=%u inv=%s inv_checked=%u msgs=%u rx_bytes=%llu errors=%llu%s status=%s",
 		 &c->id->route.addr.dst_addr, dev_name(&c->dev->dev),
 		 c->ud ? "ud" : "rc", perf_op_names[c->op], c->size, c->count,
-		 c->nsge, c->verify, c->use_srq, c->srq_limit,
+		 c->nsge, c->rx_nsge, c->rx_wr_sge, c->dev->attrs.max_recv_sge,
+		 c->dev->attrs.max_srq_sge, c->offset,
+		 c->mr ? offset_in_page(c->mr->iova) : 0UL, c->verify,
+		 c->use_srq, c->srq_limit,
 		 atomic_read(&c->srq_events), c->srq_event_rx,
-		 perf_inv_names[c->inv], c->inv_checked, c->rx_data, c->errors,
+		 perf_inv_names[c->inv], c->inv_checked, c->rx_data, c->rx_bytes,
+		 c->errors,
 		 c->errors ? " (first bad message below)" : "",
 		 c->errors || c->wc_err ? "fail" : "ok");
 	perf_result_add(line);
@@ -161,7 +165,7 @@ static void perf_server_ctrl(struct perf_conn *c, struct perf_ctrl *m,
 		perf_region_for_cpu(c);
 		for (k = first; k < first + n; k++) {
 			slot = k % c->rslots;
-			errs = perf_check(c->region + slot * c->rstride, k, 0,
+			errs = perf_check(c->rdata + slot * c->rstride, k, 0,
 					  c->size, &bad);
 			if (errs)
 				perf_server_bad(c, errs, k, bad);
@@ -172,14 +176,14 @@ static void perf_server_ctrl(struct perf_conn *c, struct perf_ctrl *m,
 	case PERF_CTRL_FILL:
 		for (k = first; k < first + n; k++) {
 			slot = k % c->rslots;
-			perf_fill(c->region + slot * c->rstride, k, 0, c->size);
+			perf_fill(c->rdata + slot * c->rstride, k, 0, c->size);
 		}
 		perf_region_for_dev(c);
 		break;
 	case PERF_CTRL_DONE:
 		if (perf_op_is_atomic(c->op) && c->verify) {
 			perf_region_for_cpu(c);
-			val = *(u64 *)c->region;
+			val = *(u64 *)c->rdata;
 			if (val != be64_to_cpu(m->val)) {
 				pr_err("server: atomic target is %#llx, expected %#llx\n",
 				       val, be64_to_cpu(m->val));
@@ -277,6 +281,7 @@ void perf_server_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		 */
 		data = true;
 		iter = c->rx_data++;
+		c->rx_bytes += len;
 		if (len != c->size) {
 			pr_err("server: message %u is %u bytes, expected %u\n",
 			       iter, len, c->size);
@@ -364,6 +369,24 @@ static int perf_server_established(struct perf_conn *c)
 	return perf_send_ctrl(c, &m);
 }
 
+/*
+ * A test the device cannot run (c->why says why): reject it with the
+ * reason, which the client logs; other setup failures leave the reject to
+ * rdma_cm, as before.
+ */
+static void perf_server_refuse(struct perf_conn *c, int err)
+{
+	struct perf_rej rej = {
+		.magic = cpu_to_be32(PERF_MAGIC),
+		.err = cpu_to_be32(-err),
+	};
+
+	if (!c->why[0])
+		return;
+	strscpy(rej.msg, c->why, sizeof(rej.msg));
+	rdma_reject(c->id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+}
+
 static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	bool ud = id->qp_type == IB_QPT_UD;
@@ -376,7 +399,8 @@ static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	int ret;
 
 	if (req_len < sizeof(*req) ||
-	    be32_to_cpu(req->magic) != PERF_MAGIC || req->op >= PERF_NR_OPS) {
+	    be32_to_cpu(req->magic) != PERF_MAGIC || req->op >= PERF_NR_OPS ||
+	    be32_to_cpu(req->offset) >= PAGE_SIZE) {
 		pr_err("server: connect request without a valid test, rejected\n");
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 		/* non-zero: rdma_cm destroys the new id */
@@ -388,7 +412,12 @@ static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	c->server = true;
 	c->id = id;
 	c->op = req->op;
-	c->nsge = clamp_t(u32, req->nsge, 1, PERF_MAX_SGE);
+	c->nsge = max_t(u32, req->nsge, 1);
+	/* rx_sge=: perf_conn_setup checks it against the device */
+	c->rx_nsge = req->rx_sge;
+	c->rx_sge_max = req->flags & PERF_REQ_F_RX_SGE_MAX;
+	/* the region's first byte in its page (offset=) */
+	c->offset = be32_to_cpu(req->offset);
 	c->verify = req->verify;
 	c->size = clamp_t(u32, be32_to_cpu(req->size), 1, PERF_MAX_SIZE);
 	c->depth = clamp_t(u32, be32_to_cpu(req->depth), 1, PERF_MAX_DEPTH);
@@ -404,8 +433,10 @@ static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	id->context = c;
 
 	ret = perf_conn_setup(c);
-	if (ret)
+	if (ret) {
+		perf_server_refuse(c, ret);
 		goto err;
+	}
 	if (!ud) {
 		cp.responder_resources = min_t(u32, ev->param.conn.initiator_depth,
 					       c->dev->attrs.max_qp_rd_atom);

@@ -30,15 +30,20 @@ struct seq_file;
 #define PERF_MAX_SIZE		SZ_1M
 #define PERF_MAX_DEPTH		256U
 #define PERF_MAX_COUNT		10000000U
-#define PERF_MAX_SGE		16U
+/*
+ * sge= and rx_sge= go to the server in a byte; the device's own limits
+ * (max_send_sge, max_sge_rd, max_recv_sge, max_srq_sge) are what a run
+ * is checked against, and sge=max / rx_sge=max ask for exactly those.
+ */
+#define PERF_MAX_SGE		U8_MAX
+#define PERF_SGE_DEV		0	/* perf_args.nsge: sge=max */
 #define PERF_MAX_REGION_PAGES	1024U
 #define PERF_CTRL_RX		4
-#define PERF_INLINE_MAX		256U
 #define PERF_ATOMIC_INIT	0x0123456789abcdefULL
 #define PERF_TIMEOUT		(30 * HZ)
 #define PERF_CM_TIMEOUT_MS	5000
 #define PERF_NR_RESULTS		16
-#define PERF_LINE_LEN		512
+#define PERF_LINE_LEN		768
 #define PERF_GRH_LEN		40	/* room for the GRH ahead of UD data */
 /*
  * The RNR NAK wait an RC QP asks of its peer when a SEND finds no receive
@@ -121,12 +126,27 @@ struct perf_req {
 	u8 rnr_retry;
 	u8 flags;		/* PERF_REQ_F_* */
 	u8 inv;			/* enum perf_inv */
-	u8 rsvd;
+	u8 rx_sge;		/* the server's receive SGEs; 0: nsge */
 	__be32 srq_limit;	/* with PERF_REQ_F_SRQ */
+	__be32 offset;		/* the region's first byte in its first page */
 };
+
+/* it must fit an RC REQ's private data: 92 bytes less rdma_cm's 36 */
+static_assert(sizeof(struct perf_req) <= 56);
 
 #define PERF_REQ_F_UD		BIT(0)	/* UD QPs (rdma_cm's UDP port space) */
 #define PERF_REQ_F_SRQ		BIT(1)	/* the server receives through an SRQ */
+#define PERF_REQ_F_RX_SGE_MAX	BIT(2)	/* rx_sge=max: the device's limit */
+
+/*
+ * The server's reject private data when it refuses a test its device
+ * cannot run (rx_sge= above max_recv_sge): the client logs msg.
+ */
+struct perf_rej {
+	__be32 magic;
+	__be32 err;
+	char msg[96];
+};
 
 enum perf_ctrl_type {
 	PERF_CTRL_INFO = 1,	/* server: addr/rkey/nslots/stride of its buffer */
@@ -152,11 +172,17 @@ struct perf_ctrl {
 	__be32 status;
 };
 
-/* A physically contiguous buffer, DMA mapped, used with local_dma_lkey. */
+/*
+ * A physically contiguous buffer, DMA mapped, used with local_dma_lkey.
+ * A client slot's is allocated in whole pages (base, alloc bytes), va at
+ * offset= bytes into its first page; others are kmalloc'ed (alloc 0).
+ */
 struct perf_buf {
 	void *va;
 	u64 dma;
 	u32 len;
+	void *base;
+	size_t alloc;
 };
 
 struct perf_conn;
@@ -200,9 +226,13 @@ struct perf_conn {
 	u32 size;
 	u32 depth;
 	u32 count;
-	u32 nsge;
+	u32 nsge;		/* client: sge= (sge=max resolved in setup) */
+	u32 wr_sge;		/* client: SGEs in each data work request */
+	u32 offset;		/* client slots', server region's page offset */
 	bool verify;
 	bool inl;
+	u32 qp_inline;		/* the QP's cap.max_inline_data as granted */
+	int max_inline;		/* inline=1: the largest send WQE's, or -1 */
 	u32 corrupt;		/* self-test: spoil iteration corrupt - 1 */
 	enum perf_fault fault;
 	bool ud;		/* UD QPs: no RDMA, messages within the MTU */
@@ -238,12 +268,18 @@ struct perf_conn {
 	struct perf_rx *rx;
 	u32 nrx;
 	u32 rx_len;
-	u32 rx_nsge;
+	u32 rx_nsge;		/* SGEs a receive may take (rx_sge=) */
+	u32 rx_wr_sge;		/* SGEs in each receive posted */
+	bool rx_sge_max;	/* server: rx_sge=max */
+	struct ib_sge *tx_sgl;	/* client: a data WR's SGEs, nsge of them */
+	struct ib_sge *rx_sgl;	/* a receive's SGEs, rx_nsge of them */
+	char why[96];		/* server: why the test was refused */
 
 	/* server: the remotely accessible buffer, fast-registered */
 	struct page **pages;
 	u32 npages;
-	void *region;
+	void *region;		/* the pages' mapping */
+	void *rdata;		/* region + offset: slot 0 */
 	struct sg_table sgt;
 	bool sgt_mapped;
 	struct ib_mr *mr;
@@ -280,6 +316,7 @@ struct perf_conn {
 
 	/* server statistics */
 	u32 rx_data;
+	u64 rx_bytes;		/* data messages' byte_len, summed */
 	u32 rx_imm;
 	u64 errors;
 	u32 first_bad_iter;
@@ -305,7 +342,10 @@ struct perf_args {
 	u32 size;
 	u32 depth;
 	u32 count;
-	u32 nsge;
+	u32 nsge;		/* PERF_SGE_DEV: sge=max */
+	u32 rx_sge;		/* 0: as sge; rx_sge_max: the device's */
+	bool rx_sge_max;
+	u32 offset;
 	int tos;
 	u32 corrupt;
 	bool verify;
@@ -329,6 +369,7 @@ void perf_result_add(const char *line);
 void perf_fill(u8 *dst, u32 iter, u32 off, u32 len);
 u32 perf_check(const u8 *src, u32 iter, u32 off, u32 len, u32 *bad);
 u32 perf_word(u32 iter, u32 w);
+u32 perf_npieces(u32 len, u32 nsge);
 int perf_sges(struct ib_sge *sge, u64 base, u32 len, u32 nsge, u32 lkey);
 void perf_fill_msg(u8 *buf, u32 len, u32 nsge, u32 iter);
 u32 perf_check_msg(const u8 *buf, u32 len, u32 nsge, u32 msg_len,
