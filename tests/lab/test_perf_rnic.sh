@@ -26,6 +26,15 @@
 #    (inv=remote, the server's receive completion must carry
 #    IB_WC_WITH_INVALIDATE and its rkey); a WRITE with the old rkey must
 #    fail with REM_ACCESS_ERR, and the next run registers again;
+#  - RoCE v2 only, the device's limits as kernel ULPs may post at them:
+#    SEND with sge=max (max_send_sge SGEs, 29 on rnic, from ib_device
+#    attrs), a server receive with rx_sge=max (max_recv_sge, 31) whose
+#    byte_len and bytes are checked, an inline SEND of what create_qp
+#    grants a QP of max_send_sge SGEs (464), WRITE and READ with
+#    offset=100 (client buffers and the server's FRWR region, mr->iova,
+#    start 100 bytes into a page); one SGE, one receive SGE and one
+#    inline byte over each limit are refused with a message naming it,
+#    and the next run passes;
 #  - RoCE v2 over IPv6 (the connection addressed to the peer's
 #    fd00:20::N, so it uses that address's RoCE v2 GID): each port's GID
 #    table has its address as a RoCE v2 GID, every operation verified,
@@ -60,11 +69,11 @@ lab_start perf_rnic || {
 	exit 1
 }
 # 2 boots, 3 set-up steps, 15 per RoCE version, 2 invalidation runs
-# (RoCE v2), the counter set; IPv6:
+# and 8 limit checks (RoCE v2), the counter set; IPv6:
 # 2 GIDs, the server, 8 runs, the wire and the counters; UDP port: the
 # unload, 2 loads, the TOS, the server, 3 runs, NVMe-oF over IPv6 (4)
 # and the wire (port, TOS).
-lab_plan 65 2
+lab_plan 73 2
 perf_checks_init
 perf_preflight
 
@@ -198,6 +207,122 @@ inv_run() {
 	[ "$(perf_field "$srv" inv)" = "$1" ] && [ "$(perf_field "$srv" inv_checked)" = 1 ]
 }
 
+# The device's limits (Documentation/ulp-verbs.rst, Gaps 6). rnic_perf
+# reads them from ib_device attrs (sge=max, rx_sge=max, and the fields
+# max_send_sge, max_recv_sge of its lines); the inline limit is what
+# create_qp grants a QP of max_send_sge SGEs, the largest send WQE
+# (qp_inline of the sge=max run). The first two checks set them for the
+# others.
+MAX_SEND_SGE=""
+MAX_RECV_SGE=""
+MAX_INLINE=""
+# limit_run ARGS...: perf_verified from vm1 to vm2's server; the client's
+# line in LINE, the server's verdict on it in SRVLINE.
+limit_run() {
+	local out rc=0
+	out="$(perf_verified 1 2 "$SRV" --timeout 150 "$@")" || rc=$?
+	echo "$out"
+	LINE="$(grep '^client ' <<<"$out" | tail -1)" || true
+	SRVLINE="$(grep '^server ' <<<"$out" | tail -1)" || true
+	return "$rc"
+}
+# SEND at max_send_sge: each WR carries exactly that many SGEs.
+sge_max_send() {
+	limit_run op=send size=4096 sge=max depth=8 count=200 || return 1
+	MAX_SEND_SGE="$(perf_field "$LINE" max_send_sge)"
+	MAX_INLINE="$(perf_field "$LINE" qp_inline)"
+	echo "vm1's max_send_sge: $MAX_SEND_SGE; inline bytes create_qp granted that QP: $MAX_INLINE"
+	[ "$MAX_SEND_SGE" -gt 1 ] &&
+		equal "sge=max" "$(perf_field "$LINE" sge)" "$MAX_SEND_SGE" &&
+		equal "SGEs in each SEND" "$(perf_field "$LINE" wr_sge)" "$MAX_SEND_SGE"
+}
+# The server's receives at max_recv_sge, each message's byte_len exact
+# (the server counts a wrong one as an error) and the bytes summed.
+rx_sge_max_recv() {
+	limit_run op=send_imm size=4000 sge=max rx_sge=max depth=8 count=200 || return 1
+	MAX_RECV_SGE="$(perf_field "$SRVLINE" max_recv_sge)"
+	echo "vm2's max_recv_sge: $MAX_RECV_SGE"
+	[ "$MAX_RECV_SGE" -gt 1 ] &&
+		equal "rx_sge=max" "$(perf_field "$SRVLINE" rx_sge)" "$MAX_RECV_SGE" &&
+		equal "SGEs in each receive" "$(perf_field "$SRVLINE" rx_wr_sge)" "$MAX_RECV_SGE" &&
+		equal "SGEs in each SEND_WITH_IMM" "$(perf_field "$LINE" wr_sge)" "$(perf_field "$LINE" max_send_sge)" &&
+		equal "messages received" "$(perf_field "$SRVLINE" msgs)" 200 &&
+		equal "byte_len summed" "$(perf_field "$SRVLINE" rx_bytes)" $((200 * 4000))
+}
+# An inline SEND of the device's inline limit: granted as asked, and
+# what the QP of max_send_sge SGEs was granted is the largest send WQE's.
+inline_max_send() {
+	[ -n "$MAX_INLINE" ] || {
+		echo "no inline limit: the sge=max check did not read one"
+		return 1
+	}
+	limit_run op=send size="$MAX_INLINE" inline=1 depth=8 count=200 || return 1
+	echo "inline SEND of $MAX_INLINE bytes: the QP was granted $(perf_field "$LINE" qp_inline), the largest send WQE $(perf_field "$LINE" max_inline)"
+	[ "$MAX_INLINE" -gt 0 ] &&
+		equal "inline bytes granted" "$(perf_field "$LINE" qp_inline)" "$MAX_INLINE" &&
+		equal "the largest send WQE's inline bytes" "$(perf_field "$LINE" max_inline)" "$MAX_INLINE"
+}
+# offset_run ARGS...: a verified run with offset=100: the client's
+# buffers start 100 bytes into a page, and so does the server's
+# fast-registered region (its MR's iova).
+offset_run() {
+	limit_run "$@" offset=100 || return 1
+	equal "client offset" "$(perf_field "$LINE" offset)" 100 &&
+		equal "server region offset" "$(perf_field "$SRVLINE" offset)" 100 &&
+		equal "offset_in_page(mr->iova)" "$(perf_field "$SRVLINE" iova_off)" 100
+}
+# perf_log N: VM N's rnic_perf kernel log lines.
+perf_log() {
+	lab_exec "$1" --timeout 30 "dmesg | grep -F 'rnic_perf: ' || true"
+}
+# over_limit MESSAGE ARGS... -- ARGS2...: a client run with ARGS fails
+# (status=fail), and vm1's kernel log has MESSAGE among the lines it
+# added; then a run with ARGS2, at the limit, passes: rnic_perf and the
+# server are still usable.
+over_limit() {
+	local msg="$1" line n0 new args=()
+	shift
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	n0="$(perf_log 1 | wc -l)" || return 1
+	if line="$(perf_run 1 "$SRV" --timeout 60 "${args[@]}")"; then
+		echo "the run passed: $line"
+		return 1
+	fi
+	echo "$line"
+	new="$(perf_log 1 | tail -n +$((n0 + 1)))" || return 1
+	echo "$new"
+	[ "$(perf_field "$line" status)" = fail ] || return 1
+	grep -qF -- "$msg" <<<"$new" || {
+		echo "no '$msg' in vm1's log"
+		return 1
+	}
+	echo "refused as it should; the next run:"
+	limit_run "$@"
+}
+sge_over() {
+	[ -n "$MAX_SEND_SGE" ] || return 1
+	over_limit "sge=$((MAX_SEND_SGE + 1)) exceeds the device's max_send_sge $MAX_SEND_SGE" \
+		op=send size=4096 count=20 sge=$((MAX_SEND_SGE + 1)) -- \
+		op=send size=4096 count=20 sge=max
+}
+rx_sge_over() {
+	[ -n "$MAX_RECV_SGE" ] || return 1
+	over_limit "the server refused the test: rx_sge=$((MAX_RECV_SGE + 1)) exceeds rnic0's max_recv_sge $MAX_RECV_SGE" \
+		op=send size=4096 count=20 rx_sge=$((MAX_RECV_SGE + 1)) -- \
+		op=send size=4096 count=20 rx_sge=max
+}
+inline_over() {
+	[ -n "$MAX_INLINE" ] || return 1
+	local n=$((MAX_INLINE + 1))
+	over_limit "inline=1 size=$n: rdma_create_qp refused max_inline_data $n: -22 (its largest send WQE is granted $MAX_INLINE inline bytes)" \
+		op=send count=20 inline=1 size="$n" -- \
+		op=send count=20 inline=1 size="$MAX_INLINE"
+}
+
 for v in 1 2; do
 	if [ "$v" = 1 ]; then mode="IB/RoCE v1"; else mode="RoCE v2"; fi
 	other=$((3 - v))
@@ -248,6 +373,29 @@ for v in 1 2; do
 			inv_run local || true
 		check "RoCE v2: inv=remote: WRITE 4 KiB, 32 verified; SEND_WITH_INV, server sees WITH_INVALIDATE and its rkey; old rkey refused" \
 			inv_run remote || true
+		# The limits, after the capture too: the refusals' runs end
+		# early, one with a CM REJ.
+		check "RoCE v2: limits: SEND 4 KiB, sge=max: vm1's max_send_sge SGEs each (29 on rnic), 200 verified" \
+			sge_max_send || true
+		perf_figures
+		check "RoCE v2: limits: SEND_WITH_IMM 4000 B, rx_sge=max: receives of vm2's max_recv_sge SGEs (31 on rnic), 200 verified, byte_len exact" \
+			rx_sge_max_recv || true
+		perf_figures
+		check "RoCE v2: limits: inline SEND of what create_qp grants the largest send WQE (464 B on rnic), 200 verified" \
+			inline_max_send || true
+		perf_figures
+		check "RoCE v2: limits: offset=100: RDMA WRITE 8 KiB, 64 verified; client SGE and server FRWR iova 100 bytes into a page" \
+			offset_run op=write size=8192 depth=8 count=64 || true
+		perf_figures
+		check "RoCE v2: limits: offset=100: RDMA READ 8 KiB, 64 verified; client SGE and server FRWR iova 100 bytes into a page" \
+			offset_run op=read size=8192 depth=8 count=64 || true
+		perf_figures
+		check "RoCE v2: limits: sge= one over max_send_sge refused, naming it; the next run (sge=max) passes" \
+			sge_over || true
+		check "RoCE v2: limits: rx_sge= one over the server's max_recv_sge refused (CM REJ with the reason); the next run (rx_sge=max) passes" \
+			rx_sge_over || true
+		check "RoCE v2: limits: inline one byte over the limit refused by create_qp, naming the limit; the next run passes" \
+			inline_over || true
 	fi
 done
 
