@@ -188,9 +188,17 @@ check "afterwards (vm2's link back up): SEND 4 KiB, 200 verified, wc_status=SUCC
 # waiting forever, nothing the device may still use is freed, and a
 # reload brings a working device back.
 
+# held_fatal: vm2's NIC holds what it receives first, so that vm1's WRs
+# are still in flight (unacknowledged) when vm1's NIC fails: without it,
+# a device quicker than the guest's posting could have completed them all
+# and left nothing to flush (flushed=0, seen once at rnicsim nice -10).
+held_fatal() {
+	lab_sim_ctl 2 rx hold && sleep 0.5 && lab_sim_ctl 1 fatal
+}
 dev_fatal() {
 	local rc=0
-	cut_run "the device failed" WR_FLUSH_ERR "1-$D" "" lab_sim_ctl 1 fatal || rc=1
+	cut_run "the device failed" WR_FLUSH_ERR "1-$D" "" held_fatal || rc=1
+	lab_sim_ctl 2 rx release || rc=1
 	lab_exec 1 --timeout 30 "dmesg | grep -E 'device fatal error|DEVICE_FATAL' | tail -3" || rc=1
 	return "$rc"
 }
