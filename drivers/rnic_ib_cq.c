@@ -641,6 +641,9 @@ static int rnic_ib_poll_one(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
 		rnic_ib_bad_cqe(ibd, cq, cqe, qp, "not an outstanding WQE, or inconsistent");
 		return err;
 	}
+	/* with local_invs: which way a ULP's MRs are invalidated */
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_remote_invs);
 	wc->qp = &qp->ibqp;
 	return 0;
 }

@@ -119,6 +119,8 @@ int rnic_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		sq->wrid[sq->pi & mask] = wr->wr_id;
 		sq->pi++;
+		if (wr->opcode == IB_WR_LOCAL_INV)
+			rnic_ib_stat_inc(ibd, RNIC_IB_STAT_local_invs);
 	}
 	posted = sq->pi != pi0;
 	if (posted)

@@ -63,7 +63,9 @@ enum rnic_ring_stat {
 	op(qp_err_by_driver)			\
 	op(cmd_failures)			\
 	op(deferred_frees)			\
-	op(cqes_scrubbed)
+	op(cqes_scrubbed)			\
+	op(local_invs)				\
+	op(remote_invs)
 
 #define RNIC_IB_STAT_ENUM(name)	RNIC_IB_STAT_##name,
 enum rnic_ib_stat {

@@ -13,10 +13,11 @@
 #    both sides (the other RC operations: test_perf_rnic.sh);
 #  - NVMe over Fabrics (nvmet-rdma in vm2, nvme-rdma in vm1): fio writes
 #    32 MiB with crc32c verify headers and reads it back verified (memory
-#    registration and SEND_WITH_INV as the NVMe drivers use them; nvme-rdma
-#    posts LOCAL_INV only when the target did not invalidate, which
-#    nvmet-rdma always does, so LOCAL_INV is not covered here:
-#    Documentation/ulp-verbs.rst);
+#    registration and SEND_WITH_INV as the NVMe drivers use them); the
+#    invalidation is shown to be the target's: the host's receive
+#    completions with IB_WC_WITH_INVALIDATE (remote_invs) rise with the
+#    I/Os and it posts no LOCAL_INV (local_invs), which nvme-rdma does
+#    only when the target did not invalidate (Documentation/ulp-verbs.rst);
 #  - the driver's bad-CQE / unknown-object counters stay 0;
 #  - rmmod rnic with rnic_perf's connections gone;
 #  - a VM whose rnicsim advertises ABI 1.0 only (--signature-abi 1, as an
@@ -44,7 +45,7 @@ lab_start rnic_abi2 || {
 }
 # 3 boots; 5 set-up checks, 3 rnic_perf runs, 5 NVMe-oF checks, 2 after
 # them, 1 on the ABI 1.0 NIC; then one kernel log sweep per VM.
-lab_plan 19 3
+lab_plan 20 3
 perf_checks_init
 if [ -n "${RNIC_KO:-}" ]; then
 	preflight rnicsim
@@ -134,6 +135,7 @@ MB=32
 check "ABI 2: vm2: nvmet-rdma target on $SRV:$NVME_PORT, $MB MiB namespace" \
 	nvmet_up 2 "$SRV" "$MB" || true
 DEV=""
+hw_stats 1 rnic0/1 >"$LAB_DIR/inv-before" 2>&1 || true
 connect() { DEV="$(nvme_host_up 1 "$SRV")" && echo "$DEV"; }
 check "ABI 2: vm1: nvme connect -t rdma to $SRV" connect || true
 t="$(lab__now_us)"
@@ -141,6 +143,28 @@ check "ABI 2: vm1: fio writes $MB MiB to ${DEV:-the namespace} and reads it back
 	nvme_verify 1 "$DEV" "$MB" 600 || true
 echo "# ABI 2: fio $MB MiB write+verify: $(lab_elapsed "$t") s"
 grep -E 'WRITE:|READ:' "$OUT/$nchk.log" | sed 's/^ */# /' || true
+# remote_inv: nvme-rdma asks the target to invalidate each request's
+# rkey; nvmet-rdma answers with SEND_WITH_INV, so vm1's receive
+# completions carry IB_WC_WITH_INVALIDATE and nvme-rdma posts no
+# LOCAL_INV of its own; a wrong rkey would have been logged as "Bogus
+# remote invalidation" (and the connection reset). At least one per
+# 128 KiB write of the first pass.
+remote_inv() {
+	local a="$LAB_DIR/inv-after" b="$LAB_DIR/inv-before" r l
+	hw_stats 1 rnic0/1 >"$a" || return 1
+	if ! grep -q '^remote_invs ' "$a" || ! grep -q '^local_invs ' "$a" ||
+		! grep -q '^remote_invs ' "$b"; then
+		echo "remote_invs or local_invs missing from rdma statistic"
+		return 1
+	fi
+	r=$(($(stat_of "$a" remote_invs) - $(stat_of "$b" remote_invs)))
+	l=$(($(stat_of "$a" local_invs) - $(stat_of "$b" local_invs)))
+	echo "vm1 (nvme-rdma host): remote_invs +$r, local_invs +$l"
+	lab_exec 1 --timeout 30 "! dmesg | grep 'Bogus remote invalidation'" || return 1
+	[ "$r" -ge $((MB * 8)) ] && [ "$l" = 0 ]
+}
+check "ABI 2: vm1: nvmet-rdma invalidated the host's MRs remotely (remote_invs >= $((MB * 8)), no LOCAL_INV, no bogus rkey)" \
+	remote_inv || true
 check "ABI 2: vm1: nvme disconnect" nvme_host_down 1 || true
 check "ABI 2: vm2: target removed" nvmet_down 2 || true
 
