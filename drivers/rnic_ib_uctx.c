@@ -218,6 +218,8 @@ struct rnic_ib_udbp *rnic_ib_udbp_get(struct rnic_ib_ucontext *uctx,
 	unsigned int i;
 	int err = -ENOSPC;
 
+	if (uctx->refused)
+		return ERR_PTR(-uctx->refused);
 	mutex_lock(&uctx->lock);
 	for (i = 0; i < uctx->num_pages; i++) {
 		if (uctx->pages[i].dbp.used + slots <= RNIC_DBP_SLOTS) {
@@ -289,9 +291,36 @@ static int rnic_ib_uctx_supported(struct rnic_ibdev *ibd)
 			  PAGE_SIZE);
 		return -EOPNOTSUPP;
 	}
-	if (READ_ONCE(ibd->fatal))
-		return -EIO;
 	return 0;
+}
+
+/*
+ * Refuse a context in its response, not by failing the command: 6.12's
+ * GET_CONTEXT ioctl (uverbs_std_types_device.c) frees a context that
+ * alloc_ucontext failed without rdma_restrack_put(), so every refusal
+ * leaks the task reference restrack took (a task_struct, its
+ * signal_struct and creds once the process exits). A device that failed
+ * or ran out of user doorbell pages is refused to every open, as often as
+ * a process tries; a context that succeeds with a status is freed by
+ * ib_core's normal release, which drops the reference.
+ */
+static int rnic_ib_uctx_refuse(struct rnic_ibdev *ibd,
+			       struct rnic_ib_ucontext *uctx,
+			       struct rnic_ualloc_ctx_resp *resp, int err,
+			       struct ib_udata *udata)
+{
+	uctx->refused = -err;
+	rnic_ib_stat_inc(ibd, RNIC_IB_STAT_uctx_refused);
+	ibdev_dbg(&ibd->ibdev, "user context of pid %d refused: %s\n",
+		  task_tgid_vnr(current), err == -EIO ?
+		  "the device failed (reload rnic)" :
+		  "user contexts hold every doorbell page they may");
+	memset(resp, 0, sizeof(*resp));
+	resp->status = -err;
+	resp->db_page_size = RNIC_DBP_SIZE;
+	resp->max_sqe_log2 = ibd->caps.max_sqe_log2;
+	resp->max_rqe_log2 = ibd->caps.max_rqe_log2;
+	return rnic_ib_udata_out(udata, resp, sizeof(*resp));
 }
 
 int rnic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
@@ -314,9 +343,16 @@ int rnic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	mutex_init(&uctx->lock);
 
 	/* the first page now, so that a context that gets none fails here */
-	p = rnic_ib_udbp_get(uctx, 0);
+	p = READ_ONCE(ibd->fatal) ? ERR_PTR(-EIO) : rnic_ib_udbp_get(uctx, 0);
 	if (IS_ERR(p)) {
 		err = PTR_ERR(p);
+		if (READ_ONCE(ibd->fatal))
+			err = -EIO;
+		if (err == -EIO || err == -ENOSPC) {
+			err = rnic_ib_uctx_refuse(ibd, uctx, &resp, err, udata);
+			if (!err)
+				return 0;
+		}
 		goto err_free;
 	}
 	if (ibd->kick_mmap) {

@@ -65,7 +65,8 @@ enum rnic_ring_stat {
 	op(deferred_frees)			\
 	op(cqes_scrubbed)			\
 	op(local_invs)				\
-	op(remote_invs)
+	op(remote_invs)				\
+	op(uctx_refused)
 
 #define RNIC_IB_STAT_ENUM(name)	RNIC_IB_STAT_##name,
 enum rnic_ib_stat {

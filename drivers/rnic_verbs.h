@@ -264,6 +264,8 @@ struct rnic_ib_udbp {
  * @pages: its doorbell pages, @num_pages of them
  * @num_pages: pages allocated
  * @kick_me: with ibd->kick_mmap, the mapping of the BAR0 page
+ * @refused: 0, or the errno (positive) the context was refused with
+ *	(rnic_ualloc_ctx_resp.status): it has no pages and gets none
  */
 struct rnic_ib_ucontext {
 	struct ib_ucontext ibuc;
@@ -271,6 +273,7 @@ struct rnic_ib_ucontext {
 	struct rnic_ib_udbp pages[RNIC_IB_UCTX_MAX_DBPS];
 	unsigned int num_pages;
 	struct rnic_ib_mentry *kick_me;
+	u32 refused;
 };
 
 struct rnic_ib_pd {

@@ -140,12 +140,29 @@ static void udbp_context_limit(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, rnic_ib_udbp_get(uctx, 1), &uctx->pages[0]);
 }
 
+/*
+ * A context refused in its response (a failed NIC) gets no page for any
+ * object: no ALLOC_DB_PAGE is tried, the refusal's errno comes back
+ */
+static void udbp_refused_context(struct kunit *test)
+{
+	struct rnic_ib_ucontext *uctx = udbp_env(test, 0);
+
+	uctx->refused = EIO;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(rnic_ib_udbp_get(uctx, 1)), -EIO);
+	KUNIT_EXPECT_EQ(test, uctx->num_pages, 0U);
+	uctx->refused = ENOSPC;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(rnic_ib_udbp_get(uctx, 0)), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, uctx->num_pages, 0U);
+}
+
 static struct kunit_case rnic_ib_umem_cases[] = {
 	KUNIT_CASE(uring_bytes),
 	KUNIT_CASE(ucq_check),
 	KUNIT_CASE(uwq_check),
 	KUNIT_CASE(udbp_slots),
 	KUNIT_CASE(udbp_context_limit),
+	KUNIT_CASE(udbp_refused_context),
 	{}
 };
 

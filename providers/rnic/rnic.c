@@ -114,6 +114,15 @@ static struct verbs_context *rnic_alloc_context(struct ibv_device *ibdev,
 	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp)))
 		goto err_free;
+	/* refused in the response (rnic-abi.h): closing frees it */
+	if (resp.status) {
+		verbs_err(&ctx->ibv_ctx, "rnic: %s refuses a new context: %s\n",
+			  ibdev->name, resp.status == EIO ?
+			  "the device failed; reload rnic (modprobe -r rnic; modprobe rnic)" :
+			  strerror(resp.status));
+		errno = resp.status;
+		goto err_free;
+	}
 	err = rnic_check_ctx_resp(ctx, &resp);
 	if (err) {
 		verbs_err(&ctx->ibv_ctx, "rnic: the kernel's context response is not usable (doorbell page %u bytes, WQE sizes 2^%u/2^%u, kick at %#x)\n",

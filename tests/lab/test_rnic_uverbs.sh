@@ -24,8 +24,9 @@
 #    what the process owns, while another process's transfers verify;
 #  - the device fails (rnicsim "fatal") under a process's transfers: it
 #    gets IBV_EVENT_DEVICE_FATAL, no wrong data, its teardown returns,
-#    and rmmod and modprobe bring the device back (the kernel-kick check
-#    below runs on the reloaded device);
+#    20 new contexts are each refused with EIO, and rmmod and modprobe
+#    bring the device back (the kernel-kick check below runs on the
+#    reloaded device);
 #  - rnic reloaded in vm1 with user_kick_map=0: processes kick through the
 #    kernel (a system call per post, ibv_rc_pingpong's data still
 #    checked), then unloaded;
@@ -44,6 +45,9 @@ set -euo pipefail
 
 SUITE="rnic uverbs"
 PEER=${UV_PEER:-rnic}
+# Every kmemleak object fails the sweep here, ib_core's too: a refused
+# context once leaked ib_core's task reference (rnic_ib_uctx.c).
+LAB_KMEMLEAK_ALL=1
 T0="$(lab__now_us)"
 lab_start rnic_uverbs || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_uverbs"
@@ -294,8 +298,10 @@ check "hostile: the other process's transfers verified throughout" traffic || tr
 
 # fatal: vm1's NIC fails (rnicsim "fatal") while a process verifies
 # transfers: the process gets IBV_EVENT_DEVICE_FATAL, no transfer
-# completes with wrong data, its teardown returns (rnic_hostile fatal);
-# the guest log names the failure. The device stays failed until the
+# completes with wrong data, its teardown returns, and 20 new contexts are
+# each refused with EIO (rnic_hostile fatal); the guest log names the
+# failure, and the sweep (LAB_KMEMLEAK_ALL) finds nothing the refusals
+# leaked. The device stays failed until the
 # driver is reloaded: "down 1" below unloads it, kernel_kick loads it.
 dev_fatal() {
 	local job out="$LAB_DIR/hostile-fatal" rc=0
@@ -318,7 +324,7 @@ dev_fatal() {
 	grep -q '^hostile fatal: ok' "$out" || rc=1
 	return "$rc"
 }
-check "vm1's NIC fails under a process's transfers: DEVICE_FATAL reaches it, no wrong data, its teardown returns" dev_fatal || true
+check "vm1's NIC fails under a process's transfers: DEVICE_FATAL reaches it, no wrong data, its teardown returns, 20 new contexts refused with EIO" dev_fatal || true
 
 # unload_busy: rmmod rnic in vm2 while a process has its context open and
 # verifies transfers: ib_core disassociates the context (the mappings are

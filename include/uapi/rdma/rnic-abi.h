@@ -44,7 +44,13 @@
  * @max_sqe_log2: largest send WQE (log2 of bytes) a QP may use
  * @max_rqe_log2: largest receive WQE (log2 of bytes) a QP or SRQ may use
  * @max_inline: inline bytes the largest send WQE holds
- * @reserved: zero
+ * @status: 0, or the errno (positive) for which the kernel refuses the
+ *	process a context: EIO, the device failed (reload rnic); ENOSPC,
+ *	user contexts hold every doorbell page they may. A refused context
+ *	has no doorbell page (@db_key maps nothing) and gets none; the
+ *	provider fails ibv_open_device with @status and closes the file
+ *	(why the kernel does not fail the command itself: rnic.rst, "User
+ *	verbs")
  */
 struct rnic_ualloc_ctx_resp {
 	__aligned_u64 db_key;
@@ -56,7 +62,7 @@ struct rnic_ualloc_ctx_resp {
 	__u8 max_sqe_log2;
 	__u8 max_rqe_log2;
 	__u16 max_inline;
-	__u32 reserved;
+	__u32 status;
 };
 
 /**
