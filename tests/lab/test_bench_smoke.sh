@@ -58,6 +58,14 @@ echo "# bench.sh --smoke --rounds $ROUNDS: exit $rc after $(lab_elapsed "$T0") s
 # scripts/test.sh's breakdown as every test's are.
 cat "$OUT"/*.log 2>/dev/null | grep '^# lab: time: ' >&2 || true
 sed 's/^/# /' "$STDOUT"
+# What bench.sh said went wrong (a row's run that failed, a pair's exit),
+# here too: a CI log keeps these lines, not the files they name.
+if [ "$rc" != 0 ]; then
+	grep -E 'failed|exit [1-9]|missing|not ok|did not' "$LOG" | sed 's/^/# bench.stderr: /' || true
+	for f in "$RNIC_LAB_DIR"/bench_*/perftest.log; do
+		if [ -s "$f" ]; then tail -n 20 "$f" | sed "s|^|# ${f#"$RNIC_LAB_DIR"/}: |"; fi
+	done
+fi
 ok_if "scripts/bench.sh --smoke --rounds $ROUNDS runs both pairs in each round and exits 0" \
 	"$LOG" test "$rc" = 0
 
