@@ -9,6 +9,15 @@
 #  - 4 AF_RDS sockets on each side, 100 messages each (1 B to 60 KiB,
 #    interleaved), every message verified by the receiver: content, size
 #    and order per socket (tests/lab/rds_msgs.py);
+#  - RDS's RDMA operations (tests/lab/rds_rdma.py): vm2 maps buffers
+#    with RDS_CMSG_RDMA_MAP (RDS registers them with fast-registration
+#    WRs), vm1 gets the cookies and runs RDS_CMSG_RDMA_ARGS on them, RDMA
+#    WRITEs and READs of 1 B - 256 KiB at odd page offsets, two local
+#    SGEs, with RDS_RDMA_NOTIFY_ME (READs with RDS_RDMA_FENCE: the
+#    message after them is an IB_SEND_FENCE SEND): each status 0, every
+#    byte verified on the side that received it; vm2's rdma statistic
+#    shows the READs served and one LOCAL_INV per MR (mapped with
+#    RDS_RDMA_INVALIDATE, invalidated when the socket closes);
 #  - rdma statistic: the NIC's TX and RX frames of that RoCE version went
 #    up on both VMs, the other version's did not;
 #  - rmmod rds_rdma with its connection up returns (RDS drains its QPs).
@@ -35,8 +44,8 @@ lab_start rnic_rds || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_rds"
 	exit 1
 }
-# boots 2, devices 2, per RoCE version 7 (x2), unload 1
-lab_plan 19 2
+# boots 2, devices 2, per RoCE version 8 (x2), unload 1
+lab_plan 21 2
 perf_checks_init
 perf_preflight
 
@@ -44,13 +53,17 @@ perf_preflight
 # the repo may live: the script goes to each VM through its $LAB_FILES.
 # shellcheck disable=SC2016 # expanded in the guest
 RDS_PY='$LAB_FILES/rds_msgs.py'
+# shellcheck disable=SC2016 # expanded in the guest
+RDMA_PY='$LAB_FILES/rds_rdma.py'
+RDMA_ROUNDS=16
 SOCKETS=4
 COUNT=100
 
 lab_vm 1 --rnic --smp 2
 lab_vm 2 --rnic --smp 2
 for n in 1 2; do
-	cp "$LAB_REPO/tests/lab/rds_msgs.py" "$LAB_DIR/vm$n/ctl/files/"
+	cp "$LAB_REPO/tests/lab/rds_msgs.py" "$LAB_REPO/tests/lab/rds_rdma.py" \
+		"$LAB_DIR/vm$n/ctl/files/"
 done
 boot_vms 1 2
 check_vms "1 2" "rnic0 ACTIVE (2 vCPUs)" rnic_up || exit 1
@@ -83,7 +96,34 @@ exchange() {
 	return "$rc"
 }
 
-# run_version V MODE PORT: one RoCE version's checks (7).
+# rdma_ops PORT SEED: vm1 runs RDS's RDMA WRITEs and READs on buffers
+# vm2 maps, each verified (rds_rdma.py); vm2's NIC served the READs and
+# its driver posted a LOCAL_INV per MR.
+rdma_ops() {
+	local a1 a2 job i rc=0 b="$LAB_DIR/rdma-$1-before" a="$LAB_DIR/rdma-$1-after" n
+	a1="$(lab_addr 1 rnic 4)"
+	a2="$(lab_addr 2 rnic 4)"
+	hw_stats 2 rnic0/1 >"$b" || return 1
+	job="$(lab_bg 1 python3 "$RDMA_PY" init "$a1" "$a2" "$1" "$RDMA_ROUNDS" "$2" 120)" ||
+		return 1
+	for i in $(seq 100); do
+		lab_job_output 1 "$job" | grep -q '^ready' && break
+		sleep 0.1
+	done
+	lab_exec 2 --timeout 140 python3 "$RDMA_PY" target "$a2" "$a1" "$1" "$RDMA_ROUNDS" "$2" 120 ||
+		rc=1
+	lab_wait 1 "$job" --timeout 140 || rc=1
+	hw_stats 2 rnic0/1 >"$a" || return 1
+	n="$(stat_delta "$b" "$a" read_requests_rcvd)" || return 1
+	echo "vm2: read_requests_rcvd +$n (want >= $((RDMA_ROUNDS / 2)))"
+	[ "$n" -ge $((RDMA_ROUNDS / 2)) ] || rc=1
+	n="$(stat_delta "$b" "$a" local_invs)" || return 1
+	echo "vm2: local_invs +$n (want >= $RDMA_ROUNDS)"
+	[ "$n" -ge "$RDMA_ROUNDS" ] || rc=1
+	return "$rc"
+}
+
+# run_version V MODE PORT: one RoCE version's checks (8).
 run_version() {
 	local v="$1" mode="$2" port="$3" n
 	check "RoCE v$v: rdma_cm default_roce_mode '$mode' on both VMs" both_mode "$mode" || true
@@ -95,6 +135,8 @@ run_version() {
 		exchange 1 2 "$port" "$v" || true
 	check "RoCE v$v: the same, vm2 -> vm1 on the same connection" \
 		exchange 2 1 $((port + 50)) $((v + 10)) || true
+	check "RoCE v$v: RDS RDMA: vm1 WRITEs into and READs from $RDMA_ROUNDS buffers vm2 mapped (RDS_CMSG_RDMA_MAP/ARGS, 1 B - 256 KiB, 2 local SGEs, fenced READs), status 0, every byte verified; vm2 served the READs, a LOCAL_INV per MR" \
+		rdma_ops $((port + 90)) $((v + 20)) || true
 	for n in 1 2; do
 		hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-v$v-vm$n-after" 2>&1 || true
 		check "RoCE v$v: vm$n rdma statistic: RoCE v$v frames up both ways, the other version's not" \
