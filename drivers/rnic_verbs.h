@@ -273,7 +273,7 @@ struct rnic_ib_ucontext {
 	struct rnic_ib_udbp pages[RNIC_IB_UCTX_MAX_DBPS];
 	unsigned int num_pages;
 	struct rnic_ib_mentry *kick_me;
-	u32 refused;
+	int refused;
 };
 
 struct rnic_ib_pd {
