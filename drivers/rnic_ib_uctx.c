@@ -305,22 +305,23 @@ static int rnic_ib_uctx_supported(struct rnic_ibdev *ibd)
  * ib_core's normal release, which drops the reference.
  */
 static int rnic_ib_uctx_refuse(struct rnic_ibdev *ibd,
-			       struct rnic_ib_ucontext *uctx,
-			       struct rnic_ualloc_ctx_resp *resp, int err,
+			       struct rnic_ib_ucontext *uctx, int err,
 			       struct ib_udata *udata)
 {
+	struct rnic_ualloc_ctx_resp resp = {
+		.status = -err,
+		.db_page_size = RNIC_DBP_SIZE,
+		.max_sqe_log2 = ibd->caps.max_sqe_log2,
+		.max_rqe_log2 = ibd->caps.max_rqe_log2,
+	};
+
 	uctx->refused = -err;
 	rnic_ib_stat_inc(ibd, RNIC_IB_STAT_uctx_refused);
 	ibdev_dbg(&ibd->ibdev, "user context of pid %d refused: %s\n",
 		  task_tgid_vnr(current), err == -EIO ?
 		  "the device failed (reload rnic)" :
 		  "user contexts hold every doorbell page they may");
-	memset(resp, 0, sizeof(*resp));
-	resp->status = -err;
-	resp->db_page_size = RNIC_DBP_SIZE;
-	resp->max_sqe_log2 = ibd->caps.max_sqe_log2;
-	resp->max_rqe_log2 = ibd->caps.max_rqe_log2;
-	return rnic_ib_udata_out(udata, resp, sizeof(*resp));
+	return rnic_ib_udata_out(udata, &resp, sizeof(resp));
 }
 
 int rnic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
@@ -345,11 +346,10 @@ int rnic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	/* the first page now, so that a context that gets none fails here */
 	p = READ_ONCE(ibd->fatal) ? ERR_PTR(-EIO) : rnic_ib_udbp_get(uctx, 0);
 	if (IS_ERR(p)) {
-		err = PTR_ERR(p);
-		if (READ_ONCE(ibd->fatal))
-			err = -EIO;
+		/* the device may have failed during ALLOC_DB_PAGE */
+		err = READ_ONCE(ibd->fatal) ? -EIO : PTR_ERR(p);
 		if (err == -EIO || err == -ENOSPC) {
-			err = rnic_ib_uctx_refuse(ibd, uctx, &resp, err, udata);
+			err = rnic_ib_uctx_refuse(ibd, uctx, err, udata);
 			if (!err)
 				return 0;
 		}
