@@ -114,6 +114,14 @@ def recv_one(s, deadline, stash=None, status=False):
     return None
 
 
+def report(who, ok, nrounds, bad):
+    """The run's last lines; its exit status."""
+    for m in bad:
+        print(f"bad: {m}")
+    print(f"{who}: {ok}/{nrounds} rounds verified")
+    return 0 if ok == nrounds and not bad else 1
+
+
 def target(bind_ip, peer_ip, port, nrounds, seed, timeout):
     s = rds_socket(bind_ip, port)
     deadline = time.monotonic() + timeout
@@ -126,7 +134,7 @@ def target(bind_ip, peer_ip, port, nrounds, seed, timeout):
             size, off = ROUNDS[r % len(ROUNDS)]
             b = Buf(size, off)
             b.write(pattern(seed, r, "read") if r % 2 else bytes(size))
-            bufs.append(b)
+            bufs.append(b)  # mapped as long as RDS's MR on it lives
             # invalidated when freed (the socket's close): LOCAL_INV now
             args = struct.pack("=QQQQ", b.addr, size, 0, RDS_RDMA_INVALIDATE)
             send_retry(s, f"map {r}".encode(), [(SOL_RDS, RDS_CMSG_RDMA_MAP, args)],
@@ -152,10 +160,7 @@ def target(bind_ip, peer_ip, port, nrounds, seed, timeout):
             ok += 1
     except OSError as e:
         bad.append(str(e))
-    for m in bad:
-        print(f"bad: {m}")
-    print(f"target: {ok}/{nrounds} rounds verified")
-    return 0 if ok == nrounds and not bad else 1
+    return report("target", ok, nrounds, bad)
 
 
 def initiator(bind_ip, peer_ip, port, nrounds, seed, timeout):
@@ -186,10 +191,10 @@ def initiator(bind_ip, peer_ip, port, nrounds, seed, timeout):
             half = size // 2
             parts = [Buf(n, 3 * i) for i, n in enumerate((half, size - half)) if n]
             if write:
-                want = pattern(seed, r, "write")
-                parts[0].write(want[:parts[0].size])
-                if len(parts) > 1:
-                    parts[1].write(want[parts[0].size:])
+                want, pos = pattern(seed, r, "write"), 0
+                for p in parts:
+                    p.write(want[pos:pos + p.size])
+                    pos += p.size
             vec = (ctypes.c_uint64 * (2 * len(parts)))()
             for i, p in enumerate(parts):
                 vec[2 * i], vec[2 * i + 1] = p.addr, p.size
@@ -204,7 +209,7 @@ def initiator(bind_ip, peer_ip, port, nrounds, seed, timeout):
             if got is None:
                 bad.append(f"round {r}: no RDS_CMSG_RDMA_STATUS within {timeout} s")
                 break
-            data, cm, _ = got
+            _, cm, _ = got
             st = cm.get(RDS_CMSG_RDMA_STATUS, [])
             if len(st) != 1:
                 bad.append(f"round {r}: {len(st)} RDS_CMSG_RDMA_STATUS in one recvmsg")
@@ -224,10 +229,7 @@ def initiator(bind_ip, peer_ip, port, nrounds, seed, timeout):
             ok += 1
     except OSError as e:
         bad.append(str(e))
-    for m in bad:
-        print(f"bad: {m}")
-    print(f"initiator: {ok}/{nrounds} rounds verified")
-    return 0 if ok == nrounds and not bad else 1
+    return report("initiator", ok, nrounds, bad)
 
 
 def main(argv):

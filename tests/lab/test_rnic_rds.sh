@@ -78,18 +78,27 @@ on_both() {
 rds_load() { on_both "modprobe rds_rdma && grep -w '^rds_rdma' /proc/modules"; }
 rds_unload() { on_both "rmmod rds_rdma rds && ! grep -qw '^rds' /proc/modules"; }
 
+# bg_ready N CMD...: CMD in the background in VM N, its job id printed
+# once it printed "ready" (bound its sockets), or after 10 s.
+bg_ready() {
+	local n="$1" job i
+	shift
+	job="$(lab_bg "$n" "$@")" || return 1
+	for i in $(seq 100); do
+		lab_job_output "$n" "$job" | grep -q '^ready' && break
+		sleep 0.1
+	done
+	echo "$job"
+}
+
 # exchange FROM TO PORT SEED: VM FROM's sockets send, VM TO's receive and
 # verify.
 exchange() {
-	local from="$1" to="$2" port="$3" seed="$4" af at job i rc=0
+	local from="$1" to="$2" port="$3" seed="$4" af at job rc=0
 	af="$(lab_addr "$from" rnic 4)"
 	at="$(lab_addr "$to" rnic 4)"
-	job="$(lab_bg "$to" python3 "$RDS_PY" recv "$at" "$af" "$port" "$SOCKETS" "$COUNT" "$seed" 150)" ||
+	job="$(bg_ready "$to" python3 "$RDS_PY" recv "$at" "$af" "$port" "$SOCKETS" "$COUNT" "$seed" 150)" ||
 		return 1
-	for i in $(seq 100); do
-		lab_job_output "$to" "$job" | grep -q '^ready' && break
-		sleep 0.1
-	done
 	lab_exec "$from" --timeout 170 python3 "$RDS_PY" send "$af" "$at" "$port" "$SOCKETS" "$COUNT" "$seed" ||
 		rc=1
 	lab_wait "$to" "$job" --timeout 170 || rc=1
@@ -100,16 +109,12 @@ exchange() {
 # vm2 maps, each verified (rds_rdma.py); vm2's NIC served the READs and
 # its driver posted a LOCAL_INV per MR.
 rdma_ops() {
-	local a1 a2 job i rc=0 b="$LAB_DIR/rdma-$1-before" a="$LAB_DIR/rdma-$1-after" n
+	local a1 a2 job rc=0 b="$LAB_DIR/rdma-$1-before" a="$LAB_DIR/rdma-$1-after" n
 	a1="$(lab_addr 1 rnic 4)"
 	a2="$(lab_addr 2 rnic 4)"
 	hw_stats 2 rnic0/1 >"$b" || return 1
-	job="$(lab_bg 1 python3 "$RDMA_PY" init "$a1" "$a2" "$1" "$RDMA_ROUNDS" "$2" 120)" ||
+	job="$(bg_ready 1 python3 "$RDMA_PY" init "$a1" "$a2" "$1" "$RDMA_ROUNDS" "$2" 120)" ||
 		return 1
-	for i in $(seq 100); do
-		lab_job_output 1 "$job" | grep -q '^ready' && break
-		sleep 0.1
-	done
 	lab_exec 2 --timeout 140 python3 "$RDMA_PY" target "$a2" "$a1" "$1" "$RDMA_ROUNDS" "$2" 120 ||
 		rc=1
 	lab_wait 1 "$job" --timeout 140 || rc=1
