@@ -170,28 +170,57 @@ lab_test() {
 }
 
 # How long each lab test took in the last run on this machine ("NAME-LABEL
-# SECONDS"): the lab starts the longest first.  (Each test's host CPU
-# time is in the breakdown, from its "# lab: time:" line.)
+# WALL CPU": seconds of wall time, and of host CPU time its QEMUs,
+# rnicsims and captures used, from its "# lab: time:" lines): the lab
+# starts the longest first, and as many at once as the cores hold.  A
+# test this machine has not run yet takes its figures from
+# tests/lab/lab-times (a warm run's on a 2-core machine), so that a cold
+# run is scheduled as well as a warm one.
 LAB_TIMES=/var/cache/rnic/lab-times
-# How many VMs may run at once: one per host core. The guests are
-# single-vCPU TCG, so two one-VM tests share a 2-core machine without
-# slowing each other. More does not pay: with tests admitted while their
-# measured CPU time per second summed to 2.5 cores (2026-11-27), the host
-# was 100% busy but every test used 30-55% more CPU than alone (perf_rnic
-# 202 -> 284 s, nvmeof_interop 210 -> 327 s) and the lab took longer.
-LAB_VMS=${RNIC_LAB_VMS:-$(nproc)}
+LAB_TIMES_DEFAULT="$REPO/tests/lab/lab-times"
+# How much host CPU the running lab tests may want at once, in hundredths
+# of a core: the host's cores.  A test wants its CPU time over its wall
+# time, and a two-VM test keeps only 0.6-1.4 cores busy (one guest mostly
+# waits for the other), so one VM per core (the schedule before
+# 2026-11-28) left a quarter of the host idle through the lab stage
+# (3394 of 4514 core-seconds busy).  Up to the cores, two two-VM tests
+# share the host without slowing each other much: rnic_ib and
+# rnic_hostile at once took 92 s, each 86-96 s alone, with the same CPU
+# time; perf_rnic and rnic_uverbs at once 323 s, 479 s one after the
+# other, with 6% and 22% more CPU.  Beyond the cores every test stretches
+# (at 2.5 cores, 2026-11-27: 30-55% more CPU each, the lab slower).
+LAB_CPU=${RNIC_LAB_CPU:-$(($(nproc) * 100))}
+# At most this many tests at once: each VM has 512 MiB-1 GiB of RAM.
+LAB_JOBS=${RNIC_LAB_JOBS:-4}
 
-# lab_weight FILE: the VMs a test keeps busy at once: the lab_vm lines it
-# has, at most 2 (a third VM, like netdev's virtio peer, mostly idles);
-# a test that starts its VMs in a loop counts 2.
-lab_weight() {
+# lab_want FILE WALL CPU: the hundredths of a core test FILE wants: its
+# CPU time over its wall time in the last run (at least a quarter of a
+# core), or with no figures 1 core per VM it starts (the lab_vm lines it
+# has; a test that starts its VMs in a loop, or reports no CPU time
+# because its VMs fail on purpose, counts 2): it runs alone.
+lab_want() {
 	local n
+	if [ "${3:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ]; then
+		n=$(($3 * 100 / $2))
+		echo $((n < 25 ? 25 : n))
+		return
+	fi
 	n="$(grep -cE '^[[:space:]]*lab_vm [0-9]' "$1")"
-	if [ "$n" = 1 ]; then echo 1; else echo 2; fi
+	if [ "$n" = 1 ]; then echo 100; else echo 200; fi
+}
+
+# lab_figures NAME-LABEL: "WALL CPU" of the last run here, or, where that
+# has no CPU time (a cache written before it kept one), the repository's
+# default figures; nothing if neither has the test.
+lab_figures() {
+	cat "$LAB_TIMES" "$LAB_TIMES_DEFAULT" 2>/dev/null |
+		awk -v n="$1" '$1 == n && !w { w = $2 }
+			$1 == n && $3 > 0 { print $2, $3; found = 1; exit }
+			END { if (!found && w) print w, 0 }'
 }
 
 stage_lab() {
-	local t k kver kernels name est queue=() job used=0 w i
+	local t k kver kernels name est cpu queue=() job used=0 w i
 	local -A run_w=() run_job=()
 	mkdir -p "$RNIC_TEST_DIR/lab"
 	# The lab runs alone on this machine (2 cores: another lab at once
@@ -220,8 +249,9 @@ stage_lab() {
 				continue
 				;;
 			esac
-			est="$(awk -v n="$name-$k" '$1 == n { print $2 }' "$LAB_TIMES" 2>/dev/null)"
-			queue+=("${est:-600} $(lab_weight "$t") $t $k $kver")
+			est="" cpu=""
+			read -r est cpu < <(lab_figures "$name-$k")
+			queue+=("${est:-600} $(lab_want "$t" "$est" "$cpu") $t $k $kver")
 		done
 	done
 	mapfile -t queue < <(printf '%s\n' "${queue[@]}" | sort -rn)
@@ -235,13 +265,15 @@ stage_lab() {
 	while [ "${#queue[@]}" -gt 0 ] || [ "${#run_w[@]}" -gt 0 ]; do
 		for i in "${!queue[@]}"; do
 			read -r est w t k kver <<<"${queue[$i]}"
-			if [ "$used" -eq 0 ] || [ $((used + w)) -le "$LAB_VMS" ]; then
+			if [ "$used" -eq 0 ] || { [ $((used + w)) -le "$LAB_CPU" ] &&
+				[ "${#run_w[@]}" -lt "$LAB_JOBS" ]; }; then
 				name="$(basename "$t" .sh)-$k"
 				(
 					s=$SECONDS
 					lab_test "$t" "$k" "$kver" >"$RNIC_TEST_DIR/lab/$name.tap" \
 						2>"$RNIC_TEST_DIR/lab/$name.info"
-					echo "$name $((SECONDS - s))" >>"$RNIC_TEST_DIR/lab/times"
+					echo "$name $((SECONDS - s)) $(lab_cpu_of "$RNIC_TEST_DIR/lab/$name.info")" \
+						>>"$RNIC_TEST_DIR/lab/times"
 				) &
 				run_w[$!]=$w
 				run_job[$!]=$name
@@ -272,6 +304,13 @@ stage_lab() {
 	read -r -a cpu1 < <(lab_host_cpu)
 	lab_breakdown $((cpu1[0] - cpu0[0])) $((cpu1[1] - cpu0[1])) \
 		>"$RNIC_TEST_DIR/lab/breakdown"
+}
+
+# lab_cpu_of INFO: the host CPU seconds a lab test's labs used, from the
+# "# lab: time:" line each lab_stop prints (0 if none did).
+lab_cpu_of() {
+	awk '/^# lab: time: / { for (i = 4; i <= NF; i++) if ($i ~ /^cpu=/) c += substr($i, 5) }
+		END { printf "%d\n", c }' "$1"
 }
 
 # lab_host_cpu: the host's busy and total jiffies so far (/proc/stat).
