@@ -172,55 +172,41 @@ lab_test() {
 # How long each lab test took in the last run on this machine ("NAME-LABEL
 # WALL CPU": seconds of wall time, and of host CPU time its QEMUs,
 # rnicsims and captures used, from its "# lab: time:" lines): the lab
-# starts the longest first, and as many at once as the cores hold.  A
-# test this machine has not run yet takes its figures from
-# tests/lab/lab-times (a warm run's on a 2-core machine), so that a cold
-# run is scheduled as well as a warm one.
+# starts the longest first.  A test this machine has not run yet takes
+# its figures from tests/lab/lab-times (a warm run's on a 2-core
+# machine), so that a cold run starts the longest first too.
 LAB_TIMES=/var/cache/rnic/lab-times
 LAB_TIMES_DEFAULT="$REPO/tests/lab/lab-times"
-# How much host CPU the running lab tests may want at once, in hundredths
-# of a core: the host's cores.  A test wants its CPU time over its wall
-# time, and a two-VM test keeps only 0.6-1.4 cores busy (one guest mostly
-# waits for the other), so one VM per core (the schedule before
-# 2026-11-28) left a quarter of the host idle through the lab stage
-# (3394 of 4514 core-seconds busy).  Up to the cores, two two-VM tests
-# share the host without slowing each other much: rnic_ib and
-# rnic_hostile at once took 92 s, each 86-96 s alone, with the same CPU
-# time; perf_rnic and rnic_uverbs at once 323 s, 479 s one after the
-# other, with 6% and 22% more CPU.  Beyond the cores every test stretches
-# (at 2.5 cores, 2026-11-27: 30-55% more CPU each, the lab slower).
-LAB_CPU=${RNIC_LAB_CPU:-$(($(nproc) * 100))}
-# At most this many tests at once: each VM has 512 MiB-1 GiB of RAM.
-LAB_JOBS=${RNIC_LAB_JOBS:-4}
+# How many VMs may run at once: one per host core. The guests are
+# single-vCPU TCG, so two one-VM tests share a 2-core machine without
+# slowing each other. More does not pay, although a two-VM test keeps
+# only 0.6-1.4 cores busy and the host is ~75% busy through the lab:
+# admitting tests while their CPU time over wall time summed to the
+# cores (2026-11-28) kept the host 93% busy, but the tests used 18% more
+# CPU time (2364 -> 2791 s), the lab took as long (2208 s, 2132-2282
+# before) and the niced build stage 1547 s instead of 463; at 2.5 cores
+# (2026-11-27) 30-55% more CPU each. The two cores do not add up: two
+# CPU-bound processes at once ran at 100% and 57% of one alone.
+LAB_VMS=${RNIC_LAB_VMS:-$(nproc)}
 
-# lab_want FILE WALL CPU: the hundredths of a core test FILE wants: its
-# CPU time over its wall time in the last run (at least a quarter of a
-# core), or with no figures 1 core per VM it starts (the lab_vm lines it
-# has; a test that starts its VMs in a loop, or reports no CPU time
-# because its VMs fail on purpose, counts 2): it runs alone.
-lab_want() {
+# lab_weight FILE: the VMs a test keeps busy at once: the lab_vm lines it
+# has, at most 2 (a third VM, like netdev's virtio peer, mostly idles);
+# a test that starts its VMs in a loop counts 2.
+lab_weight() {
 	local n
-	if [ "${3:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ]; then
-		n=$(($3 * 100 / $2))
-		echo $((n < 25 ? 25 : n))
-		return
-	fi
 	n="$(grep -cE '^[[:space:]]*lab_vm [0-9]' "$1")"
-	if [ "$n" = 1 ]; then echo 100; else echo 200; fi
+	if [ "$n" = 1 ]; then echo 1; else echo 2; fi
 }
 
-# lab_figures NAME-LABEL: "WALL CPU" of the last run here, or, where that
-# has no CPU time (a cache written before it kept one), the repository's
-# default figures; nothing if neither has the test.
-lab_figures() {
+# lab_est NAME-LABEL: the test's wall time in the last run here, else in
+# the repository's figures; nothing if neither has it.
+lab_est() {
 	cat "$LAB_TIMES" "$LAB_TIMES_DEFAULT" 2>/dev/null |
-		awk -v n="$1" '$1 == n && !w { w = $2 }
-			$1 == n && $3 > 0 { print $2, $3; found = 1; exit }
-			END { if (!found && w) print w, 0 }'
+		awk -v n="$1" '$1 == n { print $2; exit }'
 }
 
 stage_lab() {
-	local t k kver kernels name est cpu queue=() job used=0 w i
+	local t k kver kernels name est queue=() job used=0 w i
 	local -A run_w=() run_job=()
 	mkdir -p "$RNIC_TEST_DIR/lab"
 	# The lab runs alone on this machine (2 cores: another lab at once
@@ -249,9 +235,8 @@ stage_lab() {
 				continue
 				;;
 			esac
-			est="" cpu=""
-			read -r est cpu < <(lab_figures "$name-$k")
-			queue+=("${est:-600} $(lab_want "$t" "$est" "$cpu") $t $k $kver")
+			est="$(lab_est "$name-$k")"
+			queue+=("${est:-600} $(lab_weight "$t") $t $k $kver")
 		done
 	done
 	mapfile -t queue < <(printf '%s\n' "${queue[@]}" | sort -rn)
@@ -265,8 +250,7 @@ stage_lab() {
 	while [ "${#queue[@]}" -gt 0 ] || [ "${#run_w[@]}" -gt 0 ]; do
 		for i in "${!queue[@]}"; do
 			read -r est w t k kver <<<"${queue[$i]}"
-			if [ "$used" -eq 0 ] || { [ $((used + w)) -le "$LAB_CPU" ] &&
-				[ "${#run_w[@]}" -lt "$LAB_JOBS" ]; }; then
+			if [ "$used" -eq 0 ] || [ $((used + w)) -le "$LAB_VMS" ]; then
 				name="$(basename "$t" .sh)-$k"
 				(
 					s=$SECONDS
