@@ -77,6 +77,12 @@ static int dev_fatal(void *dev, uint32_t *reason)
 	return rdev_fatal(dev, reason);
 }
 
+static int dev_arm_peek(void *dev, bool peek)
+{
+	rdev_set_arm_peek(dev, peek);
+	return 0;
+}
+
 static uint64_t dev_tick(void *dev, uint64_t now_ns)
 {
 	return rdev_tick(dev, now_ns);
@@ -102,6 +108,7 @@ static const struct sim_dev_ops rdev_ops = {
 	.tx_hold = dev_tx_hold,
 	.aq_hold = dev_aq_hold,
 	.fatal = dev_fatal,
+	.arm_peek = dev_arm_peek,
 	.tick = dev_tick,
 	.reset = dev_reset,
 	.dump_counters = dev_dump_counters,

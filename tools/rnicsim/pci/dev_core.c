@@ -433,6 +433,11 @@ int rdev_fatal(struct rdev *d, uint32_t *reason)
 	return 0;
 }
 
+void rdev_set_arm_peek(struct rdev *d, bool peek)
+{
+	d->no_arm_peek = !peek;
+}
+
 uint64_t rdev_tick(struct rdev *d, uint64_t now_ns)
 {
 	u64 next;
@@ -501,6 +506,11 @@ void rdev_dump_counters(struct rdev *d,
 		out(ctx, line);
 		snprintf(line, sizeof(line), "fatal_reason %u",
 			 d->fatal ? d->fatal_reason : 0);
+		out(ctx, line);
+		snprintf(line, sizeof(line), "arm_peek %d", !d->no_arm_peek);
+		out(ctx, line);
+		snprintf(line, sizeof(line), "arm_peeks_skipped %llu",
+			 (unsigned long long)d->arm_peeks_skipped);
 		out(ctx, line);
 	}
 	d->engine->dump_counters(d, out, ctx);

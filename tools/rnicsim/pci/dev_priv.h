@@ -154,6 +154,8 @@ struct rdev {
 	bool tx_hold;		/* rdev_tx_hold(): survives resets */
 	bool aq_hold;		/* rdev_aq_hold(): a reset clears it */
 	u64 fatal_events;	/* rdev_fatal() calls that took: not reset */
+	bool no_arm_peek;	/* rdev_set_arm_peek(): survives resets */
+	u64 arm_peeks_skipped;	/* arms it left unfired: not reset */
 
 	u64 aq_sq;
 	u64 aq_cq;

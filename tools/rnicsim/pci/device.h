@@ -107,6 +107,16 @@ int rdev_aq_hold(struct rdev *d, bool hold);
 int rdev_fatal(struct rdev *d, uint32_t *reason);
 
 /*
+ * A test knob: whether an arm that finds satisfying CQEs already in its
+ * CQ fires at once (@peek true: the contract, hardware-rdma.rst
+ * "Arming") or, as on a NIC without that peek, only at the next CQE.
+ * Without it, ib_core's re-poll on the driver's IB_CQ_REPORT_MISSED_EVENTS
+ * answer is all that brings a ULP back to such CQEs. Survives resets;
+ * each arm left unfired is counted in arm_peeks_skipped (not reset).
+ */
+void rdev_set_arm_peek(struct rdev *d, bool peek);
+
+/*
  * Timer work (TX paused by PFC, pause emission for the no-drop priority).
  * Returns the absolute time in ns it wants to be called again, or 0.
  */

@@ -20,7 +20,7 @@
 
 #define CTL_HELP "commands: fault SPEC | fault | fault clear | link down|up" \
 		 " | rx hold|release | tx hold|release | aq hold|release" \
-		 " | fatal [REASON] | counters | pcap start FILE | pcap stop" \
+		 " | fatal [REASON] | arm-peek on|off | counters | pcap start FILE | pcap stop" \
 		 " | quit"
 
 static void reply(ctl_out_fn out, void *octx, const char *fmt, ...)
@@ -162,6 +162,19 @@ void ctl_execute(struct ctl *c, const char *line, ctl_out_fn out, void *octx)
 		if (ops->fatal(c->ctx, &reason, msg, sizeof(msg)))
 			goto error;
 		reply(out, octx, "ok fatal %u", reason);
+	} else if (!strcmp(cmd, "arm-peek")) {
+		if (strcmp(rest, "on") && strcmp(rest, "off")) {
+			snprintf(msg, sizeof(msg), "usage: arm-peek on|off");
+			goto error;
+		}
+		if (!ops->arm_peek) {
+			snprintf(msg, sizeof(msg), "arm-peek is not available");
+			goto error;
+		}
+		if (ops->arm_peek(c->ctx, !strcmp(rest, "on"), msg,
+				  sizeof(msg)))
+			goto error;
+		reply(out, octx, "ok arm-peek %s", rest);
 	} else if (!strcmp(cmd, "counters") && !*rest) {
 		ops->counters(c->ctx, data_line, &df);
 		reply(out, octx, "ok");

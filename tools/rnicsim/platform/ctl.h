@@ -44,6 +44,8 @@ struct ctl_ops {
 	int (*aq_hold)(void *ctx, bool hold, char *msg, size_t len);
 	/* *@reason 0 asks for the device's default; set to what it used */
 	int (*fatal)(void *ctx, uint32_t *reason, char *msg, size_t len);
+	/* optional: 0 or -errno; @msg gets a reason on failure */
+	int (*arm_peek)(void *ctx, bool peek, char *msg, size_t len);
 	void (*counters)(void *ctx, ctl_out_fn out, void *octx);
 	int (*pcap_start)(void *ctx, const char *path, char *err, size_t len);
 	void (*pcap_stop)(void *ctx);

@@ -239,6 +239,19 @@ static int ctl_fatal(void *ctx, uint32_t *reason, char *msg, size_t len)
 	return ret;
 }
 
+static int ctl_arm_peek(void *ctx, bool peek, char *msg, size_t len)
+{
+	struct sim *s = ctx;
+
+	if (!s->dev_ops || !s->dev_ops->arm_peek) {
+		snprintf(msg, len, "arm-peek is not available");
+		return -EOPNOTSUPP;
+	}
+	sim_log("CQ arms %s satisfying CQEs already there (test knob)",
+		peek ? "fire at once on" : "wait past");
+	return s->dev_ops->arm_peek(s->dev, peek);
+}
+
 static void ctl_counters(void *ctx, ctl_out_fn out, void *octx)
 {
 	sim_dump_counters(ctx, out, octx);
@@ -277,6 +290,7 @@ static const struct ctl_ops sim_ctl_ops = {
 	.tx_hold = ctl_tx_hold,
 	.aq_hold = ctl_aq_hold,
 	.fatal = ctl_fatal,
+	.arm_peek = ctl_arm_peek,
 	.counters = ctl_counters,
 	.pcap_start = ctl_pcap_start,
 	.pcap_stop = ctl_pcap_stop,

@@ -36,6 +36,8 @@ struct sim_dev_ops {
 	int (*aq_hold)(void *dev, bool hold);
 	/* optional: 0 or -errno; *reason 0 asks for the default (rdev_fatal()) */
 	int (*fatal)(void *dev, uint32_t *reason);
+	/* optional: 0 or -errno (rdev_set_arm_peek()) */
+	int (*arm_peek)(void *dev, bool peek);
 	uint64_t (*tick)(void *dev, uint64_t now_ns);
 	void (*reset)(void *dev);
 	void (*dump_counters)(void *dev, void (*out)(void *ctx,

@@ -316,18 +316,22 @@ static void cq_fire(struct rdev *d, struct rdma_cq *cq)
 	eq_post(d, cq->eqn, cq->cqn);
 }
 
-/* A new arm (a sequence not seen before) in the slot arms the CQ. */
-static void cq_arm_update(struct rdma_cq *cq, u32 slot)
+/*
+ * A new arm (a sequence not seen before) in the slot arms the CQ;
+ * whether this read took one.
+ */
+static bool cq_arm_update(struct rdma_cq *cq, u32 slot)
 {
 	int seq = FIELD_GET(RNIC_DB_CQ_ARM_SEQ, slot);
 
 	if (!(slot & RNIC_DB_CQ_ARM) || seq == cq->last_arm_seq)
-		return;
+		return false;
 	cq->last_arm_seq = seq;
 	cq->armed = true;
 	cq->arm_solicited = slot & RNIC_DB_CQ_SOLICITED;
 	cq->mod_pending = 0;
 	cq->mod_deadline = 0;
+	return true;
 }
 
 /* Whether unconsumed CQEs satisfy the arm in force */
@@ -347,12 +351,24 @@ void rdma_cq_slot(struct rdev *d, struct rdma_cq *cq)
 	u32 slot;
 	u16 used;
 
+	bool new_arm;
+
 	if (cq->error || cq_slot_read(d, cq, &slot, &used))
 		return;
-	cq_arm_update(cq, slot);
-	/* Already there: the event fires at once (missed-event peeking). */
-	if (cq->armed && cq_has_event(cq, used))
-		cq_fire(d, cq);
+	new_arm = cq_arm_update(cq, slot);
+	if (!cq->armed || !cq_has_event(cq, used))
+		return;
+	/*
+	 * Already there: the event fires at once (missed-event peeking),
+	 * unless a test turned the peek off (rdev_set_arm_peek()); the
+	 * arm then waits for the next CQE.
+	 */
+	if (d->no_arm_peek) {
+		if (new_arm)
+			d->arm_peeks_skipped++;
+		return;
+	}
+	cq_fire(d, cq);
 }
 
 static bool moderated(struct rdma_cq *cq)

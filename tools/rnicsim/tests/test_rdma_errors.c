@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pci/dev_priv.h"
 #include "pkt/pkt.h"
 #include "test.h"
 #include "fake_rdma.h"
@@ -192,6 +193,48 @@ static void cq_drain(struct self *s)
 
 	while (rdrv_cq_poll(s->x, &s->cq, &c))
 		;
+}
+
+/*
+ * With the peek off (rdev_set_arm_peek(), rnicsim's "arm-peek off"), an
+ * arm that finds a CQE waiting fires nothing, however often the device
+ * reads its slot, and is counted once; the next CQE fires it. The peek
+ * back on, such an arm fires at once again.
+ */
+TEST(rdma_cq_arm_without_peek_waits_for_the_next_cqe)
+{
+	struct rdev *d;
+	struct self s;
+
+	self_up(&s, 4);
+	d = rdrv_tdev(s.x)->d;
+	rdev_set_arm_peek(d, false);
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	rdrv_cq_arm(s.x, &s.cq, false);
+	rdrv_kick_add(s.x, s.x->dbp, s.cq.db_off);
+	rdrv_kick(s.x);
+	CHECK_EQ(cq_events(&s), 0);
+	CHECK_EQ(d->arm_peeks_skipped, 1);
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	CHECK_EQ(cq_events(&s), 1);
+	cq_drain(&s);
+
+	/* Each new arm that finds a CQE waiting is counted, once. */
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	rdrv_cq_arm(s.x, &s.cq, false);
+	CHECK_EQ(cq_events(&s), 0);
+	CHECK_EQ(d->arm_peeks_skipped, 2);
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	CHECK_EQ(cq_events(&s), 1);
+	cq_drain(&s);
+
+	rdev_set_arm_peek(d, true);
+	self_send(&s, RNIC_SQE_F_SIGNALED, true);
+	rdrv_cq_arm(s.x, &s.cq, false);
+	CHECK_EQ(cq_events(&s), 1);
+	CHECK_EQ(d->arm_peeks_skipped, 2);
+	cq_drain(&s);
+	rdrv_free(s.x);
 }
 
 /*

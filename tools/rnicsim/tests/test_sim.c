@@ -472,8 +472,8 @@ TEST(sim_wire_hook)
 }
 
 struct hold_rec {
-	int rx, tx, aq, fatal;	/* calls */
-	bool rx_hold, tx_hold, aq_hold;
+	int rx, tx, aq, fatal, peek;	/* calls */
+	bool rx_hold, tx_hold, aq_hold, arm_peek;
 	uint32_t reason;	/* the last fatal's, as asked (0: default) */
 	char out[1024];
 };
@@ -510,6 +510,17 @@ static int rec_aq_hold(void *ctx, bool hold, char *msg, size_t len)
 	(void)len;
 	r->aq++;
 	r->aq_hold = hold;
+	return 0;
+}
+
+static int rec_arm_peek(void *ctx, bool peek, char *msg, size_t len)
+{
+	struct hold_rec *r = ctx;
+
+	(void)msg;
+	(void)len;
+	r->peek++;
+	r->arm_peek = peek;
 	return 0;
 }
 
@@ -650,4 +661,31 @@ TEST(ctl_aq_hold_and_fatal_commands)
 	CHECK(!strcmp(run(&c, &r, "fatal 0"), usage));
 	ctl_fini(&c);
 #undef N_BAD
+}
+
+/* The parser: arm-peek on|off, its usage error, a server without it */
+TEST(ctl_arm_peek_command)
+{
+	static const char usage[] = "error usage: arm-peek on|off\n";
+	struct ctl_ops ops = { .arm_peek = rec_arm_peek };
+	struct hold_rec r = {};
+	struct ctl c;
+	char err[64];
+
+	REQUIRE(ctl_init(&c, NULL, &ops, &r, err, sizeof(err)) == 0);
+	CHECK(!strcmp(run(&c, &r, "arm-peek off"), "ok arm-peek off\n"));
+	CHECK(r.peek == 1 && !r.arm_peek);
+	CHECK(!strcmp(run(&c, &r, " arm-peek  on \r\n"), "ok arm-peek on\n"));
+	CHECK(r.peek == 2 && r.arm_peek);
+	CHECK(!strcmp(run(&c, &r, "arm-peek"), usage));
+	CHECK(!strcmp(run(&c, &r, "arm-peek OFF"), usage));
+	CHECK(!strcmp(run(&c, &r, "arm-peek off now"), usage));
+	CHECK(!strcmp(run(&c, &r, "arm-peek 0"), usage));
+	CHECK_EQ(r.peek, 2);		/* none of those reached the device */
+	CHECK(strstr(run(&c, &r, "help"), " | arm-peek on|off | ") != NULL);
+	ops.arm_peek = NULL;
+	CHECK(!strcmp(run(&c, &r, "arm-peek off"),
+		      "error arm-peek is not available\n"));
+	CHECK_EQ(c.errors, 5);
+	ctl_fini(&c);
 }
