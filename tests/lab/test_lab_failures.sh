@@ -27,7 +27,7 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 # The scenarios are labs of their own, each in a child: this script
 # starts none, so no lab_stop adds lines to these 30.
-echo "1..30"
+echo "1..32"
 check_init "$WORK/checks"
 
 # scenario NAME: run $WORK/NAME.sh (a lab script, body on stdin) as its own
@@ -304,6 +304,37 @@ check "sweep: the same report with an rnic frame is a report" \
 	sweep_known nvmet_config_sem 'rnic_destroy_qp+0x3d/0x50 [rnic]' report || true
 check "sweep: the same shape with another lock is a report" \
 	sweep_known rtnl_mutex 'nvmet_rdma_remove_port+0x3d/0x50 [nvmet_rdma]' report || true
+
+# A known WARNING (LAB_KNOWN_WARNINGS): named only when its function and
+# caller are the listed ones and no frame is rnic's.
+warning() {
+	cat <<R
+[   39.1] ------------[ cut here ]------------
+[   39.1] WARNING: CPU: 0 PID: 8 at drivers/infiniband/ulp/srpt/ib_srpt.c:158 srpt_cache_put+0x184/0x1b0 [ib_srpt]
+[   39.1] Modules linked in: ib_srpt target_core_mod rnic_perf(O) rnic(O)
+[   39.1] Call Trace:
+[   39.1]  <TASK>
+[   39.1]  $1
+[   39.1]  process_one_work+0x82f/0x1730
+[   39.1]  </TASK>
+[   39.1] ---[ end trace 0000000000000000 ]---
+[   40.0] rnic 0000:00:03.0: link up
+R
+}
+warn_known() {
+	local c="$WORK/warn-console" k="$WORK/warn-names"
+	warning "$1" >"$c"
+	cat "$c"
+	out="$(lab__known_reports "$c" 3>"$k" | grep -a -E "$LAB_SWEEP_RE" || true)"
+	echo "left for the sweep: ${out:-nothing}; named: $(cat "$k")"
+	[ "$2" = known ] && [ -z "$out" ] && [ "$(cat "$k")" = srpt-srq-cache ] && return 0
+	[ "$2" = report ] && [ -n "$out" ] && [ ! -s "$k" ] && return 0
+	return 1
+}
+check "sweep: the known srpt WARNING is named, not failed" \
+	warn_known 'srpt_release_channel_work+0x49d/0x6d0 [ib_srpt]' known || true
+check "sweep: the same WARNING called from rnic is a report" \
+	warn_known 'rnic_ib_destroy_qp+0x49d/0x6d0 [rnic]' report || true
 
 echo "# test_lab_failures: $(lab_elapsed "$T0") s"
 exit "$fail"

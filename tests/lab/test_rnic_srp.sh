@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2317 # functions are called through check
+# lab-kernels: debug
+#
+# SRP (the SCSI RDMA Protocol) over RoCE v2 between two rnic VMs: vm2 runs
+# the LIO target ib_srpt (a 32 MiB ramdisk LUN, an ACL for vm1's
+# initiator port, listening through rdma_cm), vm1 the initiator ib_srp, logging in through
+# rdma_cm (add_target ... dest=ADDR:PORT, no InfiniBand subnet manager on
+# RoCE). fio writes 16 MiB to the SCSI disk and reads it back verified
+# (crc32c), twice: srpt receiving into each channel's own receive queue,
+# then into its shared receive queue (the tpg's use_srq). Then the
+# initiator logs out (remove_target), the target is torn down and the
+# modules unloaded.
+# SRP's habits the other ULPs of the suite lack: ib_srp polls its send CQ
+# directly (IB_POLL_DIRECT, ib_process_cq_direct(), never armed) and
+# registers every data buffer with FRWR, invalidated by the target's
+# SEND_WITH_INV or its own LOCAL_INV; srpt moves the data with rdma_rw
+# (RDMA READ for writes, RDMA WRITE for reads) and, with use_srq, receives
+# every channel's requests on one SRQ (Documentation/ulp-verbs.rst).
+set -euo pipefail
+# shellcheck source=scripts/lab/lab.sh
+. "$(dirname "$0")/../../scripts/lab/lab.sh"
+# shellcheck source=tests/lab/lib_perf.sh
+. "$(dirname "$0")/lib_perf.sh"
+
+SUITE="rnic srp"
+T0="$(lab__now_us)"
+lab_start rnic_srp || {
+	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_srp"
+	exit 1
+}
+# boots 2, devices 2, target 1, per receive mode 4 (x2), teardown 2,
+# unload 1
+lab_plan 16 2
+perf_checks_init
+perf_preflight
+
+# The target checks that a login names it: its ID extension and I/O
+# controller GUID must both be srpt_service_guid.
+GUID=0x0002c903a0b0c0d0
+PORT=5555
+MB=16
+SRV="$(lab_addr 2 rnic 4)"
+
+lab_vm 1 --rnic
+lab_vm 2 --rnic --mem 1G
+boot_vms 1 2
+up() { rnic_up "$1" && roce_mode "$1" rnic0 "RoCE v2"; }
+check_vms "1 2" "rnic0 ACTIVE, RoCE v2 default" up || exit 1
+
+# The target's port directory is its GID 0 as srpt names it (0x and 32
+# hex digits). A login to that port is named by its initiator port ID:
+# ib_srp's initiator_ext (0) and the interface ID of its GID 0 (SRP rev.
+# 16a order); the LUN is mapped to that name alone.
+IPI=""
+target_up() {
+	local g
+	g="$(lab_exec 1 --timeout 30 cat /sys/class/infiniband/rnic0/ports/1/gids/0)" || return 1
+	IPI="0x0000000000000000$(echo "$g" | cut -d: -f5-8 | tr -d :)"
+	echo "vm1's initiator port ID: $IPI"
+	[[ $IPI =~ ^0x[0-9a-f]{32}$ ]] || return 1
+	lab_exec 2 --timeout 120 "set -e
+		modprobe ib_srpt srpt_service_guid=$GUID
+		c=/sys/kernel/config/target
+		mkdir -p \$c/core/rd_mcp_0/lun0
+		echo rd_pages=$((32 * 256)) > \$c/core/rd_mcp_0/lun0/control
+		echo 1 > \$c/core/rd_mcp_0/lun0/enable
+		g=0x\$(tr -d : < /sys/class/infiniband/rnic0/ports/1/gids/0)
+		t=\$c/srpt/\$g/tpg_1
+		mkdir -p \$t/lun/lun_0 \$t/acls/$IPI/lun_0
+		ln -s \$c/core/rd_mcp_0/lun0 \$t/lun/lun_0/lun0
+		ln -s \$t/lun/lun_0 \$t/acls/$IPI/lun_0/lun0
+		echo 1 > \$t/enable
+		echo $PORT > \$c/srpt/discovery_auth/rdma_cm_port
+		echo \$t > /tmp/srpt-tpg
+		cat \$c/srpt/discovery_auth/rdma_cm_port"
+}
+
+# use_srq N: srpt's receive mode for the next login (the tpg's attribute
+# may change only while no channel is open).
+use_srq() {
+	lab_exec 2 --timeout 30 "t=\$(cat /tmp/srpt-tpg)
+		echo $1 > \$t/attrib/use_srq && grep -qx $1 \$t/attrib/use_srq"
+}
+
+# login: ib_srp's add_target through rdma_cm; prints the SCSI disk.
+login() {
+	lab_exec 1 --timeout 120 "set -e
+		modprobe ib_srp
+		h=/sys/class/infiniband_srp/srp-rnic0-1
+		for i in \$(seq 50); do [ -e \$h/add_target ] && break; sleep 0.1; done
+		echo id_ext=${GUID#0x},ioc_guid=${GUID#0x},dest=$SRV:$PORT,max_sect=256 > \$h/add_target
+		d=
+		for i in \$(seq 300); do
+			for b in /sys/block/sd*; do
+				[ -e \$b/device ] || continue
+				h=\$(readlink -f \$b/device | grep -o '/host[0-9]*/' | tr -d / || true)
+				grep -qx ib_srp /sys/class/scsi_host/\$h/proc_name 2>/dev/null &&
+					[ -b /dev/\${b##*/} ] && d=\${b##*/} && break 2
+			done
+			sleep 0.1
+		done
+		[ -n \"\$d\" ] && echo /dev/\$d"
+}
+
+# logout: remove_target of every SRP remote port; the disk goes with it.
+logout() {
+	lab_exec 1 --timeout 60 "set -e
+		for r in /sys/class/srp_remote_ports/port-*; do
+			[ -e \$r/delete ] && echo 1 > \$r/delete
+		done
+		for i in \$(seq 100); do
+			ls /sys/class/srp_remote_ports/ | grep -q . || break
+			sleep 0.1
+		done
+		! ls /sys/class/srp_remote_ports/ | grep -q ."
+}
+
+# verify DEV: fio writes MB MiB with crc32c headers and reads them back.
+verify() {
+	lab_exec 1 --timeout 300 "fio --name=srp --filename=$1 --rw=write \
+		--bs=64k --size=${MB}M --direct=1 --ioengine=libaio --iodepth=8 \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_dump=1 \
+		--group_reporting >/tmp/fio.out 2>&1; rc=\$?
+		grep -E '^ *(WRITE|READ):|err=|verify' /tmp/fio.out
+		[ \$rc = 0 ] && grep -q 'err= 0' /tmp/fio.out &&
+			grep -Eq '^ *WRITE: .* io=${MB}(\.0)?MiB ' /tmp/fio.out &&
+			grep -Eq '^ *READ: .* io=${MB}(\.0)?MiB ' /tmp/fio.out"
+}
+
+# mode N WHAT: one login in receive mode use_srq=N (4 checks).
+mode() {
+	local dev=""
+	check "use_srq=$1: vm2: srpt's tpg receives $2" use_srq "$1" || true
+	get_dev() { dev="$(login)" && echo "$dev"; }
+	check "use_srq=$1: vm1: ib_srp logs in through rdma_cm ($SRV:$PORT), a SCSI disk appears" get_dev || true
+	check "use_srq=$1: fio writes $MB MiB to the SRP disk and reads it back verified (crc32c)" \
+		verify "${dev:-/dev/no-srp-disk}" || true
+	check "use_srq=$1: vm1: the initiator logs out (srp_remote_ports delete), the disk goes" logout || true
+}
+
+check "vm2: ib_srpt target: 32 MiB ramdisk LUN mapped to vm1's initiator port, rdma_cm port $PORT" target_up || true
+mode 0 "into each channel's receive queue"
+mode 1 "into one SRQ"
+
+target_down() {
+	lab_exec 2 --timeout 60 "set -e
+		c=/sys/kernel/config/target t=\$(cat /tmp/srpt-tpg)
+		echo 0 > \$c/srpt/discovery_auth/rdma_cm_port
+		echo 0 > \$t/enable
+		rm \$t/acls/$IPI/lun_0/lun0 \$t/lun/lun_0/lun0
+		rmdir \$t/acls/$IPI/lun_0 \$t/acls/$IPI \$t/lun/lun_0 \$t \${t%/tpg_1}
+		rmdir \$c/core/rd_mcp_0/lun0 \$c/core/rd_mcp_0 \$c/srpt"
+}
+check "vm2: target torn down (configfs objects removed, srpt's fabric too)" target_down || true
+unload_ulps() {
+	lab_exec 1 --timeout 60 "rmmod ib_srp && ! grep -qw '^ib_srp' /proc/modules" &&
+		lab_exec 2 --timeout 60 "rmmod ib_srpt && ! grep -qw '^ib_srpt' /proc/modules"
+}
+check "rmmod ib_srp (vm1) and ib_srpt (vm2)" unload_ulps || true
+check "rmmod rnic_perf rnic on both VMs" rnic_unload 1 2 || true
+
+lab_stop
+echo "# test_rnic_srp: $(lab_elapsed "$T0") s"
+exit "$fail"
