@@ -30,9 +30,9 @@ lab_start rnic_srp || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_srp"
 	exit 1
 }
-# boots 2, devices 2, target 1, per receive mode 4 (x2), teardown 2,
-# unload 1
-lab_plan 16 2
+# boots 2, devices 2, target 1, per receive mode 4 (x2), FRWR 1,
+# teardown 2, unload 1
+lab_plan 17 2
 perf_checks_init
 perf_preflight
 
@@ -129,6 +129,19 @@ verify() {
 			grep -Eq '^ *READ: .* io=${MB}(\.0)?MiB ' /tmp/fio.out"
 }
 
+# frwr_used: over both logins vm1's NIC served srpt's RDMA READs (the
+# data fio wrote) and its driver saw every FRWR region ib_srp registered
+# invalidated, by srpt's SEND_WITH_INV or ib_srp's own LOCAL_INV.
+frwr_used() {
+	local r l i b="$LAB_DIR/stats-vm1-before" a="$LAB_DIR/stats-vm1-after"
+	hw_stats 1 rnic0/1 >"$a" || return 1
+	r="$(stat_delta "$b" "$a" read_requests_rcvd)" || return 1
+	l="$(stat_delta "$b" "$a" local_invs)" || return 1
+	i="$(stat_delta "$b" "$a" remote_invs)" || return 1
+	echo "vm1: read_requests_rcvd +$r, local_invs +$l, remote_invs +$i"
+	[ "$r" -gt 0 ] && [ $((l + i)) -gt 0 ]
+}
+
 # mode N WHAT: one login in receive mode use_srq=N (4 checks).
 mode() {
 	local dev=""
@@ -141,8 +154,11 @@ mode() {
 }
 
 check "vm2: ib_srpt target: 32 MiB ramdisk LUN mapped to vm1's initiator port, rdma_cm port $PORT" target_up || true
+hw_stats 1 rnic0/1 >"$LAB_DIR/stats-vm1-before" 2>&1 || true
 mode 0 "into each channel's receive queue"
 mode 1 "into one SRQ"
+check "vm1's NIC served srpt's RDMA READs, and ib_srp's FRWR regions were invalidated (rdma statistic)" \
+	frwr_used || true
 
 target_down() {
 	lab_exec 2 --timeout 60 "set -e
