@@ -23,6 +23,8 @@ set -euo pipefail
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
 # shellcheck source=tests/lab/lib_perf.sh
 . "$(dirname "$0")/lib_perf.sh"
+# shellcheck source=tests/lab/lib_nvmeof.sh
+. "$(dirname "$0")/lib_nvmeof.sh"
 
 SUITE="rnic srp"
 T0="$(lab__now_us)"
@@ -95,8 +97,8 @@ login() {
 		for i in \$(seq 300); do
 			for b in /sys/block/sd*; do
 				[ -e \$b/device ] || continue
-				h=\$(readlink -f \$b/device | grep -o '/host[0-9]*/' | tr -d / || true)
-				grep -qx ib_srp /sys/class/scsi_host/\$h/proc_name 2>/dev/null &&
+				sh=\$(readlink -f \$b/device | grep -o '/host[0-9]*/' | tr -d / || true)
+				grep -qx ib_srp /sys/class/scsi_host/\$sh/proc_name 2>/dev/null &&
 					[ -b /dev/\${b##*/} ] && d=\${b##*/} && break 2
 			done
 			sleep 0.1
@@ -115,18 +117,6 @@ logout() {
 			sleep 0.1
 		done
 		! ls /sys/class/srp_remote_ports/ | grep -q ."
-}
-
-# verify DEV: fio writes MB MiB with crc32c headers and reads them back.
-verify() {
-	lab_exec 1 --timeout 300 "fio --name=srp --filename=$1 --rw=write \
-		--bs=64k --size=${MB}M --direct=1 --ioengine=libaio --iodepth=8 \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_dump=1 \
-		--group_reporting >/tmp/fio.out 2>&1; rc=\$?
-		grep -E '^ *(WRITE|READ):|err=|verify' /tmp/fio.out
-		[ \$rc = 0 ] && grep -q 'err= 0' /tmp/fio.out &&
-			grep -Eq '^ *WRITE: .* io=${MB}(\.0)?MiB ' /tmp/fio.out &&
-			grep -Eq '^ *READ: .* io=${MB}(\.0)?MiB ' /tmp/fio.out"
 }
 
 # frwr_used: over both logins vm1's NIC served srpt's RDMA READs (the
@@ -149,7 +139,7 @@ mode() {
 	get_dev() { dev="$(login)" && echo "$dev"; }
 	check "use_srq=$1: vm1: ib_srp logs in through rdma_cm ($SRV:$PORT), a SCSI disk appears" get_dev || true
 	check "use_srq=$1: fio writes $MB MiB to the SRP disk and reads it back verified (crc32c)" \
-		verify "${dev:-/dev/no-srp-disk}" || true
+		nvme_verify 1 "${dev:-/dev/no-srp-disk}" "$MB" 300 || true
 	check "use_srq=$1: vm1: the initiator logs out (srp_remote_ports delete), the disk goes" logout || true
 }
 

@@ -20,8 +20,8 @@
 
 #define CTL_HELP "commands: fault SPEC | fault | fault clear | link down|up" \
 		 " | rx hold|release | tx hold|release | aq hold|release" \
-		 " | fatal [REASON] | arm-peek on|off | counters | pcap start FILE | pcap stop" \
-		 " | quit"
+		 " | fatal [REASON] | arm-peek on|off | counters" \
+		 " | pcap start FILE | pcap stop | quit"
 
 static void reply(ctl_out_fn out, void *octx, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

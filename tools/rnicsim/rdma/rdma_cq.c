@@ -348,10 +348,9 @@ static bool cq_has_event(struct rdma_cq *cq, u16 used)
 
 void rdma_cq_slot(struct rdev *d, struct rdma_cq *cq)
 {
+	bool new_arm;
 	u32 slot;
 	u16 used;
-
-	bool new_arm;
 
 	if (cq->error || cq_slot_read(d, cq, &slot, &used))
 		return;
