@@ -18,6 +18,10 @@ PKGS=(
 	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers infiniband-diags
 	perftest strace
 	tshark tcpdump nvme-cli fio gnuplot-nox
+	# iscsid and iscsiadm for the lab guests' iSER initiator (the guests
+	# run the host's /). On a host with systemd it adds iscsid.socket and
+	# open-iscsi.service, which log in to nothing until nodes are set up.
+	open-iscsi
 	linux-source-6.12
 )
 

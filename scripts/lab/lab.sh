@@ -550,7 +550,7 @@ rds-trans-sem|rds_trans_sem|&id_priv->handler_mutex'
 # channel when it receives on its SRQ (the tpg's use_srq), yet releasing
 # such a channel puts the cache it never got: srpt_cache_put(NULL) finds
 # no entry and warns (ib_srpt.c, srpt_release_channel_work). Any RDMA
-# device shows it at the first logout in SRQ mode (test_rnic_srp_nfs).
+# device shows it at the first logout in SRQ mode (test_rnic_storage).
 LAB_KNOWN_WARNINGS='srpt-srq-cache|srpt_cache_put|srpt_release_channel_work'
 
 # lab__known_reports CONSOLE: the console without the blocks of the known

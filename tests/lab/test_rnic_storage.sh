@@ -3,8 +3,8 @@
 # shellcheck disable=SC2317 # functions are called through check
 # lab-kernels: debug
 #
-# The storage ULPs that need a SCSI or a file system layer, in turn on one
-# pair of rnic VMs over RoCE v2: SRP, then NFS over RDMA.
+# The storage ULPs besides NVMe-oF (which has tests of its own), in turn
+# on one pair of rnic VMs over RoCE v2: SRP, NFS over RDMA, iSER.
 #
 # SRP (the SCSI RDMA Protocol): vm2 runs
 # the LIO target ib_srpt (a 32 MiB ramdisk LUN, an ACL for vm1's
@@ -40,6 +40,14 @@
 # unmount. Then the client unmounts, nfsd stops, and rnic is unloaded
 # with rpcrdma still loaded on both sides (ib_core removes rpcrdma's
 # clients from the device first).
+#
+# iSER (iSCSI Extensions for RDMA): vm2's LIO iSCSI target (a 32 MiB
+# ramdisk LUN for vm1's initiator name, no CHAP) with an iSER portal
+# (ib_isert, rdma_cm); vm1 runs open-iscsi's iscsid and logs in with
+# iscsiadm's built-in "iser" interface (ib_iser). fio writes 16 MiB and
+# reads it back verified; vm1's NIC must serve isert's RDMA READs and
+# ib_iser's FRWR regions be invalidated (isert's SEND_WITH_INV); then
+# logout, iscsid stopped, the target torn down and the modules unloaded.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
@@ -48,16 +56,16 @@ set -euo pipefail
 # shellcheck source=tests/lab/lib_nvmeof.sh
 . "$(dirname "$0")/lib_nvmeof.sh"
 
-SUITE="rnic srp nfs"
+SUITE="rnic storage"
 T0="$(lab__now_us)"
-lab_start rnic_srp_nfs || {
-	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_srp_nfs"
+lab_start rnic_storage || {
+	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_storage"
 	exit 1
 }
 # boots 2, devices 2; SRP: target 1, per receive mode 4 (x2), FRWR 1,
-# teardown 2; NFS: server 1, mount 1, data 2, chunks 1, teardown 2;
-# unload 1
-lab_plan 24 2
+# teardown 2; NFS: server 1, mount 1, data 2, chunks 1, teardown 1;
+# iSER: target 1, login 1, data 1, RDMA 1, teardown 2; unload 1
+lab_plan 29 2
 perf_checks_init
 perf_preflight
 
@@ -304,8 +312,102 @@ check "NFS: files of 1 B to 1 MiB copied in, read back after a cache drop, the s
 check "NFS: vm1's NIC served the server's RDMA READs and xprtrdma's FRWR regions were invalidated (rdma statistic)" \
 	nfs_chunks || true
 check "NFS: vm1 unmounts, vm2's nfsd stops" nfs_down || true
+
+# ---- iSER
+ISER_PORT=3260
+TGT_IQN=iqn.2026-11.org.rnic.lab:vm2-ramdisk
+INI_IQN=iqn.2026-11.org.rnic.lab:vm1
+
+# LIO's iSCSI target: a network portal is created as TCP, its "iser"
+# attribute adds the iSER listener (rdma_cm) on the same address and
+# port; the LUN is mapped to vm1's initiator name alone, no CHAP.
+iser_target_up() {
+	lab_exec 2 --timeout 120 "set -e
+		modprobe iscsi_target_mod
+		modprobe ib_isert
+		c=/sys/kernel/config/target
+		mkdir -p \$c/core/rd_mcp_1/lun0
+		echo rd_pages=$((32 * 256)) > \$c/core/rd_mcp_1/lun0/control
+		echo 1 > \$c/core/rd_mcp_1/lun0/enable
+		t=\$c/iscsi/$TGT_IQN/tpgt_1
+		mkdir -p \$t/lun/lun_0 \$t/acls/$INI_IQN/lun_0
+		ln -s \$c/core/rd_mcp_1/lun0 \$t/lun/lun_0/lun0
+		ln -s \$t/lun/lun_0 \$t/acls/$INI_IQN/lun_0/lun0
+		mkdir \$t/np/$SRV:$ISER_PORT
+		echo 1 > \$t/np/$SRV:$ISER_PORT/iser
+		echo 0 > \$t/attrib/authentication
+		echo 1 > \$t/enable
+		cat \$t/np/$SRV:$ISER_PORT/iser"
+}
+
+# iser_login: open-iscsi's iscsid and iscsiadm with the built-in "iser"
+# interface (ib_iser); prints the SCSI disk.
+iser_login() {
+	lab_exec 1 --timeout 120 "set -e
+		modprobe ib_iser
+		mkdir -p /run/lock/iscsi
+		echo InitiatorName=$INI_IQN > /etc/iscsi/initiatorname.iscsi
+		iscsid
+		iscsiadm -m node -o new -T $TGT_IQN -p $SRV:$ISER_PORT -I iser >/dev/null
+		iscsiadm -m node -T $TGT_IQN -p $SRV:$ISER_PORT -I iser --login >&2
+		d=
+		for i in \$(seq 300); do
+			for b in /sys/block/sd*; do
+				[ -e \$b/device ] || continue
+				sh=\$(readlink -f \$b/device | grep -o '/host[0-9]*/' | tr -d / || true)
+				grep -qx iscsi_iser /sys/class/scsi_host/\$sh/proc_name 2>/dev/null &&
+					[ -b /dev/\${b##*/} ] && d=\${b##*/} && break 2
+			done
+			sleep 0.1
+		done
+		[ -n \"\$d\" ] && echo /dev/\$d"
+}
+
+iser_logout() {
+	lab_exec 1 --timeout 60 "set -e
+		iscsiadm -m node -T $TGT_IQN -p $SRV:$ISER_PORT --logout >&2
+		iscsiadm -m node -o delete -T $TGT_IQN >&2
+		! ls /sys/class/iscsi_session | grep -q .
+		iscsiadm -k 0
+		rmmod ib_iser"
+}
+
+iser_target_down() {
+	lab_exec 2 --timeout 60 "set -e
+		c=/sys/kernel/config/target t=\$c/iscsi/$TGT_IQN/tpgt_1
+		echo 0 > \$t/enable
+		rm \$t/acls/$INI_IQN/lun_0/lun0 \$t/lun/lun_0/lun0
+		rmdir \$t/acls/$INI_IQN/lun_0 \$t/acls/$INI_IQN \$t/lun/lun_0 \$t/np/$SRV:$ISER_PORT
+		rmdir \$t \${t%/tpgt_1} \$c/core/rd_mcp_1/lun0 \$c/core/rd_mcp_1 \$c/iscsi
+		rmmod ib_isert iscsi_target_mod"
+}
+
+# iser_rdma: vm1's NIC served isert's RDMA READs (the data fio wrote),
+# and ib_iser's FRWR regions were invalidated.
+iser_rdma() {
+	local r l i b="$LAB_DIR/stats-iser-before" a="$LAB_DIR/stats-iser-after"
+	hw_stats 1 rnic0/1 >"$a" || return 1
+	r="$(stat_delta "$b" "$a" read_requests_rcvd)" || return 1
+	l="$(stat_delta "$b" "$a" local_invs)" || return 1
+	i="$(stat_delta "$b" "$a" remote_invs)" || return 1
+	echo "vm1: read_requests_rcvd +$r, local_invs +$l, remote_invs +$i"
+	[ "$r" -gt 0 ] && [ $((l + i)) -gt 0 ]
+}
+
+iser_dev=""
+get_iser_dev() { iser_dev="$(iser_login)" && echo "$iser_dev"; }
+check "vm2: LIO iSCSI target with an iSER portal on $SRV:$ISER_PORT, a 32 MiB ramdisk LUN for $INI_IQN" \
+	iser_target_up || true
+hw_stats 1 rnic0/1 >"$LAB_DIR/stats-iser-before" 2>&1 || true
+check "vm1: iscsiadm logs in over iSER (iface iser), a SCSI disk appears" get_iser_dev || true
+check "iSER: fio writes $MB MiB to the disk and reads it back verified (crc32c)" \
+	nvme_verify 1 "${iser_dev:-/dev/no-iser-disk}" "$MB" 300 || true
+check "iSER: vm1's NIC served isert's RDMA READs and ib_iser's FRWR regions were invalidated (rdma statistic)" \
+	iser_rdma || true
+check "iSER: vm1 logs out, iscsid stops, ib_iser unloads" iser_logout || true
+check "iSER: vm2's target torn down, ib_isert and iscsi_target_mod unloaded" iser_target_down || true
 check "rmmod rnic_perf rnic on both VMs, rpcrdma still loaded" rnic_unload 1 2 || true
 
 lab_stop
-echo "# test_rnic_srp_nfs: $(lab_elapsed "$T0") s"
+echo "# test_rnic_storage: $(lab_elapsed "$T0") s"
 exit "$fail"
