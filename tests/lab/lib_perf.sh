@@ -79,16 +79,31 @@ perf_run() {
 		exit \$rc"
 }
 
-# The wait reads the results with the read builtin: a grep per look
-# cost the debug guest more CPU than the run it waited for.
-perf_server_ok() {
-	lab_exec "$1" --timeout 60 "for i in \$(seq 150); do
+# perf_result_wait N PREFIX LOOKS WANT: in VM N, wait (LOOKS x 0.2 s at
+# most) for a result line starting with PREFIX, print the last one, and
+# succeed if it matches the glob WANT. The wait reads the results with
+# the read builtin: a grep per look cost the debug guest more CPU than
+# the run it waited for.
+perf_result_wait() {
+	lab_exec "$1" --timeout 60 "for i in \$(seq $3); do
 			r=; IFS= read -r -d '' r <$PERF_DBG/results
-			case \"\$r\" in *'server peer=$2 '*) break ;; esac
+			case \"\$r\" in *'$2 '*) break ;; esac
 			sleep 0.2
 		done
-		l=\$(grep -F 'server peer=$2 ' $PERF_DBG/results | tail -1); echo \"\$l\"
-		case \"\$l\" in *status=ok) exit 0 ;; esac; exit 1"
+		l=\$(grep -F '$2 ' $PERF_DBG/results | tail -1); echo \"\$l\"
+		case \"\$l\" in $4) exit 0 ;; esac; exit 1"
+}
+
+perf_server_ok() { perf_result_wait "$1" "server peer=$2" 150 '*status=ok'; }
+
+# perf_srq_teardown_ok N SERVER_LINE: the server in VM N drained that
+# srq=1 connection's QP on the device's one LAST_WQE_REACHED: its
+# teardown line within 20 s (without the event ib_drain_qp() waits 60 s
+# and says nothing).
+perf_srq_teardown_ok() {
+	local peer
+	peer="$(perf_field "$2" peer)" || return 1
+	perf_result_wait "$1" "teardown peer=$peer" 100 "*' last_wqe_events=1 '*"
 }
 
 # perf_check N LINE: the server in VM N saw the connection of client

@@ -16,6 +16,9 @@
 #    holds one buffer per message and drains: every byte verified and the
 #    SRQ limit event (IB_EVENT_SRQ_LIMIT_REACHED) seen exactly once; with a
 #    limit the SRQ never goes below, no event; UD through an SRQ likewise;
+#    after each SRQ run the server's QP is drained on the device's one
+#    IB_EVENT_QP_LAST_WQE_REACHED (ib_drain_qp() would wait 60 s without
+#    it, silently): rnic_perf's teardown line, within 20 s;
 #  - rnic_perf and rnic unload on both VMs afterwards.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
@@ -64,11 +67,13 @@ run_one() {
 ud_run() {
 	run_one "$@" && [ "$(perf_field "$SLINE" qp)" = ud ]
 }
-# srq_run EVENTS ARGS...: also the server's SRQ limit events were EVENTS.
+# srq_run EVENTS ARGS...: also the server's SRQ limit events were EVENTS,
+# and its QP was drained on the device's LAST_WQE_REACHED.
 srq_run() {
 	local want="$1"
 	shift
-	run_one "$SRV" "$@" && perf_srq_events_are "$SLINE" "$want"
+	run_one "$SRV" "$@" && perf_srq_events_are "$SLINE" "$want" &&
+		perf_srq_teardown_ok 2 "$SLINE"
 }
 summary() {
 	local line
@@ -132,19 +137,19 @@ counters() {
 }
 check "rdma statistic: vm1 ud_send_packets and vm2 ud_recv_packets up by at least the messages" counters || true
 
-check "SRQ: RC SEND 4 KiB, 400 verified through an SRQ of 404 buffers, srq_limit 100: one limit event" \
+check "SRQ: RC SEND 4 KiB, 400 verified through an SRQ of 404 buffers, srq_limit 100: one limit event, the QP drained on LAST_WQE_REACHED" \
 	srq_run 1 op=send size=4096 depth=8 count=400 srq=1 srq_limit=100 || true
 summary
-check "SRQ: RC SEND_WITH_IMM 3000 B, 2 SGEs, 300 verified, default srq_limit: one limit event" \
+check "SRQ: RC SEND_WITH_IMM 3000 B, 2 SGEs, 300 verified, default srq_limit: one limit event, the QP drained on LAST_WQE_REACHED" \
 	srq_run 1 op=send_imm size=3000 sge=2 depth=8 count=300 srq=1 || true
 summary
-check "SRQ: srq_limit 1, never gone below (control buffers are reposted): no limit event" \
+check "SRQ: srq_limit 1, never gone below (control buffers are reposted): no limit event, the QP drained on LAST_WQE_REACHED" \
 	srq_run 0 op=send size=1024 depth=8 count=200 srq=1 srq_limit=1 || true
 ud_srq() {
 	ud_run "$SRV" qp=ud srq=1 op=send size=1024 depth=8 count=300 srq_limit=50 &&
-		perf_srq_events_are "$SLINE" 1
+		perf_srq_events_are "$SLINE" 1 && perf_srq_teardown_ok 2 "$SLINE"
 }
-check "SRQ: UD SEND 1024 B, 300 counted and verified through an SRQ, srq_limit 50: one limit event" ud_srq || true
+check "SRQ: UD SEND 1024 B, 300 counted and verified through an SRQ, srq_limit 50: one limit event, the QP drained on LAST_WQE_REACHED" ud_srq || true
 
 check "rnic_perf stopped, rmmod rnic_perf rnic on both VMs" rnic_unload 1 2 || true
 

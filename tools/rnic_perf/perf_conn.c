@@ -435,26 +435,35 @@ int perf_send_ctrl_inv(struct perf_conn *c, struct perf_ctrl *m, u32 rkey)
 void perf_drain(struct perf_conn *c)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	unsigned long t0 = jiffies;
 
 	if (c->drained || !c->qp_created)
 		return;
 	c->drained = true;
 	if (!c->ud) {
 		ib_drain_qp(c->id->qp);
+		c->drain_ms = jiffies_to_msecs(jiffies - t0);
 		return;
 	}
 	/*
 	 * ib_drain_sq() posts an RDMA WRITE, which a UD QP refuses: drain the
-	 * RQ the generic way (no RQ of our own with an SRQ), then wait for
-	 * the sends the move to ERR flushed.
+	 * RQ the generic way, then wait for the sends the move to ERR
+	 * flushed.  With an SRQ there is no RQ of our own: as ib_core's SRQ
+	 * drain does, wait for LAST_WQE_REACHED before the QP may go.
 	 */
-	if (c->srq)
+	if (c->srq) {
 		ib_modify_qp(c->id->qp, &attr, IB_QP_STATE);
-	else
+		if (!wait_event_timeout(c->wq, atomic_read(&c->last_wqe_events),
+					60 * HZ))
+			pr_err("%s: no LAST_WQE_REACHED for UD QP %u in 60 s\n",
+			       dev_name(&c->dev->dev), c->id->qp->qp_num);
+	} else {
 		ib_drain_rq(c->id->qp);
+	}
 	if (!wait_event_timeout(c->wq, !atomic_read(&c->sq_pending), PERF_TIMEOUT))
 		pr_err("%s: %d UD sends never completed\n",
 		       dev_name(&c->dev->dev), atomic_read(&c->sq_pending));
+	c->drain_ms = jiffies_to_msecs(jiffies - t0);
 }
 
 void perf_conn_free(struct perf_conn *c)
@@ -515,6 +524,22 @@ static void perf_srq_event(struct ib_event *ev, void *ctx)
 	}
 	if (atomic_inc_return(&c->srq_events) == 1)
 		c->srq_event_rx = READ_ONCE(c->rx_data);
+}
+
+/*
+ * IB_EVENT_QP_LAST_WQE_REACHED: an SRQ-attached QP in ERR will take no
+ * more receives from the SRQ.  ib_drain_qp() waits for it, up to 60 s
+ * and silently if it never comes, so the server reports it (srq=1
+ * connections' teardown line).  Any context.
+ */
+static void perf_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct perf_conn *c = ctx;
+
+	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED) {
+		atomic_inc(&c->last_wqe_events);
+		wake_up(&c->wq);
+	}
 }
 
 /*
@@ -704,7 +729,8 @@ int perf_conn_setup(struct perf_conn *c)
 		return ret;
 	}
 
-	qpa.event_handler = NULL;
+	qpa.event_handler = perf_qp_event;
+	qpa.qp_context = c;
 	qpa.send_cq = c->cq;
 	qpa.recv_cq = c->cq;
 	qpa.qp_type = c->ud ? IB_QPT_UD : IB_QPT_RC;

@@ -56,6 +56,21 @@ static void perf_server_report(struct perf_conn *c)
 		       c->first_bad_iter, c->first_bad_off);
 }
 
+/*
+ * After an SRQ connection's QP was drained and destroyed: whether the
+ * device raised LAST_WQE_REACHED (once) and how long the drain took.
+ */
+static void perf_server_teardown_report(struct perf_conn *c)
+{
+	char line[PERF_LINE_LEN];
+
+	snprintf(line, sizeof(line),
+		 "teardown peer=%pISpc qp=%s srq=1 last_wqe_events=%d drain_ms=%u",
+		 &c->id->route.addr.dst_addr, c->ud ? "ud" : "rc",
+		 atomic_read(&c->last_wqe_events), c->drain_ms);
+	perf_result_add(line);
+}
+
 /* inv=: the region could not be invalidated as asked; the run fails. */
 static void perf_server_inv_fail(struct perf_conn *c, struct perf_ctrl *r)
 {
@@ -332,6 +347,8 @@ static void perf_release_work(struct work_struct *w)
 	if (!c->ud)
 		rdma_disconnect(c->id);
 	perf_conn_free(c);
+	if (c->use_srq)
+		perf_server_teardown_report(c);
 	rdma_destroy_id(c->id);
 	kfree(c);
 }

@@ -256,6 +256,9 @@ struct perf_conn {
 	u32 srq_limit;
 	atomic_t srq_events;
 	u32 srq_event_rx;	/* data messages handled when it fired */
+	/* IB_EVENT_QP_LAST_WQE_REACHED seen, and how long the drain took */
+	atomic_t last_wqe_events;
+	u32 drain_ms;
 
 	/* client: one slot per operation in flight */
 	struct perf_slot *slots;
