@@ -117,6 +117,23 @@ use_srq() {
 		echo $1 > \$t/attrib/use_srq && grep -qx $1 \$t/attrib/use_srq"
 }
 
+# scsi_disk DRIVER: guest commands that wait up to 30 s for the SCSI disk
+# of a host that DRIVER (its scsi_host proc_name) registered, and print
+# its device.
+scsi_disk() {
+	echo "d=
+		for i in \$(seq 300); do
+			for b in /sys/block/sd*; do
+				[ -e \$b/device ] || continue
+				sh=\$(readlink -f \$b/device | grep -o '/host[0-9]*/' | tr -d / || true)
+				grep -qx $1 /sys/class/scsi_host/\$sh/proc_name 2>/dev/null &&
+					[ -b /dev/\${b##*/} ] && d=\${b##*/} && break 2
+			done
+			sleep 0.1
+		done
+		[ -n \"\$d\" ] && echo /dev/\$d"
+}
+
 # login: ib_srp's add_target through rdma_cm; prints the SCSI disk.
 login() {
 	lab_exec 1 --timeout 120 "set -e
@@ -124,17 +141,7 @@ login() {
 		h=/sys/class/infiniband_srp/srp-rnic0-1
 		for i in \$(seq 50); do [ -e \$h/add_target ] && break; sleep 0.1; done
 		echo id_ext=${GUID#0x},ioc_guid=${GUID#0x},dest=$SRV:$PORT,max_sect=256 > \$h/add_target
-		d=
-		for i in \$(seq 300); do
-			for b in /sys/block/sd*; do
-				[ -e \$b/device ] || continue
-				sh=\$(readlink -f \$b/device | grep -o '/host[0-9]*/' | tr -d / || true)
-				grep -qx ib_srp /sys/class/scsi_host/\$sh/proc_name 2>/dev/null &&
-					[ -b /dev/\${b##*/} ] && d=\${b##*/} && break 2
-			done
-			sleep 0.1
-		done
-		[ -n \"\$d\" ] && echo /dev/\$d"
+		$(scsi_disk ib_srp)"
 }
 
 # logout: remove_target of every SRP remote port; the disk goes with it.
@@ -350,17 +357,7 @@ iser_login() {
 		iscsid
 		iscsiadm -m node -o new -T $TGT_IQN -p $SRV:$ISER_PORT -I iser >/dev/null
 		iscsiadm -m node -T $TGT_IQN -p $SRV:$ISER_PORT -I iser --login >&2
-		d=
-		for i in \$(seq 300); do
-			for b in /sys/block/sd*; do
-				[ -e \$b/device ] || continue
-				sh=\$(readlink -f \$b/device | grep -o '/host[0-9]*/' | tr -d / || true)
-				grep -qx iscsi_iser /sys/class/scsi_host/\$sh/proc_name 2>/dev/null &&
-					[ -b /dev/\${b##*/} ] && d=\${b##*/} && break 2
-			done
-			sleep 0.1
-		done
-		[ -n \"\$d\" ] && echo /dev/\$d"
+		$(scsi_disk iscsi_iser)"
 }
 
 iser_logout() {
