@@ -157,16 +157,21 @@ logout() {
 		! ls /sys/class/srp_remote_ports/ | grep -q ."
 }
 
-# frwr_used: over both logins vm1's NIC served srpt's RDMA READs (the
-# data fio wrote) and its driver saw every FRWR region ib_srp registered
-# invalidated, by srpt's SEND_WITH_INV or ib_srp's own LOCAL_INV.
-frwr_used() {
-	local r l i b="$LAB_DIR/stats-vm1-before" a="$LAB_DIR/stats-vm1-after"
+# stats_before ULP: vm1's counters before that ULP's checks.
+stats_before() { hw_stats 1 rnic0/1 >"$LAB_DIR/stats-$1-before" 2>&1 || true; }
+
+# rdma_used ULP: since stats_before ULP, vm1's NIC served the target's
+# RDMA READs (the data fio wrote: SRP's and iSER's writes, NFS's read
+# chunks) and its driver saw the initiator's FRWR regions invalidated,
+# by the target's SEND_WITH_INV or the initiator's own LOCAL_INV.
+rdma_used() {
+	local r l i w b="$LAB_DIR/stats-$1-before" a="$LAB_DIR/stats-$1-after"
 	hw_stats 1 rnic0/1 >"$a" || return 1
 	r="$(stat_delta "$b" "$a" read_requests_rcvd)" || return 1
+	w="$(stat_delta "$b" "$a" rc_req_packets)" || return 1
 	l="$(stat_delta "$b" "$a" local_invs)" || return 1
 	i="$(stat_delta "$b" "$a" remote_invs)" || return 1
-	echo "vm1: read_requests_rcvd +$r, local_invs +$l, remote_invs +$i"
+	echo "vm1: read_requests_rcvd +$r, rc_req_packets +$w, local_invs +$l, remote_invs +$i"
 	[ "$r" -gt 0 ] && [ $((l + i)) -gt 0 ]
 }
 
@@ -182,11 +187,11 @@ mode() {
 }
 
 check "vm2: ib_srpt target: 32 MiB ramdisk LUN mapped to vm1's initiator port, rdma_cm port $PORT" target_up || true
-hw_stats 1 rnic0/1 >"$LAB_DIR/stats-vm1-before" 2>&1 || true
+stats_before srp
 mode 0 "into each channel's receive queue"
 mode 1 "into one SRQ"
 check "vm1's NIC served srpt's RDMA READs, and ib_srp's FRWR regions were invalidated (rdma statistic)" \
-	frwr_used || true
+	rdma_used srp || true
 
 target_down() {
 	lab_exec 2 --timeout 60 "set -e
@@ -281,20 +286,6 @@ nfs_tree() {
 	[ "$(echo "$c" | wc -l)" = 8 ] && [ "$c" = "$s" ]
 }
 
-# nfs_chunks: over the NFS checks vm1's NIC served the server's RDMA
-# READs (the writes' read chunks) and every FRWR region xprtrdma
-# registered was invalidated, remotely or by its own LOCAL_INV.
-nfs_chunks() {
-	local r l i w b="$LAB_DIR/stats-nfs-before" a="$LAB_DIR/stats-nfs-after"
-	hw_stats 1 rnic0/1 >"$a" || return 1
-	r="$(stat_delta "$b" "$a" read_requests_rcvd)" || return 1
-	w="$(stat_delta "$b" "$a" rc_req_packets)" || return 1
-	l="$(stat_delta "$b" "$a" local_invs)" || return 1
-	i="$(stat_delta "$b" "$a" remote_invs)" || return 1
-	echo "vm1: read_requests_rcvd +$r, rc_req_packets +$w, local_invs +$l, remote_invs +$i"
-	[ "$r" -gt 0 ] && [ $((l + i)) -gt 0 ]
-}
-
 # The export cache holds the exported directory until it is flushed
 # (exportfs -f's way), or the tmpfs could not be unmounted.
 nfs_down() {
@@ -310,14 +301,14 @@ nfs_down() {
 
 check "vm2: knfsd exports a tmpfs as the NFSv4 root over RDMA only (port $NFS_PORT), no mountd" \
 	nfs_server_up || true
-hw_stats 1 rnic0/1 >"$LAB_DIR/stats-nfs-before" 2>&1 || true
+stats_before nfs
 check "vm1: mount -t nfs4 -o vers=4.2,proto=rdma,port=$NFS_PORT $SRV:/; the server's grace period over" nfs_mount || true
 check "NFS: fio writes $MB MiB with O_DIRECT and reads it back verified (crc32c)" \
 	nvme_verify 1 "$NFS_MNT/fio.dat" "$MB" 300 || true
 check "NFS: files of 1 B to 1 MiB copied in, read back after a cache drop, the same on the server (SHA-256)" \
 	nfs_tree || true
 check "NFS: vm1's NIC served the server's RDMA READs and xprtrdma's FRWR regions were invalidated (rdma statistic)" \
-	nfs_chunks || true
+	rdma_used nfs || true
 check "NFS: vm1 unmounts, vm2's nfsd stops" nfs_down || true
 
 # ---- iSER
@@ -379,28 +370,16 @@ iser_target_down() {
 		rmmod ib_isert iscsi_target_mod"
 }
 
-# iser_rdma: vm1's NIC served isert's RDMA READs (the data fio wrote),
-# and ib_iser's FRWR regions were invalidated.
-iser_rdma() {
-	local r l i b="$LAB_DIR/stats-iser-before" a="$LAB_DIR/stats-iser-after"
-	hw_stats 1 rnic0/1 >"$a" || return 1
-	r="$(stat_delta "$b" "$a" read_requests_rcvd)" || return 1
-	l="$(stat_delta "$b" "$a" local_invs)" || return 1
-	i="$(stat_delta "$b" "$a" remote_invs)" || return 1
-	echo "vm1: read_requests_rcvd +$r, local_invs +$l, remote_invs +$i"
-	[ "$r" -gt 0 ] && [ $((l + i)) -gt 0 ]
-}
-
 iser_dev=""
 get_iser_dev() { iser_dev="$(iser_login)" && echo "$iser_dev"; }
 check "vm2: LIO iSCSI target with an iSER portal on $SRV:$ISER_PORT, a 32 MiB ramdisk LUN for $INI_IQN" \
 	iser_target_up || true
-hw_stats 1 rnic0/1 >"$LAB_DIR/stats-iser-before" 2>&1 || true
+stats_before iser
 check "vm1: iscsiadm logs in over iSER (iface iser), a SCSI disk appears" get_iser_dev || true
 check "iSER: fio writes $MB MiB to the disk and reads it back verified (crc32c)" \
 	nvme_verify 1 "${iser_dev:-/dev/no-iser-disk}" "$MB" 300 || true
 check "iSER: vm1's NIC served isert's RDMA READs and ib_iser's FRWR regions were invalidated (rdma statistic)" \
-	iser_rdma || true
+	rdma_used iser || true
 check "iSER: vm1 logs out, iscsid stops, ib_iser unloads" iser_logout || true
 check "iSER: vm2's target torn down, ib_isert and iscsi_target_mod unloaded" iser_target_down || true
 check "rmmod rnic_perf rnic on both VMs, rpcrdma still loaded" rnic_unload 1 2 || true
