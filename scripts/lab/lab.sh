@@ -57,7 +57,9 @@
 # -cpu; default lab__cpu's choice), RNIC_LAB_RNICSIM_ARGS (extra rnicsim options for
 # every VM, e.g. --fault drop=1%), RNIC_LAB_APPEND
 # (extra kernel command line), RNIC_LAB_RNICSIM_NICE (rnicsim's nice
-# value, default -10; 0 runs it as an equal of the vCPUs).
+# value, default -10; 0 runs it as an equal of the vCPUs), RNIC_LAB_PROFILE
+# (samples a second: every VM's vCPUs sampled through QEMU's gdbstub by
+# guest-profile.py, named in vmN/profile.txt at lab_stop).
 
 LAB_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 LAB_REPO="$(cd "$LAB_SRC/../.." && pwd)"
@@ -499,12 +501,29 @@ lab_stop() {
 	[ -f "$LAB_DIR/pids" ] && n="$(wc -l <"$LAB_DIR/pids")"
 	lab__acct_cpu
 	lab__cleanup_dir "$LAB_DIR"
+	lab__profile_report
 	lab__info "stopped $LAB_NS ($n processes, namespace, shm files removed) after $(lab_elapsed "$LAB_T0") s"
 	lab__acct stop "$t0"
 	lab__time_line
 	trap - EXIT INT TERM HUP
 	[ "${1:-}" = --signal ] || lab_check_clean "${SUITE:-$LAB_NAME}"
 	return 0
+}
+
+# lab__profile_report: with RNIC_LAB_PROFILE set, each VM's samples named
+# from its kernel's System.map in vmN/profile.txt (scripts/lab/README.md).
+lab__profile_report() {
+	[ -n "${RNIC_LAB_PROFILE:-}" ] || return 0
+	local d k map
+	for d in "$LAB_DIR"/vm*; do
+		[ -s "$d/profile.samples" ] || continue
+		k="$(cat "$d/profile.kver")"
+		map="/lib/modules/$k/System.map"
+		[ -r "$map" ] || map="/boot/System.map-$k"
+		python3 "$LAB_SRC/guest-profile.py" report "$map" "$d/profile.samples" \
+			>"$d/profile.txt" 2>&1
+		lab__info "vm${d##*/vm}: guest profile $d/profile.txt"
+	done
 }
 
 # What the kernel prints when something is wrong.  Matched on the serial
@@ -915,6 +934,9 @@ lab__vm() {
 	qemu+=(-cpu "$(lab__cpu "$kernel")")
 
 	qemu+=("${qargs[@]}")
+	# RNIC_LAB_PROFILE=HZ: a gdbstub for guest-profile.py (below).
+	[ -z "${RNIC_LAB_PROFILE:-}" ] ||
+		qemu+=(-gdb "unix:$d/gdb.sock,server=on,wait=off")
 	# The agent's wake-up line (guest-init.sh): QEMU reads wake.in into the
 	# guest's ttyS1; wake.out takes what the guest writes there (nothing).
 	rm -f "$d/wake.in" "$d/wake.out"
@@ -930,6 +952,14 @@ lab__vm() {
 	local qpid=$!
 	lab__track "$qpid" "vm$n qemu"
 	echo "$qpid" >"$d/qemu.pid"
+	if [ -n "${RNIC_LAB_PROFILE:-}" ]; then
+		# In the namespace, so that the cleanup stops it with QEMU.
+		ip netns exec "$LAB_NS" python3 "$LAB_SRC/guest-profile.py" sample \
+			"$d/gdb.sock" "$RNIC_LAB_PROFILE" "$smp" "$d/profile.samples" \
+			</dev/null >"$d/profile.log" 2>&1 &
+		lab__track "$!" "vm$n guest-profile"
+		echo "${kver:-$(lab_kver)}" >"$d/profile.kver"
+	fi
 	lab__info "vm$n: booting ${kver:+$kver }(virtio=$virtio rnic=$rnic mem=$mem), console $d/console.log"
 }
 
