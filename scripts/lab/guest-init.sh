@@ -83,16 +83,40 @@ mnt debugfs debugfs /sys/kernel/debug
 [ -w /sys/kernel/debug/kmemleak ] && echo scan=off >/sys/kernel/debug/kmemleak
 rm -f /.rnic-lab/guest-init
 
-VM='' VIRTIO='' RNIC='' REPO=''
+VM='' VIRTIO='' RNIC='' REPO='' SMP=''
 for arg in $(</proc/cmdline); do
 	case "$arg" in
 	rniclab.vm=*) VM="${arg#*=}" ;;
 	rniclab.virtio=*) VIRTIO="${arg#*=}" ;;
 	rniclab.rnic=*) RNIC="${arg#*=}" ;;
 	rniclab.repo=*) REPO="${arg#*=}" ;;
+	rniclab.smp=*) SMP="${arg#*=}" ;;
 	esac
 done
 [ -n "$VM" ] || die "no rniclab.vm= on the kernel command line"
+# A guest of several vCPUs boots on one (lab.sh gives it maxcpus=1) and
+# brings the others online here, before any test runs.  QEMU 7.2's
+# multi-threaded TCG can run a stale translation of code that another vCPU
+# is patching (fixed in QEMU 8.1): late in boot the kernel flips the
+# sched_clock_stable static key on a path every CPU runs all the time,
+# and one 2-vCPU guest of the suite died there ("Oops: int3" in
+# sched_clock_cpu right after "sched_clock: Marking stable").  With one
+# vCPU online then, no other one runs the code being patched.
+for f in /sys/devices/system/cpu/cpu[1-9]*/online; do
+	[ -e "$f" ] || continue
+	read -r online <"$f"
+	[ "$online" = 1 ] || echo 1 >"$f" || die "could not bring ${f%/online} online"
+done
+# A test given N vCPUs runs on N, or not at all: a kernel that cannot see
+# them (no ACPI: the MP table names one CPU) ran "SMP" tests on one.
+read -r online </sys/devices/system/cpu/online
+case "$online" in
+0) n=1 ;;
+0-*) n=$((${online#0-} + 1)) ;;
+*) n=0 ;;
+esac
+[ "$n" = "${SMP:-1}" ] || die "vCPUs online: $online; QEMU was given ${SMP:-1}"
+unset online n f
 echo "lab-vm$VM" >/proc/sys/kernel/hostname
 echo "lab-vm$VM" >/etc/hostname 2>/dev/null || true
 
@@ -239,7 +263,7 @@ start_job() {
 			trap - INT TERM HUP
 			exec 8<&- 9<&-
 			unset -f log stage die mnt start_job kill_job handle scan
-			unset VM VIRTIO RNIC REPO VIRTIO_IF CTL f arg line up pid rc id started
+			unset VM VIRTIO RNIC REPO SMP VIRTIO_IF CTL f arg line up pid rc id started
 			unset req tmo RETRY
 			PATH="$HOST_PATH"
 			unset HOST_PATH
