@@ -27,7 +27,6 @@ gdbstub can stop the guest at any instruction, though: this samples it.
 """
 import bisect
 import collections
-import os
 import socket
 import struct
 import sys
