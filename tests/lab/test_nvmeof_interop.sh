@@ -14,7 +14,8 @@
 #  - userspace verbs (librnic on rnic, rxe's provider on rxe), Debian's own
 #    binaries, each direction and each perftest tool at least once:
 #    ibv_rc_pingpong -c with the server on rnic, ibv_ud_pingpong -c and
-#    ibv_srq_pingpong -c with the server on rxe, rping -V both ways, and
+#    ibv_srq_pingpong -c with the server on rxe, rping -V both ways over
+#    IPv4 and over IPv6 (vm2's virtio-net also has fd00:20::2), and
 #    perftest's six tools, with and without rdma_cm (-R).  The sizes and
 #    counts are small: rxe in a debug guest moves 0.8-2.3 MB/s, and what
 #    is proven is that the two implementations agree on the wire, not a
@@ -43,8 +44,8 @@ lab_start interop || {
 	exit 1
 }
 # 2 boots, 3 set-up steps, 8 rnic_perf runs, 5 per NVMe-oF direction,
-# 13 userspace.
-lab_plan 36 2
+# 15 userspace.
+lab_plan 38 2
 perf_checks_init
 perf_preflight
 
@@ -53,9 +54,10 @@ lab_vm 2 --virtio --mem 1G
 boot_vms 1 2
 A1="$(lab_addr 1 rnic 4)"
 A2="$(lab_addr 2 rnic 4)"
+A2_6="$(lab_addr 2 rnic 6)"
 up1() { rnic_up 1 && roce_mode 1 rnic0 "RoCE v2"; }
 need "vm1: rnic0 ACTIVE, RoCE v2 default, rnic_perf loaded" up1
-need "vm2: rxe0 on virtio-net with $A2, rnic_perf loaded" rxe_up 2 "$A2/24"
+need "vm2: rxe0 on virtio-net with $A2 and $A2_6, rnic_perf loaded" rxe_up 2 "$A2/24" "$A2_6/64"
 servers() { perf_server 1 "$A1" && perf_server 2 "$A2"; }
 check "rnic_perf servers on $A1 (rnic) and $A2 (rxe)" servers || true
 
@@ -125,15 +127,17 @@ srq_pp() {
 		uv_iters "$LAB_DIR/uv-srq.server" 100 && uv_iters "$LAB_DIR/uv-srq.client" 100
 }
 check "userspace: ibv_srq_pingpong -c 4 QPs, 1 KiB x 100, server rxe, client rnic" srq_pp || true
-# rping SRV_VM: 20 verified pings, server in SRV_VM.
+# rping SRV_VM V: 20 verified pings over IPv<V>, server in SRV_VM.
 rping_to() {
-	local a="$A1"
-	[ "$1" = 1 ] || a="$A2"
-	upair "rping-$1" "$1" "rping -s -a $a -V -C 20" "rping -c -a $a -V -v -C 20" cm:7174 &&
-		[ "$(grep -c 'ping data: rdma-ping-' "$LAB_DIR/uv-rping-$1.client")" -eq 20 ]
+	local a
+	a="$(lab_addr "$1" rnic "$2")"
+	upair "rping-$1-$2" "$1" "rping -s -a $a -V -C 20" "rping -c -a $a -V -v -C 20" cm:7174 &&
+		[ "$(grep -c 'ping data: rdma-ping-' "$LAB_DIR/uv-rping-$1-$2.client")" -eq 20 ]
 }
-check "userspace: rping -V -C 20, server rnic, client rxe" rping_to 1 || true
-check "userspace: rping -V -C 20, server rxe, client rnic" rping_to 2 || true
+for v in 4 6; do
+	check "userspace: rping -V -C 20 over IPv$v, server rnic, client rxe" rping_to 1 "$v" || true
+	check "userspace: rping -V -C 20 over IPv$v, server rxe, client rnic" rping_to 2 "$v" || true
+done
 # uperf NAME SRV_VM TOOL SIZE ARGS: a perftest pair, the server in SRV_VM,
 # the client in the other; -x: each side's RoCE v2 GID, or rdma_cm with -R
 # (port 18600: rnic_perf's servers hold rdma_cm port 18515).  The
