@@ -4,8 +4,9 @@
 # NVMe over Fabrics (RDMA) helpers for lab tests; source after
 # scripts/lab/lab.sh.  Not a test itself.
 #
-#   nvmet_up N ADDR MB      nvmet-rdma target in VM N on ADDR:4420, namespace
-#                           1 a MB-MiB file on the guest's tmpfs
+#   nvmet_up N ADDR MB [MODOPT...]  nvmet-rdma target in VM N on ADDR:4420,
+#                           namespace 1 a MB-MiB file on the guest's tmpfs;
+#                           MODOPT: nvmet-rdma's options (use_srq=1)
 #   nvme_host_up N ADDR [OPT...]  nvme connect -t rdma from VM N; prints the
 #                           block device
 #   nvme_verify N DEV MB    fio: write MB MiB with crc32c verify headers,
@@ -18,9 +19,10 @@ NVME_PORT=4420
 
 nvmet_up() {
 	local n="$1" addr="$2" mb="$3" fam=ipv4
+	shift 3
 	case "$addr" in *:*) fam=ipv6 ;; esac
 	lab_exec "$n" --timeout 90 "set -e
-		modprobe nvmet-rdma
+		modprobe nvmet-rdma $*
 		truncate -s ${mb}M /dev/shm/nvmet.img
 		c=/sys/kernel/config/nvmet
 		s=\$c/subsystems/$NVME_NQN

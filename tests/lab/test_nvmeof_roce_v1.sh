@@ -10,7 +10,14 @@
 # with crc32c verify headers and reads it all back verified; the host has
 # a poll queue (--nr-poll-queues=1: nvme-rdma's IB_POLL_DIRECT CQ, polled
 # by the submitter, never armed), and fio with io_uring --hipri writes
-# and verifies 16 MiB through it; then:
+# and verifies 16 MiB through it. The target runs with use_srq=1: every
+# queue receives from the SRQs nvmet-rdma shares per completion vector,
+# each receive a command buffer plus an in-capsule data page (two SGEs);
+# fio's 4 KiB writes go in-capsule (inside the command's SEND, no RDMA
+# READ: vm1's read_requests_rcvd must not move), and after the disconnect
+# every nvmet QP is drained through ib_drain_qp's SRQ path, which waits
+# 60 s, silently, for an IB_EVENT_QP_LAST_WQE_REACHED that never comes;
+# then:
 #  - on the bridge, the RDMA traffic (the CM exchange and every NVMe/RDMA
 #    frame) is Ethertype 0x8915, all of it decoded by tshark as InfiniBand,
 #    enough bytes of it to have carried the data both ways; no UDP 4791, no
@@ -33,9 +40,10 @@ lab_start nvmeof_roce_v1 || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/nvmeof_roce_v1"
 	exit 1
 }
-# boots 2, devices 2, target 1, connect 1, fio 1, polled fio 1,
-# disconnect 1, target removed 1, wire 1, counters 2
-lab_plan 13 2
+# boots 2, devices 2, target 1, connect 1, SRQs 1, fio 1, polled fio 1,
+# in-capsule 1, disconnect 1, drained 1, target removed 1, wire 1,
+# counters 2
+lab_plan 16 2
 perf_checks_init
 perf_preflight
 
@@ -48,8 +56,8 @@ up() { rnic_up "$1" && roce_mode "$1" rnic0 "IB/RoCE v1"; }
 check_vms "1 2" "rnic0 ACTIVE, default_roce_mode \"IB/RoCE v1\"" up || exit 1
 
 TADDR="$(lab_addr 2 rnic 4)"
-check "vm2: nvmet-rdma target on $TADDR:$NVME_PORT, ${MB} MiB namespace" \
-	nvmet_up 2 "$TADDR" "$MB" || exit 1
+check "vm2: nvmet-rdma target (use_srq=1) on $TADDR:$NVME_PORT, ${MB} MiB namespace" \
+	nvmet_up 2 "$TADDR" "$MB" use_srq=1 || exit 1
 for n in 1 2; do
 	hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-vm$n-before" 2>&1 || true
 done
@@ -58,6 +66,33 @@ lab_capture_start "$PCAP"
 DEV=""
 connect() { DEV="$(nvme_host_up 1 "$TADDR" --nr-poll-queues=1)" && echo "$DEV"; }
 check "vm1: nvme connect -t rdma to $TADDR over RoCE v1, one poll queue" connect || exit 1
+# Each SRQ lists the QPs that receive from it ("lqpn 3-5,9"): every RC QP
+# of vm2 (nvmet's, one per NVMe queue) must be on one of the lists.
+srqs() {
+	local out
+	out="$(lab_exec 2 --timeout 60 "set -e
+		grep -qx Y /sys/module/nvmet_rdma/parameters/use_srq
+		rdma resource show srq dev rnic0
+		rdma resource show qp link rnic0/1 | grep 'type RC'")" || return 1
+	echo "$out"
+	awk '/ srqn / && /\[nvmet_rdma\]/ {
+			srqs++
+			for (i = 1; i < NF; i++) if ($i == "lqpn") {
+				n = split($(i + 1), r, ",")
+				for (j = 1; j <= n; j++) {
+					if (split(r[j], ab, "-") == 1) ab[2] = ab[1]
+					for (q = ab[1]; q <= ab[2]; q++) on[q] = 1
+				}
+			}
+		}
+		/ type RC / { for (i = 1; i < NF; i++) if ($i == "lqpn") qp[$(i + 1)] = 1 }
+		END {
+			for (q in qp) { rc++; if (!(q in on)) { print "QP " q " is on no SRQ"; bad++ } }
+			printf "%d SRQs of nvmet_rdma, %d RC QPs\n", srqs, rc
+			exit !(srqs >= 1 && rc >= 2 && !bad)
+		}' <<<"$out"
+}
+check "vm2: nvmet-rdma's queues receive from shared receive queues (rdma resource: every RC QP on an SRQ)" srqs || true
 t="$(lab__now_us)"
 check "vm1: fio writes ${MB} MiB to $DEV and reads it back verified (crc32c), RoCE v1" \
 	nvme_verify 1 "$DEV" "$MB" 900 || true
@@ -85,7 +120,45 @@ polled() {
 }
 check "vm1: fio io_uring --hipri writes 16 MiB and reads it back verified through the poll queue (IB_POLL_DIRECT CQ)" \
 	polled || true
+# In-capsule writes: up to nvmet's in-capsule size (4 KiB by default)
+# nvme-rdma puts a write's data in the command's SEND, which lands in the
+# target's receive (here an SRQ's) behind the command; the target reads
+# nothing from the host. Written and read back verified; meanwhile vm1's
+# NIC served no RDMA READ and sent at least one request per I/O.
+incapsule() {
+	local b="$LAB_DIR/stats-ic-before" a="$LAB_DIR/stats-ic-after" r w
+	hw_stats 1 rnic0/1 >"$b" || return 1
+	lab_exec 1 --timeout 300 "fio --name=incapsule --filename=$DEV --rw=write --bs=4k \
+			--size=4M --direct=1 --ioengine=libaio --iodepth=8 --verify=crc32c \
+			--do_verify=1 --verify_fatal=1 >/tmp/fio-ic.out 2>&1 ||
+			{ cat /tmp/fio-ic.out; exit 1; }
+		grep -E '^ *(WRITE|READ):|err=' /tmp/fio-ic.out
+		grep -q 'err= 0' /tmp/fio-ic.out &&
+			grep -Eq '^ *WRITE: .* io=4096KiB ' /tmp/fio-ic.out &&
+			grep -Eq '^ *READ: .* io=4096KiB ' /tmp/fio-ic.out" || return 1
+	hw_stats 1 rnic0/1 >"$a" || return 1
+	r="$(stat_delta "$b" "$a" read_requests_rcvd)" || return 1
+	w="$(stat_delta "$b" "$a" rc_req_packets)" || return 1
+	echo "vm1: read_requests_rcvd +$r, rc_req_packets +$w (2048 I/Os)"
+	[ "$r" = 0 ] && [ "$w" -ge 2048 ]
+}
+check "vm1: fio 4 KiB writes of 4 MiB go in-capsule (no RDMA READ by the target) and read back verified" \
+	incapsule || true
 check "vm1: nvme disconnect" nvme_host_down 1 || true
+# Drained: every nvmet QP left ERR through ib_drain_qp's SRQ path, which
+# needs the driver's LAST_WQE_REACHED per QP (without it: 60 s each).
+drained() {
+	lab_exec 2 --timeout 90 "s=\$(cut -d' ' -f1 /proc/uptime)
+		for i in \$(seq 60); do
+			q=\$(rdma resource show qp link rnic0/1 | grep -c 'type RC')
+			r=\$(rdma resource show srq dev rnic0 | grep -c srqn)
+			[ \$q = 0 ] && [ \$r = 0 ] && break
+			sleep 0.5
+		done
+		awk -v s=\$s -v q=\$q -v r=\$r '{ printf \"RC QPs %d, SRQs %d, %.1f s after the disconnect\\n\", q, r, \$1 - s }' /proc/uptime
+		[ \$q = 0 ] && [ \$r = 0 ]"
+}
+check "vm2: every nvmet QP drained (LAST_WQE_REACHED) and destroyed, and its SRQs, within 30 s" drained || true
 lab_capture_stop "$PCAP"
 for n in 1 2; do
 	hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-vm$n-after" 2>&1 || true
