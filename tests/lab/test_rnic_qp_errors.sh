@@ -8,11 +8,17 @@
 # rnic_perf.ko): each run must fail with the right work completion status,
 # and the work requests behind the failed one must be flushed:
 #  - a wrong rkey (RDMA WRITE, READ, FETCH_ADD): REM_ACCESS_ERR, the other
-#    depth - 1 WRs in flight WR_FLUSH_ERR;
+#    depth - 1 WRs in flight WR_FLUSH_ERR, and the server's QP gets
+#    IB_EVENT_QP_ACCESS_ERR (its handler in rnic_perf: qp_events=);
 #  - SENDs to a server that posted no receive, rnr_retry=1:
-#    RNR_RETRY_EXC_ERR, the others flushed;
+#    RNR_RETRY_EXC_ERR, the others flushed, no event on the server;
 #  - SENDs one byte longer than the server's receives: the responder's
-#    NAK invalid request, REM_INV_REQ_ERR, the others flushed;
+#    NAK invalid request, REM_INV_REQ_ERR, the others flushed; the server
+#    learns of it from its receive's completion (LOC_LEN_ERR), so its QP
+#    gets no event (an affiliated error is raised only for a fault no
+#    work request of the QP's consumer can report);
+#  (the client's QP gets no async event in any of these: a requester
+#  learns of the NAK from its completions);
 #  - the client's QP moved to ERR with 1 MiB WRITEs in flight: every WR
 #    still in flight completes with WR_FLUSH_ERR;
 #  - the peer gone mid-run (its NIC's link down through rnicsim's control
@@ -80,31 +86,39 @@ fails() {
 	*) [ "$n" = "$fl" ] ;;
 	esac
 }
-# must_fail WANT FLUSHED ARGS...: a client run from vm1 that must fail so.
+# must_fail WANT FLUSHED EVENTS ARGS...: a client run from vm1 that must
+# fail so; the server's QP must have got exactly the async events EVENTS
+# (rnic_perf's qp_events= names: access_err, or none), the
+# client's none. The server writes its line for a run that ended early at
+# the disconnect, after the run's events.
 must_fail() {
-	local want="$1" fl="$2" line
-	shift 2
+	local want="$1" fl="$2" ev="$3" line peer
+	shift 3
 	if line="$(perf_run 1 "$SRV" --timeout 120 "$@")"; then
 		echo "$line"
 		echo "the run passed"
 		return 1
 	fi
-	fails "$want" "$fl" "$line"
+	fails "$want" "$fl" "$line" || return 1
+	echo "client qp_events=$(perf_field "$line" qp_events)"
+	[ "$(perf_field "$line" qp_events)" = none ] || return 1
+	peer="$(perf_field "$line" local)" || return 1
+	perf_result_wait 2 "server peer=$peer" 100 "*' qp_events=$ev '*"
 }
 
 D=8
-check "wrong rkey, RDMA WRITE depth $D: REM_ACCESS_ERR, the other $((D - 1)) flushed" \
-	must_fail REM_ACCESS_ERR $((D - 1)) op=write size=4096 depth=$D count=64 fault=rkey || true
-check "wrong rkey, RDMA READ depth $D: REM_ACCESS_ERR, the other $((D - 1)) flushed" \
-	must_fail REM_ACCESS_ERR $((D - 1)) op=read size=4096 depth=$D count=64 fault=rkey || true
-check "wrong rkey, FETCH_ADD depth $D: REM_ACCESS_ERR, the other $((D - 1)) flushed" \
-	must_fail REM_ACCESS_ERR $((D - 1)) op=fetch_add depth=$D count=64 fault=rkey || true
-check "SEND to a server with no receive posted, rnr_retry=1, depth 4: RNR_RETRY_EXC_ERR, the other 3 flushed" \
-	must_fail RNR_RETRY_EXC_ERR 3 op=send size=4096 depth=4 count=16 fault=norecv rnr_retry=1 || true
-check "SEND 4 KiB into 4095-byte receives, depth 4: REM_INV_REQ_ERR, the other 3 flushed" \
-	must_fail REM_INV_REQ_ERR 3 op=send size=4096 depth=4 count=16 fault=short || true
-check "QP moved to ERR with 1 MiB WRITEs in flight, depth $D: WR_FLUSH_ERR for each still in flight (1-$D)" \
-	must_fail WR_FLUSH_ERR "1-$D" op=write size=1048576 depth=$D count=64 verify=0 fault=flush || true
+check "wrong rkey, RDMA WRITE depth $D: REM_ACCESS_ERR, the other $((D - 1)) flushed; the server's QP: QP_ACCESS_ERR" \
+	must_fail REM_ACCESS_ERR $((D - 1)) access_err op=write size=4096 depth=$D count=64 fault=rkey || true
+check "wrong rkey, RDMA READ depth $D: REM_ACCESS_ERR, the other $((D - 1)) flushed; the server's QP: QP_ACCESS_ERR" \
+	must_fail REM_ACCESS_ERR $((D - 1)) access_err op=read size=4096 depth=$D count=64 fault=rkey || true
+check "wrong rkey, FETCH_ADD depth $D: REM_ACCESS_ERR, the other $((D - 1)) flushed; the server's QP: QP_ACCESS_ERR" \
+	must_fail REM_ACCESS_ERR $((D - 1)) access_err op=fetch_add depth=$D count=64 fault=rkey || true
+check "SEND to a server with no receive posted, rnr_retry=1, depth 4: RNR_RETRY_EXC_ERR, the other 3 flushed; no QP event" \
+	must_fail RNR_RETRY_EXC_ERR 3 none op=send size=4096 depth=4 count=16 fault=norecv rnr_retry=1 || true
+check "SEND 4 KiB into 4095-byte receives, depth 4: REM_INV_REQ_ERR, the other 3 flushed; no QP event" \
+	must_fail REM_INV_REQ_ERR 3 none op=send size=4096 depth=4 count=16 fault=short || true
+check "QP moved to ERR with 1 MiB WRITEs in flight, depth $D: WR_FLUSH_ERR for each still in flight (1-$D); no QP event" \
+	must_fail WR_FLUSH_ERR "1-$D" none op=write size=1048576 depth=$D count=64 verify=0 fault=flush || true
 
 # ---- the peer goes away mid-run: its NIC loses the link
 

@@ -403,7 +403,7 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 			       u64 elapsed_ns, u64 errors, u32 srv_msgs)
 {
 	struct ib_device_attr *attr = c->dev ? &c->dev->attrs : NULL;
-	char line[PERF_LINE_LEN], sge[12], rx_sge[12], max_inline[12];
+	char line[PERF_LINE_LEN], sge[12], rx_sge[12], max_inline[12], ev[64];
 	u64 us = div_u64(elapsed_ns, 1000);
 	u32 msg = perf_op_is_atomic(a->op) ? 8 : a->size;
 	u64 bytes = (u64)msg * a->count, sum = 0, mbps = 0, rate = 0;
@@ -442,7 +442,7 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 	else
 		snprintf(max_inline, sizeof(max_inline), "%d", c->max_inline);
 	snprintf(line, sizeof(line),
-		 "client local=%pISpc peer=%pISpc dev=%s qp=%s srq=%u op=%s size=%u depth=%u count=%u sge=%s wr_sge=%u rx_sge=%s offset=%u inline=%u qp_inline=%u max_inline=%s max_send_sge=%d max_sge_rd=%d verify=%u fault=%s inv=%s inv_checked=%u inv_probe=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
+		 "client local=%pISpc peer=%pISpc dev=%s qp=%s srq=%u op=%s size=%u depth=%u count=%u sge=%s wr_sge=%u rx_sge=%s offset=%u inline=%u qp_inline=%u max_inline=%s max_send_sge=%d max_sge_rd=%d verify=%u fault=%s inv=%s inv_checked=%u inv_probe=%s qp_events=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
 		 &c->id->route.addr.src_addr, &a->addr,
 		 c->dev ? dev_name(&c->dev->dev) : "-",
 		 a->ud ? "ud" : "rc", a->srq, perf_op_names[a->op], a->size,
@@ -451,6 +451,7 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 		 attr ? attr->max_sge_rd : 0, a->verify, perf_fault_names[a->fault],
 		 perf_inv_names[a->inv], c->inv_checked,
 		 c->inv_probe_done ? perf_wc_name(c->inv_probe) : "-",
+		 perf_qp_events(c, ev, sizeof(ev)),
 		 ret || errors ? "fail" : "ok", ret,
 		 perf_wc_name(c->wc_err ? c->wc_status : IB_WC_SUCCESS),
 		 atomic_read(&c->flushed), errors,

@@ -539,7 +539,59 @@ static void perf_qp_event(struct ib_event *ev, void *ctx)
 	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED) {
 		atomic_inc(&c->last_wqe_events);
 		wake_up(&c->wq);
+		return;
 	}
+	/*
+	 * The others go in the result lines (qp_events=): a responder that
+	 * NAKs a bad request must also tell its own consumer, which the
+	 * requester's completion status cannot show.
+	 */
+	pr_info("%s: QP %u: %s\n", dev_name(&c->dev->dev),
+		ev->element.qp->qp_num, ib_event_msg(ev->event));
+	if ((unsigned int)ev->event < BITS_PER_LONG)
+		set_bit(ev->event, &c->qp_events);
+	/*
+	 * A SEND that overtook the RTU: rdma_cm completes the connection
+	 * on it, as RDS, isert, srpt and nvmet ask it to.
+	 */
+	if (ev->event == IB_EVENT_COMM_EST)
+		rdma_notify(c->id, IB_EVENT_COMM_EST);
+}
+
+static const char * const perf_qp_event_names[] = {
+	[IB_EVENT_QP_FATAL] = "fatal",
+	[IB_EVENT_QP_REQ_ERR] = "req_err",
+	[IB_EVENT_QP_ACCESS_ERR] = "access_err",
+	[IB_EVENT_COMM_EST] = "comm_est",
+	[IB_EVENT_SQ_DRAINED] = "sq_drained",
+	[IB_EVENT_PATH_MIG] = "path_mig",
+	[IB_EVENT_PATH_MIG_ERR] = "path_mig_err",
+};
+
+/**
+ * perf_qp_events() - the QP's async events so far, for a result line
+ * @c: the connection
+ * @buf: where to write them
+ * @len: its size
+ *
+ * Return: @buf: the events' short names joined by commas ("access_err"),
+ * "none" if there were none. LAST_WQE_REACHED is counted on its own.
+ */
+const char *perf_qp_events(struct perf_conn *c, char *buf, size_t len)
+{
+	unsigned long ev = READ_ONCE(c->qp_events);
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for_each_set_bit(i, &ev, BITS_PER_LONG) {
+		if (i < ARRAY_SIZE(perf_qp_event_names) && perf_qp_event_names[i])
+			n += scnprintf(buf + n, len - n, "%s%s", n ? "," : "",
+				       perf_qp_event_names[i]);
+		else
+			n += scnprintf(buf + n, len - n, "%sev%u", n ? "," : "", i);
+	}
+	return n ? buf : "none";
 }
 
 /*

@@ -32,13 +32,13 @@ static void perf_server_bad(struct perf_conn *c, u32 errs, u32 iter, u32 off)
 
 static void perf_server_report(struct perf_conn *c)
 {
-	char line[PERF_LINE_LEN];
+	char line[PERF_LINE_LEN], ev[64];
 
 	if (c->reported)
 		return;
 	c->reported = true;
 	snprintf(line, sizeof(line),
-		 "server peer=%pISpc dev=%s qp=%s op=%s size=%u count=%u sge=%u rx_sge=%u rx_wr_sge=%u max_recv_sge=%d max_srq_sge=%d offset=%u iova_off=%lu verify=%u srq=%u srq_limit=%u srq_events=%u srq_event_msgs=%u inv=%s inv_checked=%u msgs=%u rx_bytes=%llu errors=%llu%s status=%s",
+		 "server peer=%pISpc dev=%s qp=%s op=%s size=%u count=%u sge=%u rx_sge=%u rx_wr_sge=%u max_recv_sge=%d max_srq_sge=%d offset=%u iova_off=%lu verify=%u srq=%u srq_limit=%u srq_events=%u srq_event_msgs=%u inv=%s inv_checked=%u msgs=%u rx_bytes=%llu errors=%llu%s qp_events=%s status=%s",
 		 &c->id->route.addr.dst_addr, dev_name(&c->dev->dev),
 		 c->ud ? "ud" : "rc", perf_op_names[c->op], c->size, c->count,
 		 c->nsge, c->rx_nsge, c->rx_wr_sge, c->dev->attrs.max_recv_sge,
@@ -49,6 +49,7 @@ static void perf_server_report(struct perf_conn *c)
 		 perf_inv_names[c->inv], c->inv_checked, c->rx_data, c->rx_bytes,
 		 c->errors,
 		 c->errors ? " (first bad message below)" : "",
+		 perf_qp_events(c, ev, sizeof(ev)),
 		 c->errors || c->wc_err ? "fail" : "ok");
 	perf_result_add(line);
 	if (c->errors)

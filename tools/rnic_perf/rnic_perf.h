@@ -259,6 +259,8 @@ struct perf_conn {
 	/* IB_EVENT_QP_LAST_WQE_REACHED seen, and how long the drain took */
 	atomic_t last_wqe_events;
 	u32 drain_ms;
+	/* the QP's other async events, BIT(enum ib_event_type) each */
+	unsigned long qp_events;
 
 	/* client: one slot per operation in flight */
 	struct perf_slot *slots;
@@ -383,6 +385,7 @@ void perf_buf_for_dev(struct perf_conn *c, struct perf_buf *b);
 void perf_region_for_cpu(struct perf_conn *c);
 void perf_region_for_dev(struct perf_conn *c);
 void perf_wc_error(struct perf_conn *c, struct ib_wc *wc, const char *what);
+const char *perf_qp_events(struct perf_conn *c, char *buf, size_t len);
 void perf_send_done(struct perf_conn *c);
 int perf_post_rx(struct perf_conn *c, struct perf_rx *r);
 int perf_send_ctrl(struct perf_conn *c, struct perf_ctrl *m);
