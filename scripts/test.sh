@@ -189,11 +189,15 @@ LAB_TIMES_DEFAULT="$REPO/tests/lab/lab-times"
 # CPU-bound processes at once ran at 100% and 57% of one alone.
 LAB_VMS=${RNIC_LAB_VMS:-$(nproc)}
 
-# lab_weight FILE: the VMs a test keeps busy at once: the lab_vm lines it
-# has, at most 2 (a third VM, like netdev's virtio peer, mostly idles);
-# a test that starts its VMs in a loop counts 2.
+# lab_weight FILE: the VMs a test keeps busy at once: its "# lab-weight:"
+# line if it has one (a test whose lab_vm lines are scenarios run one
+# after another), else the lab_vm lines it has, at most 2 (a third VM,
+# like netdev's virtio peer, mostly idles); a test that starts its VMs in
+# a loop counts 2.
 lab_weight() {
 	local n
+	n="$(sed -n 's/^# lab-weight: *\([12]\)$/\1/p' "$1" | head -1)"
+	[ -z "$n" ] || { echo "$n"; return; }
 	n="$(grep -cE '^[[:space:]]*lab_vm [0-9]' "$1")"
 	if [ "$n" = 1 ]; then echo 1; else echo 2; fi
 }

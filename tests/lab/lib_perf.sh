@@ -251,6 +251,23 @@ rxe_up() {
 		rdma link show rxe0/1" && perf_load "$n"
 }
 
+# rc_qps_gone N [srq]: within 30 s, VM N's rnic0 has no RC QP left (and,
+# with "srq", no SRQ either): a ULP's teardown drained and destroyed its
+# QPs. ib_drain_qp() of an SRQ-attached QP waits 60 s, without a word,
+# for a LAST_WQE_REACHED that does not come. Prints how long it took.
+rc_qps_gone() {
+	lab_exec "$1" --timeout 90 "s=\$(cut -d' ' -f1 /proc/uptime) r=-
+		for i in \$(seq 60); do
+			q=\$(rdma resource show qp link rnic0/1 | grep -c 'type RC')
+			${2:+r=\$(rdma resource show srq dev rnic0 | grep -c srqn)}
+			case \$q:\$r in 0:0 | 0:-) break ;; esac
+			sleep 0.5
+		done
+		awk -v s=\$s -v q=\$q -v r=\$r '{ printf \"RC QPs %d, SRQs %s, %.1f s after the teardown began\\n\", q, r, \$1 - s }' /proc/uptime
+		case \$q:\$r in 0:0 | 0:-) exit 0 ;; esac
+		exit 1"
+}
+
 # roce_mode N IBDEV MODE: rdma_cm's default RoCE type for IBDEV port 1
 # ("IB/RoCE v1" or "RoCE v2").
 roce_mode() {

@@ -1,6 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # lab-kernels: stock
+# lab-weight: 1
+# (one scenario at a time, each with one stock VM at most but the sweep's
+# three short-lived ones; ~50 s, most of it timeouts waited out on
+# purpose: it runs beside another one-VM test)
 # shellcheck disable=SC2317 # functions are called through check
 #
 # The lab under bad input: a missing dependency, a VM that does not boot,

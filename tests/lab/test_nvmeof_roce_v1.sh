@@ -147,18 +147,8 @@ check "vm1: fio 4 KiB writes of 4 MiB go in-capsule (no RDMA READ by the target)
 check "vm1: nvme disconnect" nvme_host_down 1 || true
 # Drained: every nvmet QP left ERR through ib_drain_qp's SRQ path, which
 # needs the driver's LAST_WQE_REACHED per QP (without it: 60 s each).
-drained() {
-	lab_exec 2 --timeout 90 "s=\$(cut -d' ' -f1 /proc/uptime)
-		for i in \$(seq 60); do
-			q=\$(rdma resource show qp link rnic0/1 | grep -c 'type RC')
-			r=\$(rdma resource show srq dev rnic0 | grep -c srqn)
-			[ \$q = 0 ] && [ \$r = 0 ] && break
-			sleep 0.5
-		done
-		awk -v s=\$s -v q=\$q -v r=\$r '{ printf \"RC QPs %d, SRQs %d, %.1f s after the disconnect\\n\", q, r, \$1 - s }' /proc/uptime
-		[ \$q = 0 ] && [ \$r = 0 ]"
-}
-check "vm2: every nvmet QP drained (LAST_WQE_REACHED) and destroyed, and its SRQs, within 30 s" drained || true
+check "vm2: every nvmet QP drained (LAST_WQE_REACHED) and destroyed, and its SRQs, within 30 s" \
+	rc_qps_gone 2 srq || true
 lab_capture_stop "$PCAP"
 for n in 1 2; do
 	hw_stats "$n" rnic0/1 >"$LAB_DIR/stats-vm$n-after" 2>&1 || true

@@ -62,10 +62,10 @@ lab_start rnic_storage || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_storage"
 	exit 1
 }
-# boots 2, devices 2; SRP: target 1, per receive mode 4 (x2), FRWR 1,
+# boots 2, devices 2; SRP: target 1, per receive mode 5 (x2), FRWR 1,
 # teardown 2; NFS: server 1, mount 1, data 2, chunks 1, teardown 1;
 # iSER: target 1, login 1, data 1, RDMA 1, teardown 2; unload 1
-lab_plan 29 2
+lab_plan 31 2
 perf_checks_init
 perf_preflight
 
@@ -175,7 +175,8 @@ rdma_used() {
 	[ "$r" -gt 0 ] && [ $((l + i)) -gt 0 ]
 }
 
-# mode N WHAT: one login in receive mode use_srq=N (4 checks).
+# mode N WHAT: one login in receive mode use_srq=N (5 checks): with an
+# SRQ the channel's drain waits for LAST_WQE_REACHED.
 mode() {
 	local dev=""
 	check "use_srq=$1: vm2: srpt's tpg receives $2" use_srq "$1" || true
@@ -184,6 +185,8 @@ mode() {
 	check "use_srq=$1: fio writes $MB MiB to the SRP disk and reads it back verified (crc32c)" \
 		nvme_verify 1 "${dev:-/dev/no-srp-disk}" "$MB" 300 || true
 	check "use_srq=$1: vm1: the initiator logs out (srp_remote_ports delete), the disk goes" logout || true
+	check "use_srq=$1: vm2: srpt's channel QP drained and destroyed within 30 s of the logout" \
+		rc_qps_gone 2 || true
 }
 
 check "vm2: ib_srpt target: 32 MiB ramdisk LUN mapped to vm1's initiator port, rdma_cm port $PORT" target_up || true
