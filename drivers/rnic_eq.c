@@ -86,9 +86,19 @@ static void rnic_handle_eqe(struct rnic_dev *rdev, const struct rnic_eqe *eqe)
 		break;
 	case RNIC_EQE_DEVICE_ERROR:
 		rnic_stat_inc(rdev, RNIC_DRV_STAT_device_errors);
-		rnic_err_ratelimited(rdev, "device error: %s (reason %u, info %#llx)\n",
-				     rnic_err_reason(eqe->reason), eqe->reason,
-				     le64_to_cpu(eqe->info));
+		/*
+		 * The device ignores such a write; a process may make it
+		 * (user contexts map the doorbell register), so it is no
+		 * sign of a broken device and must say so.
+		 */
+		if (eqe->reason == RNIC_ERR_BAD_DOORBELL)
+			dev_warn_ratelimited(&rdev->pdev->dev,
+					     "doorbell register written with %#llx, which rings nothing: ignored, counted in bad_doorbells (a process with an RDMA context may write that register when user_kick_map=1)\n",
+					     le64_to_cpu(eqe->info));
+		else
+			rnic_err_ratelimited(rdev, "device error: %s (reason %u, info %#llx)\n",
+					     rnic_err_reason(eqe->reason), eqe->reason,
+					     le64_to_cpu(eqe->info));
 		if (rnic_reg_read(rdev, RNIC_REG_STATUS) & RNIC_STATUS_FATAL) {
 			rnic_err(rdev, "device is in fatal state; unload and reload rnic to reset it\n");
 			rnic_dev_failed(rdev);

@@ -70,10 +70,10 @@ lab_start perf_rnic || {
 }
 # 2 boots, 3 set-up steps, 15 per RoCE version, 2 invalidation runs
 # and 8 limit checks (RoCE v2), the counter set; IPv6:
-# 2 GIDs, the server, 8 runs, the wire and the counters; UDP port: the
+# 2 GIDs, the server, 9 runs, the wire and the counters; UDP port: the
 # unload, 2 loads, the TOS, the server, 3 runs, NVMe-oF over IPv6 (4)
 # and the wire (port, TOS).
-lab_plan 73 2
+lab_plan 74 2
 perf_checks_init
 perf_preflight
 
@@ -485,6 +485,7 @@ lab_capture_start "$PCAP" || true
 t="$(lab__now_us)"
 v6_run "SEND 4 KiB, 2 SGEs, depth 8, 200 verified" op=send size=4096 sge=2 depth=8 count=200
 v6_run "SEND inline 64 B, 200 verified" op=send size=64 inline=1 depth=8 count=200
+v6_run "RDMA WRITE inline 200 B, 200 verified" op=write size=200 inline=1 depth=8 count=200
 v6_run "SEND_WITH_IMM 1000 B, 3 SGEs, 200 verified" op=send_imm size=1000 sge=3 depth=8 count=200
 v6_run "RDMA WRITE 64 KiB (multi-MTU), depth 16, 64 verified" op=write size=65536 depth=16 count=64
 v6_run "RDMA WRITE_WITH_IMM 8 KiB, 4 SGEs, 200 verified" op=write_imm size=8192 sge=4 depth=8 count=200
