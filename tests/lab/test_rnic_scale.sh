@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck disable=SC2317 # functions are called through check
 # lab-kernels: debug
+# lab-weight: 2
+# (one VM, but of two vCPUs: beside a one-VM test it and its partner each
+# took 30-60% more CPU time and the lab was no faster, ci38)
 #
 # Scale and limits of rnic with rnic_scale (tools/rnic_scale,
 # Documentation/rnic_scale.rst), in one rnic VM on two vCPUs (the debug
@@ -112,9 +115,7 @@ res_count() {
 		awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
 }
 
-# One VM (scripts/test.sh gives a test one slot per lab_vm line, so the
-# two configurations share one): 1 GiB for the uncapped limits run,
-# else smaller device tables.
+# One VM: 1 GiB for the uncapped limits run, else smaller device tables.
 VM_ARGS=()
 if [ "$SCALE_LIMIT_CAP" = 0 ] && [ "$SCALE_TABLE_LOG2" = 0 ]; then
 	VM_ARGS=(--mem 1G)
