@@ -9,7 +9,7 @@
 #                           MODOPT: nvmet-rdma's options (use_srq=1)
 #   nvme_host_up N ADDR [OPT...]  nvme connect -t rdma from VM N; prints the
 #                           block device
-#   nvme_verify N DEV MB    fio: write MB MiB with crc32c verify headers,
+#   nvme_verify N DEV MB [TIMEOUT [BS]]  fio: write MB MiB with crc32c verify headers,
 #                           read everything back and verify
 #   nvme_host_down N        nvme disconnect
 #   nvmet_down N            remove the target's configfs objects
@@ -78,17 +78,18 @@ nvme_host_down() {
 			! ls /sys/block | grep '^nvme[0-9]*n1\$' >/dev/null"
 }
 
-# nvme_verify N DEV MB [TIMEOUT]: prints fio's write and read bandwidth.
-# fio must succeed, with no error or verify failure, and both its write
-# and its verify pass must have moved all MB MiB.
+# nvme_verify N DEV MB [TIMEOUT [BS]]: prints fio's write and read
+# bandwidth. fio (blocks of BS, default 128k) must succeed, with no error
+# or verify failure, and both its write and its verify pass must have
+# moved all MB MiB (which fio prints in KiB below 8 MiB or so).
 nvme_verify() {
 	lab_exec "$1" --timeout "${4:-600}" "fio --name=nvmeof --filename=$2 --rw=write \
-		--bs=128k --size=${3}M --direct=1 --ioengine=libaio --iodepth=8 \
+		--bs=${5:-128k} --size=${3}M --direct=1 --ioengine=libaio --iodepth=8 \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_dump=1 \
 		--group_reporting >/tmp/fio.out 2>&1; rc=\$?
 		grep -E '^ *(WRITE|READ):|err=|verify' /tmp/fio.out
 		[ \$rc = 0 ] && grep -q 'err= 0' /tmp/fio.out &&
-			grep -Eq '^ *WRITE: .* io=${3}(\.0)?MiB ' /tmp/fio.out &&
-			grep -Eq '^ *READ: .* io=${3}(\.0)?MiB ' /tmp/fio.out &&
+			grep -Eq '^ *WRITE: .* io=(${3}(\.0)?MiB|$(($3 * 1024))KiB) ' /tmp/fio.out &&
+			grep -Eq '^ *READ: .* io=(${3}(\.0)?MiB|$(($3 * 1024))KiB) ' /tmp/fio.out &&
 			! grep -qi 'verify.*fail\|bad magic\|crc32c: verify failed' /tmp/fio.out"
 }

@@ -128,14 +128,7 @@ check "vm1: fio io_uring --hipri writes 16 MiB and reads it back verified throug
 incapsule() {
 	local b="$LAB_DIR/stats-ic-before" a="$LAB_DIR/stats-ic-after" r w
 	hw_stats 1 rnic0/1 >"$b" || return 1
-	lab_exec 1 --timeout 300 "fio --name=incapsule --filename=$DEV --rw=write --bs=4k \
-			--size=4M --direct=1 --ioengine=libaio --iodepth=8 --verify=crc32c \
-			--do_verify=1 --verify_fatal=1 >/tmp/fio-ic.out 2>&1 ||
-			{ cat /tmp/fio-ic.out; exit 1; }
-		grep -E '^ *(WRITE|READ):|err=' /tmp/fio-ic.out
-		grep -q 'err= 0' /tmp/fio-ic.out &&
-			grep -Eq '^ *WRITE: .* io=4096KiB ' /tmp/fio-ic.out &&
-			grep -Eq '^ *READ: .* io=4096KiB ' /tmp/fio-ic.out" || return 1
+	nvme_verify 1 "$DEV" 4 300 4k || return 1
 	hw_stats 1 rnic0/1 >"$a" || return 1
 	r="$(stat_delta "$b" "$a" read_requests_rcvd)" || return 1
 	w="$(stat_delta "$b" "$a" rc_req_packets)" || return 1
