@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """Send malformed and hostile RoCE frames to an rnic on the lab bridge.
 
-Usage: hostile_frames.py IFNAME DST_MAC DST_IP COUNT [CASE...]
+Usage: hostile_frames.py [--src-ip IP] [--qpn N --psn N] IFNAME DST_MAC DST_IP COUNT
+                         [CASE...]
 
 Every frame carries a correct ICRC (computed here, independently of the
 driver and of rnicsim, with zlib's CRC-32 over the masked headers as IBA
 annex A17 defines) unless the case is about a bad ICRC, so the receiver
 has to judge the transport headers themselves. Runs only inside the lab's
-network namespace, on its bridge.
+network namespace, on its bridge. --src-ip sends from another address than
+the lab's stranger 10.20.0.99 (always from the stranger's MAC, so that the
+bridge never learns a VM's MAC on the wrong port); --qpn and --psn aim the
+"live_qp" cases at a connected QP at its expected PSN.
 """
 import socket
 import struct
@@ -27,12 +31,12 @@ def ip_csum(hdr):
     return (~s) & 0xFFFF
 
 
-def frame(dmac, dip, transport, good_icrc=True, tver=0):
+def frame(dmac, dip, transport, good_icrc=True, tver=0, sip=SRC_IP):
     """Ethernet + IPv4 + UDP(4791) + @transport (BTH onward) + ICRC."""
     tlen = len(transport) + 4
     udp = struct.pack("!HHHH", 50000, 4791, 8 + tlen, 0)
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + 8 + tlen, 0, 0x4000,
-                     64, 17, 0, SRC_IP, dip)
+                     64, 17, 0, sip, dip)
     ip = ip[:10] + struct.pack("!H", ip_csum(ip)) + ip[12:]
     bth = bytearray(transport)
     bth[1] |= tver
@@ -81,8 +85,8 @@ def deth(qkey, sqpn):
     return struct.pack("!II", qkey, sqpn)
 
 
-def cases(dmac, dip):
-    f = lambda t, **kw: frame(dmac, dip, t, **kw)  # noqa: E731
+def cases(dmac, dip, sip, qpn, psn):
+    f = lambda t, **kw: frame(dmac, dip, t, sip=sip, **kw)  # noqa: E731
     v1 = lambda t, **kw: frame_v1(dmac, dip, t, **kw)  # noqa: E731
     return {
         # RC SEND ONLY to a QP that does not exist
@@ -110,13 +114,24 @@ def cases(dmac, dip):
         "v1_unknown_qpn": v1(bth(0x04, 0x123456, 0) + b"x" * 16),
         "v1_bad_icrc": v1(bth(0x64, 1, 0) + deth(GSI_QKEY, 5) + b"x" * 256,
                           good_icrc=False),
+        # RC SEND MIDDLE at a connected QP's expected PSN with no SEND
+        # in progress: an invalid request (opcode out of sequence), which
+        # its peer could never have sent
+        "live_qp_send_middle": f(bth(0x01, qpn, psn) + b"x" * 16),
     }
 
 
 def main():
-    ifname, dmac, dip, count = sys.argv[1:5]
-    todo = cases(bytes.fromhex(dmac.replace(":", "")), socket.inet_aton(dip))
-    names = sys.argv[5:] or list(todo)
+    args = sys.argv[1:]
+    opts = {"--src-ip": "10.20.0.99", "--qpn": "0", "--psn": "0"}
+    while args and args[0] in opts:
+        opts[args[0]] = args[1]
+        args = args[2:]
+    ifname, dmac, dip, count = args[:4]
+    todo = cases(bytes.fromhex(dmac.replace(":", "")), socket.inet_aton(dip),
+                 socket.inet_aton(opts["--src-ip"]), int(opts["--qpn"]),
+                 int(opts["--psn"]))
+    names = args[4:] or [n for n in todo if not n.startswith("live_qp")]
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((ifname, 0))
     for name in names:

@@ -21,6 +21,13 @@
 #  learns of the NAK from its completions);
 #  - the client's QP moved to ERR with 1 MiB WRITEs in flight: every WR
 #    still in flight completes with WR_FLUSH_ERR;
+#  - an invalid request from the wire (a SEND MIDDLE with no SEND in
+#    progress, at the server's live QP and its expected PSN, injected on
+#    the bridge with a correct ICRC while rnic_perf hold= keeps the
+#    connection idle): from a stranger's address dropped (rx_drop_bad_src),
+#    from the peer's the responder NAKs it and the server's QP goes to ERR
+#    with IB_EVENT_QP_REQ_ERR (logged by rnic_perf's event handler), the
+#    client's QP untouched (nothing of its was outstanding);
 #  - the peer gone mid-run (its NIC's link down through rnicsim's control
 #    socket), retry=2: RETRY_EXC_ERR within a bound, the others flushed;
 #  - the NAK, RNR and retry counters of rdma statistic moved on both
@@ -43,9 +50,10 @@ lab_start rnic_qp_errors || {
 	exit 1
 }
 # boots 2, devices 2, server 1, baseline 1, bad rkey 3, RNR 1, short
-# receive 1, flush 1, retry exceeded 1, counters 1, run afterwards 1,
-# fatal and reload 2, admin timeout and reload 2, unload 2
-lab_plan 21 2
+# receive 1, flush 1, invalid request 1, retry exceeded 1, counters 1,
+# run afterwards 1, fatal and reload 2, admin timeout and reload 2,
+# unload 2
+lab_plan 22 2
 perf_checks_init
 perf_preflight
 
@@ -119,6 +127,82 @@ check "SEND 4 KiB into 4095-byte receives, depth 4: REM_INV_REQ_ERR, the other 3
 	must_fail REM_INV_REQ_ERR 3 none op=send size=4096 depth=4 count=16 fault=short || true
 check "QP moved to ERR with 1 MiB WRITEs in flight, depth $D: WR_FLUSH_ERR for each still in flight (1-$D); no QP event" \
 	must_fail WR_FLUSH_ERR "1-$D" none op=write size=1048576 depth=$D count=64 verify=0 fault=flush || true
+
+# ---- an invalid request from the wire, at a live QP
+
+# srv_qp STATE: "LQPN RQ_PSN" of vm2's one RC QP in STATE (rnic_perf's
+# server's: rdma_cm creates it, so restrack names rdma_cm its owner).
+srv_qp() {
+	lab_exec 2 --timeout 30 "rdma resource show qp link rnic0/1" |
+		awk -v st="$1" '/ type RC / {
+			q = ""; p = ""; s = ""
+			for (i = 1; i < NF; i++) {
+				if ($i == "lqpn") q = $(i + 1)
+				if ($i == "rq-psn") p = $(i + 1)
+				if ($i == "state") s = $(i + 1)
+			}
+			if (s == st) { print q, p; n++ }
+		} END { exit n != 1 }'
+}
+# send_middle SRC_IP QPN PSN: one RC SEND MIDDLE from SRC_IP at vm2's QP.
+send_middle() {
+	ip netns exec "$LAB_NS" python3 "$LAB_REPO/tests/lab/hostile_frames.py" \
+		--src-ip "$1" --qpn "$2" --psn "$3" br0 "$(lab__mac 2 rnic)" "$SRV" 1 \
+		live_qp_send_middle
+}
+# delta FILE_BEFORE FILE_AFTER COUNTER WANT
+delta() {
+	local d=$(($(stat_of "$2" "$3") - $(stat_of "$1" "$3")))
+	echo "$3 +$d (want +$4)"
+	[ "$d" = "$4" ]
+}
+invalid_request() {
+	local n0 n job qp psn rc=0 line
+	n0="$(lab_exec 1 --timeout 30 "dmesg | grep -c 'holding the connection'; true")" || return 1
+	for n in 1 2; do hw_stats "$n" rnic0/1 >"$LAB_DIR/inv-vm$n-0" || return 1; done
+	job="$(lab_bg 1 "echo 'client addr=$SRV port=$PERF_PORT op=send size=64 depth=4 count=16 hold=60000' > $PERF_DBG/control")" ||
+		return 1
+	if lab_exec 1 --timeout 90 "for i in \$(seq 300); do
+			[ \$(dmesg | grep -c 'holding the connection') -gt $n0 ] && exit 0
+			sleep 0.2
+		done; exit 1" && read -r qp psn < <(srv_qp RTS); then
+		echo "vm2: rnic_perf's QP $qp in RTS, rq-psn $psn"
+		# A stranger: dropped before the transport looks at it.
+		send_middle 10.20.0.99 "$qp" "$psn" &&
+			hw_stats 2 rnic0/1 >"$LAB_DIR/inv-vm2-1" &&
+			delta "$LAB_DIR/inv-vm2-0" "$LAB_DIR/inv-vm2-1" rx_drop_bad_src 1 &&
+			delta "$LAB_DIR/inv-vm2-0" "$LAB_DIR/inv-vm2-1" nak_inv_req_sent 0 &&
+			srv_qp RTS >/dev/null || rc=1
+		# The peer's address: the responder judges it.
+		[ "$rc" = 0 ] && send_middle "$(lab_addr 1 rnic 4)" "$qp" "$psn" || rc=1
+		[ "$rc" = 0 ] && for _ in $(seq 20); do
+			srv_qp ERR >/dev/null && break
+			sleep 0.5
+		done
+		srv_qp ERR || { echo "vm2: the QP did not go to ERR"; rc=1; }
+	else
+		echo "no held connection with one rnic_perf QP in RTS on vm2"
+		rc=1
+	fi
+	lab_kill 1 "$job"
+	lab_wait 1 "$job" --timeout 60 >/dev/null
+	for n in 1 2; do hw_stats "$n" rnic0/1 >"$LAB_DIR/inv-vm$n-2" || rc=1; done
+	delta "$LAB_DIR/inv-vm2-0" "$LAB_DIR/inv-vm2-2" nak_inv_req_sent 1 || rc=1
+	delta "$LAB_DIR/inv-vm1-0" "$LAB_DIR/inv-vm1-2" nak_inv_req_rcvd 1 || rc=1
+	line="$(lab_exec 1 --timeout 30 "grep '^client .* hold=60000 ' $PERF_DBG/results | tail -1")" || return 1
+	echo "$line"
+	[ "$(perf_field "$line" status)" = ok ] && [ "$(perf_field "$line" qp_events)" = none ] || rc=1
+	# The server wrote its line when the run ended, before the frame:
+	# its QP event handler's log line says what the consumer got.
+	lab_exec 2 --timeout 30 "dmesg | grep -E 'rnic_perf: rnic0: QP $qp: |rnic0: QP $qp: '" || rc=1
+	lab_exec 2 --timeout 30 "dmesg | grep -F 'rnic_perf: rnic0: QP $qp: QP request error' >/dev/null" || {
+		echo "vm2: rnic_perf's QP event handler got no QP_REQ_ERR for QP $qp"
+		rc=1
+	}
+	return "$rc"
+}
+check "invalid request at the server's live QP (SEND MIDDLE, no SEND begun): a stranger's dropped (rx_drop_bad_src), the peer's NAKed, the server's QP to ERR with QP_REQ_ERR, the client's untouched" \
+	invalid_request || true
 
 # ---- the peer goes away mid-run: its NIC loses the link
 

@@ -8,6 +8,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <rdma/ib_verbs.h>
@@ -442,11 +443,11 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 	else
 		snprintf(max_inline, sizeof(max_inline), "%d", c->max_inline);
 	snprintf(line, sizeof(line),
-		 "client local=%pISpc peer=%pISpc dev=%s qp=%s srq=%u op=%s size=%u depth=%u count=%u sge=%s wr_sge=%u rx_sge=%s offset=%u inline=%u qp_inline=%u max_inline=%s max_send_sge=%d max_sge_rd=%d verify=%u fault=%s inv=%s inv_checked=%u inv_probe=%s qp_events=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
+		 "client local=%pISpc peer=%pISpc dev=%s qp=%s srq=%u op=%s size=%u depth=%u count=%u hold=%u sge=%s wr_sge=%u rx_sge=%s offset=%u inline=%u qp_inline=%u max_inline=%s max_send_sge=%d max_sge_rd=%d verify=%u fault=%s inv=%s inv_checked=%u inv_probe=%s qp_events=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
 		 &c->id->route.addr.src_addr, &a->addr,
 		 c->dev ? dev_name(&c->dev->dev) : "-",
 		 a->ud ? "ud" : "rc", a->srq, perf_op_names[a->op], a->size,
-		 a->depth, a->count, sge, c->wr_sge, rx_sge, a->offset, a->inl,
+		 a->depth, a->count, a->hold_ms, sge, c->wr_sge, rx_sge, a->offset, a->inl,
 		 c->qp_inline, max_inline, attr ? attr->max_send_sge : 0,
 		 attr ? attr->max_sge_rd : 0, a->verify, perf_fault_names[a->fault],
 		 perf_inv_names[a->inv], c->inv_checked,
@@ -788,6 +789,16 @@ test:
 	ret = perf_client_test(c, &elapsed, &errors, &srv_msgs);
 	if (ret && c->wc_err && c->wc_status != IB_WC_SUCCESS)
 		pr_err("client: failed with %s\n", ib_wc_status_msg(c->wc_status));
+	/*
+	 * hold=: both QPs connected and idle, their PSNs still, so that a
+	 * test can aim a frame of its own at the server's QP. The events
+	 * that brings are in this run's line.
+	 */
+	if (!ret && a->hold_ms) {
+		pr_info("client: run to %pISpc over, holding the connection for %u ms\n",
+			&a->addr, a->hold_ms);
+		msleep_interruptible(a->hold_ms);
+	}
 out_disc:
 	/* a failed run: let every WR in flight complete before the report */
 	if (ret)

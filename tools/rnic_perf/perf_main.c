@@ -192,6 +192,9 @@ static int perf_command(char *buf)
 			ret = kstrtobool(v, &a.srq);
 		} else if (!strcmp(tok, "srq_limit")) {
 			ret = perf_parse_u32(v, 1, PERF_MAX_COUNT, &a.srq_limit);
+		} else if (!strcmp(tok, "hold")) {
+			ret = perf_parse_u32(v, 0, PERF_MAX_HOLD_MS, &a.hold_ms);
+			hint = " (0..60000 ms)";
 		} else {
 			ret = -EINVAL;
 		}

@@ -30,6 +30,7 @@ struct seq_file;
 #define PERF_MAX_SIZE		SZ_1M
 #define PERF_MAX_DEPTH		256U
 #define PERF_MAX_COUNT		10000000U
+#define PERF_MAX_HOLD_MS	60000U
 /*
  * sge= and rx_sge= go to the server in a byte; the device's own limits
  * (max_send_sge, max_sge_rd, max_recv_sge, max_srq_sge) are what a run
@@ -362,6 +363,7 @@ struct perf_args {
 	bool ud;
 	bool srq;
 	u32 srq_limit;
+	u32 hold_ms;		/* connected and idle before the disconnect */
 };
 
 extern struct mutex perf_lock;
