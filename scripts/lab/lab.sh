@@ -76,7 +76,9 @@ LAB_SHM_SIZE="${RNIC_LAB_SHM_SIZE:-1048576}"
 # waited out a vCPU's time slice before it ran (perftest ib_write_lat's
 # p99 1.1-1.8 ms at nice 0, 0.86-1.4 ms at -10, average 99-124 us vs
 # 56-75 us, same pair).  It only gets to run sooner: it sleeps in
-# epoll_wait when it has nothing to do.
+# epoll_wait when it has nothing to do.  The price is paid in message
+# rate: perftest ib_send_bw 64 B 23.4k msg/s at -10 vs 40.4k at 0
+# (bench.sh, 2026-11-29), a preemption per doorbell.
 LAB_RNICSIM_NICE="${RNIC_LAB_RNICSIM_NICE:--10}"
 LAB_VECTORS=8
 LAB_BRIDGE=br0
