@@ -28,6 +28,13 @@
 #    from the peer's the responder NAKs it and the server's QP goes to ERR
 #    with IB_EVENT_QP_REQ_ERR (logged by rnic_perf's event handler), the
 #    client's QP untouched (nothing of its was outstanding);
+#  - the server's QP held in RTR (rnic_perf rtr=1: its own QP, moved by
+#    itself, as srpt does): the client's first SEND raises
+#    IB_EVENT_COMM_EST at the server's consumer, which passes it to
+#    rdma_notify() and moves the QP to RTS; the run passes verified;
+#  - READs at a responder whose REP offers READs but whose QP has no
+#    responder resources (rnic_perf resp_res=0): REM_INV_REQ_ERR, the
+#    others flushed, IB_EVENT_QP_REQ_ERR at the server;
 #  - the peer gone mid-run (its NIC's link down through rnicsim's control
 #    socket), retry=2: RETRY_EXC_ERR within a bound, the others flushed;
 #  - the NAK, RNR and retry counters of rdma statistic moved on both
@@ -50,10 +57,10 @@ lab_start rnic_qp_errors || {
 	exit 1
 }
 # boots 2, devices 2, server 1, baseline 1, bad rkey 3, RNR 1, short
-# receive 1, flush 1, invalid request 1, retry exceeded 1, counters 1,
-# run afterwards 1, fatal and reload 2, admin timeout and reload 2,
-# unload 2
-lab_plan 22 2
+# receive 1, flush 1, invalid request 1, COMM_EST 1, no responder
+# resources 1, retry exceeded 1, counters 1, run afterwards 1, fatal and
+# reload 2, admin timeout and reload 2, unload 2
+lab_plan 24 2
 perf_checks_init
 perf_preflight
 
@@ -206,6 +213,37 @@ invalid_request() {
 check "invalid request at the server's live QP (SEND MIDDLE, no SEND begun): a stranger's dropped (rx_drop_bad_src), the peer's NAKed, the server's QP to ERR with QP_REQ_ERR, the client's untouched" \
 	invalid_request || true
 
+# ---- the server moves its own QP through its states (rtr=, resp_res=)
+
+comm_est_lines() {
+	lab_exec 2 --timeout 30 "dmesg | grep -cE 'rnic_perf: rnic0: QP [0-9]+: communication established'; true"
+}
+# comm_est: a SEND run with the server's QP in RTR until the client's
+# first message: exactly one COMM_EST at the server's consumer, none at
+# the client's, every SEND verified.
+comm_est() {
+	local n0 n1 line srv rc
+	n0="$(comm_est_lines)" || return 1
+	line="$(perf_run 1 "$SRV" --timeout 120 op=send size=4096 depth=8 count=64 rtr=1)" || {
+		echo "$line"
+		return 1
+	}
+	echo "$line"
+	[ "$(perf_field "$line" wc_status)" = SUCCESS ] &&
+		[ "$(perf_field "$line" qp_events)" = none ] || return 1
+	srv="$(perf_result_wait 2 "server peer=$(perf_field "$line" local)" 150 \
+		"*' rtr=1 '*' msgs=64 '*' qp_events=comm_est status=ok'")"
+	rc=$?
+	echo "$srv"
+	n1="$(comm_est_lines)" || return 1
+	echo "vm2: COMM_EST logged by rnic_perf's QP event handler: $n0 -> $n1 (want +1)"
+	[ "$rc" = 0 ] && [ "$n1" = $((n0 + 1)) ]
+}
+check "server's QP held in RTR (rtr=1): the client's first SEND raises COMM_EST at the server's consumer (rdma_notify), then RTS; 64 SENDs of 4 KiB verified" \
+	comm_est || true
+check "READ at a responder whose REP offers READs and whose QP takes none (resp_res=0), depth $D: REM_INV_REQ_ERR, the other $((D - 1)) flushed; the server's QP: QP_REQ_ERR" \
+	must_fail REM_INV_REQ_ERR $((D - 1)) req_err op=read size=4096 depth=$D count=64 resp_res=0 || true
+
 # ---- the peer goes away mid-run: its NIC loses the link
 
 ctr() { lab_sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
@@ -235,10 +273,10 @@ wait_flowing() {
 # a result line of its own (not 3), WANT its first bad completion and
 # FLUSHED WRs flushed behind it (fails).
 cut_run() {
-	local when="$1" want="$2" fl="$3" opts="$4" job base flowing=0 t line rc
+	local when="$1" want="$2" fl="$3" run_opts="$4" job base flowing=0 t line rc
 	shift 4
 	base="$(ctr 2 rx_roce_v2_frames)"
-	job="$(bg_run "$opts")" || return 1
+	job="$(bg_run "$run_opts")" || return 1
 	wait_flowing "$base" && flowing=1
 	echo "traffic flowing: $flowing"
 	"$@" || return 1

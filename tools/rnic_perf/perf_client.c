@@ -346,7 +346,7 @@ static int perf_post(struct perf_conn *c, u32 iter)
 	wr->ex.imm_data = cpu_to_be32(iter);
 	s->t0 = ktime_get_ns();
 	atomic_inc(&c->sq_pending);
-	ret = ib_post_send(c->id->qp, wr, &bad);
+	ret = ib_post_send(c->qp, wr, &bad);
 	if (ret)
 		atomic_dec(&c->sq_pending);
 	return ret;
@@ -443,11 +443,12 @@ static void perf_client_report(struct perf_conn *c, struct perf_args *a, int ret
 	else
 		snprintf(max_inline, sizeof(max_inline), "%d", c->max_inline);
 	snprintf(line, sizeof(line),
-		 "client local=%pISpc peer=%pISpc dev=%s qp=%s srq=%u op=%s size=%u depth=%u count=%u hold=%u sge=%s wr_sge=%u rx_sge=%s offset=%u inline=%u qp_inline=%u max_inline=%s max_send_sge=%d max_sge_rd=%d verify=%u fault=%s inv=%s inv_checked=%u inv_probe=%s qp_events=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
+		 "client local=%pISpc peer=%pISpc dev=%s qp=%s srq=%u op=%s size=%u depth=%u count=%u hold=%u rtr=%u resp_res=%d sge=%s wr_sge=%u rx_sge=%s offset=%u inline=%u qp_inline=%u max_inline=%s max_send_sge=%d max_sge_rd=%d verify=%u fault=%s inv=%s inv_checked=%u inv_probe=%s qp_events=%s status=%s error=%d wc_status=%s flushed=%u errors=%llu server_msgs=%u bytes=%llu usecs=%llu MBps=%llu.%02llu msg_rate=%llu lat_avg_us=%u.%u lat_p50_us=%u.%u lat_p99_us=%u.%u",
 		 &c->id->route.addr.src_addr, &a->addr,
 		 c->dev ? dev_name(&c->dev->dev) : "-",
 		 a->ud ? "ud" : "rc", a->srq, perf_op_names[a->op], a->size,
-		 a->depth, a->count, a->hold_ms, sge, c->wr_sge, rx_sge, a->offset, a->inl,
+		 a->depth, a->count, a->hold_ms, a->rtr, a->resp_res, sge,
+		 c->wr_sge, rx_sge, a->offset, a->inl,
 		 c->qp_inline, max_inline, attr ? attr->max_send_sge : 0,
 		 attr ? attr->max_sge_rd : 0, a->verify, perf_fault_names[a->fault],
 		 perf_inv_names[a->inv], c->inv_checked,
@@ -537,7 +538,7 @@ static int perf_inv_probe(struct perf_conn *c)
 	 */
 	set_bit(0, &c->releasing);
 	atomic_inc(&c->sq_pending);
-	ret = ib_post_send(c->id->qp, &wr.wr, &bad);
+	ret = ib_post_send(c->qp, &wr.wr, &bad);
 	if (ret) {
 		atomic_dec(&c->sq_pending);
 		return ret;
@@ -568,7 +569,7 @@ static int perf_fault_flush(struct perf_conn *c)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
-	return ib_modify_qp(c->id->qp, &attr, IB_QP_STATE);
+	return ib_modify_qp(c->qp, &attr, IB_QP_STATE);
 }
 
 static int perf_client_test(struct perf_conn *c, u64 *elapsed, u64 *errors,
@@ -679,7 +680,10 @@ int perf_client(struct perf_args *a)
 		.fault = a->fault,
 		.rnr_retry = a->rnr_retry,
 		.flags = (a->ud ? PERF_REQ_F_UD : 0) | (a->srq ? PERF_REQ_F_SRQ : 0) |
-			 (a->rx_sge_max ? PERF_REQ_F_RX_SGE_MAX : 0),
+			 (a->rx_sge_max ? PERF_REQ_F_RX_SGE_MAX : 0) |
+			 (a->rtr ? PERF_REQ_F_RTR : 0) |
+			 (a->resp_res >= 0 ? PERF_REQ_F_RESP_RES : 0),
+		.resp_res = a->resp_res >= 0 ? a->resp_res : 0,
 		.srq_limit = cpu_to_be32(a->srq_limit),
 		.inv = a->inv,
 		.rx_sge = a->rx_sge,
@@ -773,6 +777,19 @@ int perf_client(struct perf_args *a)
 		}
 		c->rslots = c->depth;
 		goto test;
+	}
+	/*
+	 * rtr=1: the server's QP waits in RTR; this SEND, the first thing
+	 * it receives, raises COMM_EST there, and only then comes INFO.
+	 */
+	if (a->rtr) {
+		struct perf_ctrl hello = { .type = cpu_to_be32(PERF_CTRL_HELLO) };
+
+		ret = perf_send_ctrl(c, &hello);
+		if (ret) {
+			pr_err("client: posting HELLO failed: %d\n", ret);
+			goto out_disc;
+		}
 	}
 	ret = perf_wait_ctrl(c, &info);
 	if (!ret && be32_to_cpu(info.type) != PERF_CTRL_INFO)

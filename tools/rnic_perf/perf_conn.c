@@ -375,7 +375,7 @@ int perf_post_rx(struct perf_conn *c, struct perf_rx *r)
 			       c->pd->local_dma_lkey);
 	if (c->srq)
 		return ib_post_srq_recv(c->srq, &wr, &bad);
-	return ib_post_recv(c->id->qp, &wr, &bad);
+	return ib_post_recv(c->qp, &wr, &bad);
 }
 
 /* A control message; IB_WR_SEND_WITH_INV invalidates the peer's rkey. */
@@ -410,7 +410,7 @@ static int perf_post_ctrl(struct perf_conn *c, struct perf_ctrl *m,
 	wr->sg_list = &sge;
 	wr->num_sge = 1;
 	atomic_inc(&c->sq_pending);
-	ret = ib_post_send(c->id->qp, wr, &bad);
+	ret = ib_post_send(c->qp, wr, &bad);
 	if (ret)
 		atomic_dec(&c->sq_pending);
 	return ret;
@@ -441,7 +441,7 @@ void perf_drain(struct perf_conn *c)
 		return;
 	c->drained = true;
 	if (!c->ud) {
-		ib_drain_qp(c->id->qp);
+		ib_drain_qp(c->qp);
 		c->drain_ms = jiffies_to_msecs(jiffies - t0);
 		return;
 	}
@@ -452,13 +452,13 @@ void perf_drain(struct perf_conn *c)
 	 * drain does, wait for LAST_WQE_REACHED before the QP may go.
 	 */
 	if (c->srq) {
-		ib_modify_qp(c->id->qp, &attr, IB_QP_STATE);
+		ib_modify_qp(c->qp, &attr, IB_QP_STATE);
 		if (!wait_event_timeout(c->wq, atomic_read(&c->last_wqe_events),
 					60 * HZ))
 			pr_err("%s: no LAST_WQE_REACHED for UD QP %u in 60 s\n",
-			       dev_name(&c->dev->dev), c->id->qp->qp_num);
+			       dev_name(&c->dev->dev), c->qp->qp_num);
 	} else {
-		ib_drain_rq(c->id->qp);
+		ib_drain_rq(c->qp);
 	}
 	if (!wait_event_timeout(c->wq, !atomic_read(&c->sq_pending), PERF_TIMEOUT))
 		pr_err("%s: %d UD sends never completed\n",
@@ -472,7 +472,11 @@ void perf_conn_free(struct perf_conn *c)
 
 	if (c->qp_created) {
 		perf_drain(c);
-		rdma_destroy_qp(c->id);
+		if (c->own_qp)
+			ib_destroy_qp(c->qp);
+		else
+			rdma_destroy_qp(c->id);
+		c->qp = NULL;
 		c->qp_created = false;
 	}
 	/* the SRQ's buffers are still posted: the SRQ goes before them */
@@ -554,8 +558,10 @@ static void perf_qp_event(struct ib_event *ev, void *ctx)
 	 * A SEND that overtook the RTU: rdma_cm completes the connection
 	 * on it, as RDS, isert, srpt and nvmet ask it to.
 	 */
-	if (ev->event == IB_EVENT_COMM_EST)
+	if (ev->event == IB_EVENT_COMM_EST) {
 		rdma_notify(c->id, IB_EVENT_COMM_EST);
+		complete(&c->comm_est);
+	}
 }
 
 static const char * const perf_qp_event_names[] = {
@@ -675,6 +681,62 @@ static int perf_rx_sge_limit(struct perf_conn *c, u32 rx_sge)
 }
 
 /*
+ * rdma_cm's QP (created in INIT, moved to RTR and RTS by rdma_cm), or for
+ * a server with rtr= or resp_res= one of our own: rdma_accept() then
+ * leaves its states to us (perf_qp_to()), as srpt does with its QPs.
+ */
+static int perf_create_qp(struct perf_conn *c, struct ib_qp_init_attr *qpa)
+{
+	struct ib_qp *qp;
+	int ret;
+
+	if (!c->own_qp) {
+		ret = rdma_create_qp(c->id, c->pd, qpa);
+		if (!ret)
+			c->qp = c->id->qp;
+		return ret;
+	}
+	qp = ib_create_qp(c->pd, qpa);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	c->qp = qp;
+	return 0;
+}
+
+/**
+ * perf_qp_to() - move our own QP to a state with rdma_cm's attributes
+ * @c: a server connection with c->own_qp
+ * @state: IB_QPS_INIT, IB_QPS_RTR or IB_QPS_RTS
+ * @rd_atomic: RTR: max_dest_rd_atomic, RTS: max_rd_atomic; -1: rdma_cm's
+ *
+ * rdma_init_qp_attr() gives what rdma_cm would have set (the path from
+ * the REQ, the PSNs, the timers); @rd_atomic overrides the READ depth,
+ * which rdma_cm takes from the conn_param at accept.
+ *
+ * Return: 0, or the error of rdma_init_qp_attr() or ib_modify_qp().
+ */
+int perf_qp_to(struct perf_conn *c, enum ib_qp_state state, int rd_atomic)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask, ret;
+
+	ret = rdma_init_qp_attr(c->id, &attr, &mask);
+	if (!ret && rd_atomic >= 0) {
+		if (state == IB_QPS_RTR)
+			attr.max_dest_rd_atomic = rd_atomic;
+		else if (state == IB_QPS_RTS)
+			attr.max_rd_atomic = rd_atomic;
+	}
+	if (!ret)
+		ret = ib_modify_qp(c->qp, &attr, mask);
+	if (ret)
+		pr_err("%s: QP %u to %s: %d\n", dev_name(&c->dev->dev),
+		       c->qp->qp_num, state == IB_QPS_INIT ? "INIT" :
+		       state == IB_QPS_RTR ? "RTR" : "RTS", ret);
+	return ret;
+}
+
+/*
  * PD, CQ, QP, buffers and posted receives for an id bound to a device.
  * The server comes with c->rx_nsge as the client asked (0: sge=).
  */
@@ -688,6 +750,7 @@ int perf_conn_setup(struct perf_conn *c)
 	c->dev = c->id->device;
 	attr = &c->dev->attrs;
 	c->max_inline = -1;
+	init_completion(&c->comm_est);
 	if (!c->server) {
 		ret = perf_sge_limit(c);
 		if (ret)
@@ -797,7 +860,7 @@ int perf_conn_setup(struct perf_conn *c)
 		c->max_inline = perf_max_inline(c);
 		qpa.cap.max_inline_data = c->size;
 	}
-	ret = rdma_create_qp(c->id, c->pd, &qpa);
+	ret = perf_create_qp(c, &qpa);
 	if (ret && c->inl) {
 		pr_err("%s: inline=1 size=%u: rdma_create_qp refused max_inline_data %u: %d (its largest send WQE is granted %d inline bytes)\n",
 		       dev_name(&c->dev->dev), c->size, c->size, ret,
@@ -805,10 +868,16 @@ int perf_conn_setup(struct perf_conn *c)
 		return ret;
 	}
 	if (ret) {
-		pr_err("%s: rdma_create_qp: %d\n", dev_name(&c->dev->dev), ret);
+		pr_err("%s: creating the QP: %d\n", dev_name(&c->dev->dev), ret);
 		return ret;
 	}
 	c->qp_created = true;
+	/* receives are posted next: our own QP must be in INIT for them */
+	if (c->own_qp) {
+		ret = perf_qp_to(c, IB_QPS_INIT, -1);
+		if (ret)
+			return ret;
+	}
 	c->qp_inline = qpa.cap.max_inline_data;
 	if (c->inl && c->qp_inline < c->size) {
 		pr_err("%s: inline=1 size=%u: rdma_create_qp granted max_inline_data %u only (its largest send WQE is granted %d)\n",

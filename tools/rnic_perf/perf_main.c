@@ -104,6 +104,7 @@ static int perf_command(char *buf)
 	struct perf_args a = {
 		.op = PERF_SEND, .size = 4096, .depth = 8, .count = 1000,
 		.nsge = 1, .tos = -1, .verify = true, .retry = 7, .rnr_retry = 7,
+		.resp_res = -1,
 	};
 	char *cmd, *tok, *addr = NULL, *src = NULL, *v;
 	const char *hint;
@@ -192,6 +193,12 @@ static int perf_command(char *buf)
 			ret = kstrtobool(v, &a.srq);
 		} else if (!strcmp(tok, "srq_limit")) {
 			ret = perf_parse_u32(v, 1, PERF_MAX_COUNT, &a.srq_limit);
+		} else if (!strcmp(tok, "rtr")) {
+			ret = kstrtobool(v, &a.rtr);
+		} else if (!strcmp(tok, "resp_res")) {
+			ret = perf_parse_u32(v, 0, PERF_MAX_RESP_RES, &x);
+			a.resp_res = x;
+			hint = " (0..16)";
 		} else if (!strcmp(tok, "hold")) {
 			ret = perf_parse_u32(v, 0, PERF_MAX_HOLD_MS, &a.hold_ms);
 			hint = " (0..60000 ms)";
@@ -232,6 +239,11 @@ static int perf_command(char *buf)
 				a.fault != PERF_FAULT_NONE ||
 				(a.ud && (a.nsge != 1 || a.rx_sge > 1 || a.rx_sge_max)))) {
 		pr_err("qp=ud and srq=1 take op=send or send_imm and no fault; qp=ud sge=1 rx_sge=1\n");
+		return -EINVAL;
+	}
+	/* the server moves its own RC QP (perf_qp_to()) */
+	if ((a.rtr || a.resp_res >= 0) && (a.ud || a.srq)) {
+		pr_err("rtr= and resp_res= take qp=rc without srq\n");
 		return -EINVAL;
 	}
 	/* only SEND data lands in the server's receives */

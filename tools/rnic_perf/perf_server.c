@@ -38,9 +38,10 @@ static void perf_server_report(struct perf_conn *c)
 		return;
 	c->reported = true;
 	snprintf(line, sizeof(line),
-		 "server peer=%pISpc dev=%s qp=%s op=%s size=%u count=%u sge=%u rx_sge=%u rx_wr_sge=%u max_recv_sge=%d max_srq_sge=%d offset=%u iova_off=%lu verify=%u srq=%u srq_limit=%u srq_events=%u srq_event_msgs=%u inv=%s inv_checked=%u msgs=%u rx_bytes=%llu errors=%llu%s qp_events=%s status=%s",
+		 "server peer=%pISpc dev=%s qp=%s op=%s size=%u count=%u rtr=%u resp_res=%d sge=%u rx_sge=%u rx_wr_sge=%u max_recv_sge=%d max_srq_sge=%d offset=%u iova_off=%lu verify=%u srq=%u srq_limit=%u srq_events=%u srq_event_msgs=%u inv=%s inv_checked=%u msgs=%u rx_bytes=%llu errors=%llu%s qp_events=%s status=%s",
 		 &c->id->route.addr.dst_addr, dev_name(&c->dev->dev),
 		 c->ud ? "ud" : "rc", perf_op_names[c->op], c->size, c->count,
+		 c->rtr_hold, c->resp_res,
 		 c->nsge, c->rx_nsge, c->rx_wr_sge, c->dev->attrs.max_recv_sge,
 		 c->dev->attrs.max_srq_sge, c->offset,
 		 c->mr ? offset_in_page(c->mr->iova) : 0UL, c->verify,
@@ -147,7 +148,7 @@ static bool perf_server_inv(struct perf_conn *c, struct perf_ctrl *m,
 	wr.send_flags = IB_SEND_SIGNALED;
 	wr.ex.invalidate_rkey = rkey;
 	atomic_inc(&c->sq_pending);
-	if (ib_post_send(c->id->qp, &wr, &bad)) {
+	if (ib_post_send(c->qp, &wr, &bad)) {
 		atomic_dec(&c->sq_pending);
 		pr_err("server: posting LOCAL_INV of rkey %#x failed\n", rkey);
 		perf_server_inv_fail(c, r);
@@ -273,7 +274,17 @@ void perf_server_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	perf_buf_for_cpu(c, &r->buf);
 	buf = r->buf.va + c->grh;
 	len = wc->byte_len >= c->grh ? wc->byte_len - c->grh : 0;
-	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
+	if (c->rtr_hold && !c->hello_got) {
+		/* rtr=1: the message that found our QP in RTR */
+		c->hello_got = true;
+		if (len == sizeof(m))
+			perf_copy_msg(&m, buf, c->rx_len - c->grh, c->rx_nsge, sizeof(m));
+		if (len != sizeof(m) || be32_to_cpu(m.magic) != PERF_MAGIC ||
+		    be32_to_cpu(m.type) != PERF_CTRL_HELLO) {
+			pr_err("server: rtr=1: the first message is not the client's HELLO\n");
+			c->wc_err = -EPROTO;
+		}
+	} else if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
 		iter = be32_to_cpu(wc->ex.imm_data);
 		if (c->op != PERF_WRITE_IMM || len != c->size) {
 			pr_err("server: unexpected %u-byte WRITE_WITH_IMM %u\n",
@@ -374,7 +385,7 @@ static int perf_server_established(struct perf_conn *c)
 		if (perf_op_is_atomic(c->op))
 			reg.access |= IB_ACCESS_REMOTE_ATOMIC;
 		atomic_inc(&c->sq_pending);
-		ret = ib_post_send(c->id->qp, &reg.wr, &bad);
+		ret = ib_post_send(c->qp, &reg.wr, &bad);
 		if (ret) {
 			atomic_dec(&c->sq_pending);
 			return ret;
@@ -403,6 +414,23 @@ static void perf_server_refuse(struct perf_conn *c, int err)
 		return;
 	strscpy(rej.msg, c->why, sizeof(rej.msg));
 	rdma_reject(c->id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+/*
+ * rtr=1, at ESTABLISHED (the RTU, or rdma_notify() on COMM_EST if the RTU
+ * is late): the QP is still in RTR and only the client's HELLO, received
+ * there, raises COMM_EST (perf_qp_event()); then to RTS. Sleeping here
+ * holds this id's CM events only; the event comes through the device's
+ * event queue, not the CM.
+ */
+static int perf_server_rts(struct perf_conn *c)
+{
+	if (!wait_for_completion_timeout(&c->comm_est, PERF_RTR_WAIT)) {
+		pr_err("server: rtr=1: QP %u got no COMM_EST in %u ms after the connection was established\n",
+		       c->qp->qp_num, jiffies_to_msecs(PERF_RTR_WAIT));
+		return -ETIMEDOUT;
+	}
+	return perf_qp_to(c, IB_QPS_RTS, c->init_depth);
 }
 
 static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -445,6 +473,10 @@ static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	c->use_srq = req->flags & PERF_REQ_F_SRQ;
 	c->srq_limit = be32_to_cpu(req->srq_limit);
 	c->inv = req->inv < PERF_NR_INVS ? req->inv : PERF_INV_NONE;
+	c->rtr_hold = !ud && (req->flags & PERF_REQ_F_RTR);
+	c->resp_res = !ud && (req->flags & PERF_REQ_F_RESP_RES) ?
+		      req->resp_res : -1;
+	c->own_qp = c->rtr_hold || c->resp_res >= 0;
 	c->inv_cqe.done = perf_server_inv_done;
 	init_waitqueue_head(&c->wq);
 	INIT_WORK(&c->release_work, perf_release_work);
@@ -467,6 +499,22 @@ static int perf_server_connect(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		ret = rdma_set_min_rnr_timer(id, PERF_MIN_RNR_TIMER);
 		if (ret)
 			goto err;
+	}
+	/*
+	 * Our own QP: to RTR before the REP, as rdma_cm does with its own
+	 * (resp_res= gives it fewer READs than the REP offers), and to RTS
+	 * now too, unless rtr=1 holds it in RTR until the client's first
+	 * message raises COMM_EST (perf_server_rts()).
+	 */
+	if (c->own_qp) {
+		c->init_depth = cp.initiator_depth;
+		ret = perf_qp_to(c, IB_QPS_RTR, c->resp_res >= 0 ? c->resp_res :
+				 cp.responder_resources);
+		if (!ret && !c->rtr_hold)
+			ret = perf_qp_to(c, IB_QPS_RTS, c->init_depth);
+		if (ret)
+			goto err;
+		cp.qp_num = c->qp->qp_num;
 	}
 	/* UD: the SIDR reply carries our QPN and rdma_cm's default Q_Key */
 	ret = rdma_accept(id, &cp);
@@ -519,6 +567,11 @@ static int perf_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *e
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		return perf_server_connect(id, ev);
 	case RDMA_CM_EVENT_ESTABLISHED:
+		if (c->rtr_hold && perf_server_rts(c)) {
+			c->wc_err = -ETIMEDOUT;
+			rdma_disconnect(id);
+			break;
+		}
 		if (perf_server_established(c)) {
 			pr_err("server: posting REG_MR/INFO failed\n");
 			c->wc_err = -EIO;

@@ -31,6 +31,7 @@ struct seq_file;
 #define PERF_MAX_DEPTH		256U
 #define PERF_MAX_COUNT		10000000U
 #define PERF_MAX_HOLD_MS	60000U
+#define PERF_MAX_RESP_RES	16U	/* what the client's REQ offers at most */
 /*
  * sge= and rx_sge= go to the server in a byte; the device's own limits
  * (max_send_sge, max_sge_rd, max_recv_sge, max_srq_sge) are what a run
@@ -42,6 +43,8 @@ struct seq_file;
 #define PERF_CTRL_RX		4
 #define PERF_ATOMIC_INIT	0x0123456789abcdefULL
 #define PERF_TIMEOUT		(30 * HZ)
+/* rtr=1: from ESTABLISHED to the COMM_EST the client's HELLO raises */
+#define PERF_RTR_WAIT		(10 * HZ)
 #define PERF_CM_TIMEOUT_MS	5000
 #define PERF_NR_RESULTS		16
 #define PERF_LINE_LEN		768
@@ -130,6 +133,8 @@ struct perf_req {
 	u8 rx_sge;		/* the server's receive SGEs; 0: nsge */
 	__be32 srq_limit;	/* with PERF_REQ_F_SRQ */
 	__be32 offset;		/* the region's first byte in its first page */
+	u8 resp_res;		/* with PERF_REQ_F_RESP_RES */
+	u8 rsvd[3];
 };
 
 /* it must fit an RC REQ's private data: 92 bytes less rdma_cm's 36 */
@@ -138,6 +143,10 @@ static_assert(sizeof(struct perf_req) <= 56);
 #define PERF_REQ_F_UD		BIT(0)	/* UD QPs (rdma_cm's UDP port space) */
 #define PERF_REQ_F_SRQ		BIT(1)	/* the server receives through an SRQ */
 #define PERF_REQ_F_RX_SGE_MAX	BIT(2)	/* rx_sge=max: the device's limit */
+/* rtr=1: the server's QP stays in RTR until the client's HELLO arrives */
+#define PERF_REQ_F_RTR		BIT(3)
+/* resp_res=: the server's QP takes fewer READs than its REP offers */
+#define PERF_REQ_F_RESP_RES	BIT(4)
 
 /*
  * The server's reject private data when it refuses a test its device
@@ -156,6 +165,7 @@ enum perf_ctrl_type {
 	PERF_CTRL_DONE,		/* client: end of test, val = atomic final value */
 	PERF_CTRL_REPLY,	/* server: errors, msgs, status */
 	PERF_CTRL_INV,		/* client: invalidate rkey (inv=), then REPLY */
+	PERF_CTRL_HELLO,	/* client, rtr=1: first message, no reply */
 };
 
 struct perf_ctrl {
@@ -219,8 +229,19 @@ struct perf_conn {
 	struct ib_device *dev;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
+	struct ib_qp *qp;
 	bool server;
 	bool qp_created;
+	/*
+	 * Server, rtr= or resp_res=: the QP is ours (ib_create_qp), not
+	 * rdma_cm's, and we move it through INIT, RTR and RTS ourselves.
+	 */
+	bool own_qp;
+	bool rtr_hold;		/* rtr=1: in RTR until COMM_EST */
+	bool hello_got;
+	int resp_res;		/* our max_dest_rd_atomic; -1: as the REP says */
+	u8 init_depth;		/* our max_rd_atomic, from the REP */
+	struct completion comm_est;
 
 	/* the test */
 	enum perf_op op;
@@ -364,6 +385,8 @@ struct perf_args {
 	bool srq;
 	u32 srq_limit;
 	u32 hold_ms;		/* connected and idle before the disconnect */
+	bool rtr;		/* the server holds its QP in RTR (COMM_EST) */
+	int resp_res;		/* the server's max_dest_rd_atomic; -1: as offered */
 };
 
 extern struct mutex perf_lock;
@@ -392,6 +415,7 @@ void perf_send_done(struct perf_conn *c);
 int perf_post_rx(struct perf_conn *c, struct perf_rx *r);
 int perf_send_ctrl(struct perf_conn *c, struct perf_ctrl *m);
 int perf_send_ctrl_inv(struct perf_conn *c, struct perf_ctrl *m, u32 rkey);
+int perf_qp_to(struct perf_conn *c, enum ib_qp_state state, int rd_atomic);
 void perf_drain(struct perf_conn *c);
 void perf_conn_free(struct perf_conn *c);
 int perf_conn_setup(struct perf_conn *c);
