@@ -3,7 +3,7 @@
 #
 # rnic vs rdma_rxe, side by side (as root):
 #
-#   bash scripts/bench.sh [--smoke] [--rounds N] [--out DIR] [--kver KVER]
+#   bash scripts/bench.sh [--smoke] [--rounds N] [--out DIR] [--kver KVER] [--mtu N]
 #   bash scripts/bench.sh --tables-only [--out DIR]
 #
 # Runs the rnic_perf and NVMe-oF matrix of scripts/bench/rows.sh N times
@@ -44,6 +44,9 @@
 #   --kver KVER  the kernel the VMs boot (sets RNIC_LAB_KVER; default that
 #                variable, else the Debian lab kernel); rnic and rnic_perf
 #                must be DKMS-installed for it
+#   --mtu N      both pairs' NICs (and their taps) at netdev MTU N instead
+#                of 1500: 9000 gives both devices the IB path MTU 4096
+#                that RoCE fabrics run with jumbo frames (1500 gives 1024)
 #   --tables-only  boot nothing: the table, CSV and PNG again from the
 #                rounds already in DIR/rnic.rounds and DIR/rxe.rounds (the
 #                rounds are the highest round number in them): to redraw a
@@ -84,6 +87,12 @@ while [ $# -gt 0 ]; do
 	--kver)
 		[ $# -ge 2 ] || usage
 		export RNIC_LAB_KVER="$2"
+		shift
+		;;
+	--mtu)
+		if [ $# -lt 2 ] || ! [[ "$2" =~ ^[1-9][0-9]{2,3}$ ]] ||
+			[ "$2" -lt 576 ] || [ "$2" -gt 9000 ]; then usage; fi
+		export RNIC_BENCH_MTU="$2"
 		shift
 		;;
 	*) usage ;;
@@ -208,7 +217,7 @@ for entry in "${BENCH_ROWS[@]}"; do
 	echo "$ROW_ID,$ROW_LABEL,$ROW_UNIT,$a,$b,$r,$amin,$amax,$bmin,$bmax,$ROUNDS" >>"$CSV"
 done
 
-setup="2 VMs per pair, 1 vCPU (TCG) and 1 GiB each, RoCE v2"
+setup="2 VMs per pair, 1 vCPU (TCG) and 1 GiB each, RoCE v2, MTU ${RNIC_BENCH_MTU:-1500}"
 [ -n "$SMOKE" ] && setup="$setup; --smoke: tiny counts, figures not meaningful"
 title="rnic vs rxe, kernel $KVER, median of $ROUNDS round(s)"
 echo

@@ -80,6 +80,12 @@ if [ "$ROUND" = 1 ]; then
 fi
 : >"$INFO"
 MEM=1G
+# RNIC_BENCH_MTU=N (bench.sh --mtu N): both VMs' NICs at MTU N, 1500 if unset.
+BENCH_MTU="${RNIC_BENCH_MTU:-}"
+if [ -n "$BENCH_MTU" ] && ! [[ "$BENCH_MTU" =~ ^[1-9][0-9]{2,3}$ ]]; then
+	say "RNIC_BENCH_MTU=$BENCH_MTU: a netdev MTU, 576..9000"
+	exit 2
+fi
 T0="$(lab__now_us)"
 
 # The kernel the VMs boot must have the DKMS-installed modules: rnic_perf
@@ -113,9 +119,22 @@ up() {
 		rxe_up "$1"
 	fi
 }
+# mtu N MTU: VM N's NIC, and its tap on the lab's bridge, at MTU: the
+# RDMA device's active MTU follows the netdev's (rnic: the largest IB MTU
+# whose RoCE packets fit; rxe: the same rule), and so does the path MTU
+# rdma_cm and perftest use.
+mtu() {
+	local tap="tap${1}r"
+	[ "$KIND" = rnic ] || tap="tap${1}v"
+	# shellcheck disable=SC2016 # expanded in the guest
+	ip -n "$LAB_NS" link set "$tap" mtu "$2" &&
+		lab_exec "$1" --timeout 60 'if [ -n "$LAB_VIRTIO_IF" ]; then dev=$LAB_VIRTIO_IF
+			else dev=$(basename /sys/bus/pci/drivers/rnic/*/net/*); fi
+			ip link set dev "$dev" mtu '"$2"' && ip -o link show dev "$dev"'
+}
 for n in 1 2; do
-	up "$n" >>"$LAB_DIR/up.log" 2>&1 || {
-		say "vm$n: RDMA device did not come up (see $LAB_DIR/up.log)"
+	{ up "$n" && { [ -z "$BENCH_MTU" ] || mtu "$n" "$BENCH_MTU"; }; } >>"$LAB_DIR/up.log" 2>&1 || {
+		say "vm$n: RDMA device did not come up${BENCH_MTU:+ at MTU $BENCH_MTU} (see $LAB_DIR/up.log)"
 		exit 1
 	}
 done
@@ -123,7 +142,7 @@ SRV="$(lab_addr 2 "$NIC" 4)"
 perf_server 2 "$SRV"
 say "RDMA devices and rnic_perf server up after $(lab_elapsed "$T0") s"
 # shellcheck disable=SC2016 # expanded in the guest
-lab_exec 1 --timeout 60 'echo "kernel $(uname -r)"; rdma link show' >>"$INFO" 2>&1 || true
+lab_exec 1 --timeout 60 'echo "kernel $(uname -r)"; rdma link show; ip -o link show' >>"$INFO" 2>&1 || true
 
 # record ID VALUE
 record() { echo "$ROUND $1 $2" >>"$RES"; }
