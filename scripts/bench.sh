@@ -90,8 +90,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	--mtu)
-		if [ $# -lt 2 ] || ! [[ "$2" =~ ^[1-9][0-9]{2,3}$ ]] ||
-			[ "$2" -lt 576 ] || [ "$2" -gt 9000 ]; then usage; fi
+		if [ $# -lt 2 ] || ! bench_mtu_ok "$2"; then usage; fi
 		export RNIC_BENCH_MTU="$2"
 		shift
 		;;

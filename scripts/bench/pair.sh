@@ -82,7 +82,7 @@ fi
 MEM=1G
 # RNIC_BENCH_MTU=N (bench.sh --mtu N): both VMs' NICs at MTU N, 1500 if unset.
 BENCH_MTU="${RNIC_BENCH_MTU:-}"
-if [ -n "$BENCH_MTU" ] && ! [[ "$BENCH_MTU" =~ ^[1-9][0-9]{2,3}$ ]]; then
+if [ -n "$BENCH_MTU" ] && ! bench_mtu_ok "$BENCH_MTU"; then
 	say "RNIC_BENCH_MTU=$BENCH_MTU: a netdev MTU, 576..9000"
 	exit 2
 fi

@@ -63,3 +63,9 @@ BENCH_NVME_MB_SMOKE=8
 bench_row() {
 	IFS='|' read -r ROW_ID ROW_LABEL ROW_UNIT ROW_FIELD ROW_RUN <<<"$1"
 }
+
+# bench_mtu_ok N: N is a netdev MTU both pairs' NICs take (bench.sh
+# --mtu, pair.sh's RNIC_BENCH_MTU): 576..9000.
+bench_mtu_ok() {
+	[[ "$1" =~ ^[1-9][0-9]*$ ]] && [ "$1" -ge 576 ] && [ "$1" -le 9000 ]
+}

@@ -20,7 +20,8 @@ import sys
 import zlib
 
 SRC_MAC = bytes.fromhex("525400200099")
-SRC_IP = socket.inet_aton("10.20.0.99")
+STRANGER_IP = "10.20.0.99"
+SRC_IP = socket.inet_aton(STRANGER_IP)
 GSI_QKEY = 0x80010000
 
 
@@ -123,7 +124,7 @@ def cases(dmac, dip, sip, qpn, psn):
 
 def main():
     args = sys.argv[1:]
-    opts = {"--src-ip": "10.20.0.99", "--qpn": "0", "--psn": "0"}
+    opts = {"--src-ip": STRANGER_IP, "--qpn": "0", "--psn": "0"}
     while args and args[0] in opts:
         opts[args[0]] = args[1]
         args = args[2:]
