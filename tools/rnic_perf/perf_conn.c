@@ -443,6 +443,14 @@ void perf_drain(struct perf_conn *c)
 	if (!c->ud) {
 		ib_drain_qp(c->qp);
 		c->drain_ms = jiffies_to_msecs(jiffies - t0);
+		/*
+		 * With an SRQ, ib_core completes its drain on LAST_WQE_REACHED
+		 * before it calls our handler with the same event: let the
+		 * handler count it before the teardown line reports it.
+		 */
+		if (c->srq)
+			wait_event_timeout(c->wq, atomic_read(&c->last_wqe_events),
+					   HZ);
 		return;
 	}
 	/*
