@@ -255,7 +255,7 @@ static void side_down(struct bench_pair *b, unsigned int i)
 		b->hooks->destroy(sd->dev);
 		sd->dev = NULL;
 	}
-	if (sd->sim.epfd > 0 || sd->sim.rxbuf)
+	if (sd->sim.epfd > 0)
 		sim_fini(&sd->sim);
 }
 

@@ -29,7 +29,6 @@
 
 #define CARRIER_POLL_NS		200000000ull	/* 200 ms */
 #define RX_BURST		64
-#define RX_BUF_SIZE		65536
 #define MAX_WAIT_MS		500
 
 volatile sig_atomic_t sim_stop_signal;
@@ -315,9 +314,8 @@ int sim_init(struct sim *s, const struct sim_opts *o, char *err,
 	s->ivs.listen_fd = s->ivs.conn_fd = s->ivs.shm_fd = -1;
 	gmem_init(&s->gmem, o->guest_mem, o->guest_mem_size);
 	fault_init(&s->fault, &sim_fault_ops, s, o->seed);
-	s->rxbuf = malloc(RX_BUF_SIZE);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (!s->rxbuf || s->epfd < 0) {
+	if (s->epfd < 0) {
 		snprintf(err, errlen, "out of resources: %s", strerror(errno));
 		ret = -ENOMEM;
 		goto fail;
@@ -339,6 +337,7 @@ int sim_init(struct sim *s, const struct sim_opts *o, char *err,
 		ret = tap_open(&s->tap, o->tap, err, errlen);
 		if (ret)
 			goto fail;
+		sim_wire_batch(s);
 		if (ep_add(s, s->tap.fd, TAG(TAG_TAP, 0), EPOLLIN))
 			goto fail_ep;
 	}
@@ -400,6 +399,26 @@ int sim_attach_wire_fd(struct sim *s, int fd)
 	return 0;
 }
 
+/*
+ * The frames the device sends in one turn of the event loop go to the
+ * wire in one system call (tap_batch_enable()), flushed before the loop
+ * waits again. A host without io_uring sends them one write each.
+ */
+void sim_wire_batch(struct sim *s)
+{
+	int ret = tap_batch_enable(&s->tap);
+
+	if (ret)
+		sim_log("wire %s: io_uring unavailable (%s): a system call "
+			"per frame", s->tap.name, strerror(-ret));
+}
+
+/* Send the frames queued for the wire; those that failed are counted. */
+void sim_wire_flush(struct sim *s)
+{
+	s->tx_wire_err += tap_flush(&s->tap);
+}
+
 void sim_attach_wire_hook(struct sim *s,
 			  void (*hook)(void *ctx, const uint8_t *frame,
 				       size_t len), void *ctx)
@@ -420,8 +439,6 @@ void sim_fini(struct sim *s)
 	if (s->epfd >= 0)
 		close(s->epfd);
 	s->epfd = -1;
-	free(s->rxbuf);
-	s->rxbuf = NULL;
 }
 
 /* ---- platform services ---- */
@@ -526,6 +543,9 @@ void sim_dump_counters(struct sim *s, void (*out)(void *ctx, const char *l),
 	put(&co, "plat_wire_tx_bytes", s->tap.tx_bytes);
 	put(&co, "plat_wire_tx_full", s->tap.tx_full);
 	put(&co, "plat_wire_tx_errors", s->tap.tx_errors);
+	put(&co, "plat_wire_tx_batched", s->tap.tx_ring != NULL);
+	put(&co, "plat_wire_tx_flushes", s->tap.tx_flushes);
+	put(&co, "plat_wire_rx_calls", s->tap.rx_calls);
 	put(&co, "plat_wire_rx_errors", s->tap.rx_errors);
 	put(&co, "plat_pcap_frames", s->pcap.frames);
 	put(&co, "plat_pcap_errors", s->pcap.errors);
@@ -579,30 +599,28 @@ static void guest_gone(struct sim *s)
 	gmem_unmap(&s->gmem);
 }
 
+static void tap_frame(void *ctx, const uint8_t *frame, size_t len)
+{
+	sim_wire_rx(ctx, frame, len);
+}
+
 static void tap_readable(struct sim *s)
 {
-	ssize_t n;
-	int i;
+	int ret;
 
 	/* Bounded, so a flood on the wire cannot starve doorbells. */
-	for (i = 0; i < RX_BURST; i++) {
-		n = tap_recv(&s->tap, s->rxbuf, RX_BUF_SIZE);
-		if (n < 0) {
-			/*
-			 * The tap was deleted under us (EBADFD) or similar:
-			 * it would report errors forever, so let it go and
-			 * carry on with the link down.
-			 */
-			sim_log("wire %s: %s; detaching it", s->tap.name,
-				strerror((int)-n));
-			epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->tap.fd, NULL);
-			tap_close(&s->tap);
-			link_update(s);
-			return;
-		}
-		if (n == 0)
-			return;
-		sim_wire_rx(s, s->rxbuf, (size_t)n);
+	ret = tap_recv_batch(&s->tap, RX_BURST, tap_frame, s);
+	if (ret < 0) {
+		/*
+		 * The tap was deleted under us (EBADFD) or similar: it would
+		 * report errors forever, so let it go and carry on with the
+		 * link down.
+		 */
+		sim_log("wire %s: %s; detaching it", s->tap.name,
+			strerror(-ret));
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->tap.fd, NULL);
+		tap_close(&s->tap);
+		link_update(s);
 	}
 }
 
@@ -682,6 +700,8 @@ int sim_run_once(struct sim *s, int max_wait_ms)
 		else if ((next - now + 999999) / 1000000 < (uint64_t)wait_ms)
 			wait_ms = (int)((next - now + 999999) / 1000000);
 	}
+	/* frames the delays just released, before the wait */
+	sim_wire_flush(s);
 	n = epoll_wait(s->epfd, ev, 32, wait_ms);
 	if (n < 0) {
 		if (errno == EINTR)
@@ -715,6 +735,7 @@ int sim_run_once(struct sim *s, int max_wait_ms)
 	 */
 	if (s->dev_ops && (n > 0 || (s->dev_deadline && s->dev_deadline <= now)))
 		s->dev_deadline = s->dev_ops->tick(s->dev, now);
+	sim_wire_flush(s);
 	return 0;
 }
 

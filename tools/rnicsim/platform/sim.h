@@ -65,7 +65,6 @@ struct sim {
 	uint64_t fault_deadline;
 	uint64_t carrier_poll_ns;
 	int tx_err;		/* result of the frame being sent now */
-	uint8_t *rxbuf;
 	/* counters */
 	uint64_t tx_frames, tx_bytes, tx_link_down, tx_bad_len, tx_wire_err;
 	uint64_t rx_frames, rx_bytes, rx_link_down;
@@ -104,6 +103,8 @@ int sim_dma_write(struct sim *s, uint64_t gpa, const void *buf, size_t len);
 void *sim_dma_ptr(struct sim *s, uint64_t gpa, size_t len);
 void sim_raise_irq(struct sim *s, unsigned int vector);
 int sim_wire_tx(struct sim *s, const uint8_t *frame, size_t len);
+void sim_wire_batch(struct sim *s);
+void sim_wire_flush(struct sim *s);
 void sim_vlog(const char *fmt, va_list ap);
 void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

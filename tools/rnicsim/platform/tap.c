@@ -13,12 +13,15 @@
 #include <net/if.h>
 #include <linux/if_tun.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "platform/tap.h"
+#include "platform/uring.h"
 
 int tap_open(struct tap *t, const char *name, char *err, size_t errlen)
 {
@@ -75,8 +78,127 @@ void tap_attach_fd(struct tap *t, int fd)
 	snprintf(t->name, sizeof(t->name), "fd%d", fd);
 }
 
+static void ring_free(struct uring **u, uint8_t **bufs)
+{
+	if (*u) {
+		uring_fini(*u);
+		free(*u);
+	}
+	free(*bufs);
+	*u = NULL;
+	*bufs = NULL;
+}
+
+static int ring_alloc(struct uring **u, uint8_t **bufs, unsigned int n,
+		      size_t size)
+{
+	int ret;
+
+	*u = malloc(sizeof(**u));
+	*bufs = malloc(n * size);
+	if (!*u || !*bufs) {
+		free(*u);
+		*u = NULL;
+		ring_free(u, bufs);
+		return -ENOMEM;
+	}
+	ret = uring_init(*u, n);
+	if (ret) {
+		free(*u);
+		*u = NULL;
+		ring_free(u, bufs);
+	}
+	return ret;
+}
+
+static void tap_batch_disable(struct tap *t)
+{
+	tap_flush(t);
+	ring_free(&t->tx_ring, &t->tx_bufs);
+	ring_free(&t->rx_ring, &t->rx_bufs);
+}
+
+int tap_batch_enable(struct tap *t)
+{
+	int ret;
+
+	if (t->tx_ring)
+		return 0;
+	/* the unbatched reads' buffer */
+	free(t->rx_bufs);
+	t->rx_bufs = NULL;
+	ret = ring_alloc(&t->tx_ring, &t->tx_bufs, TAP_TX_BATCH,
+			 TAP_MAX_FRAME);
+	if (!ret)
+		ret = ring_alloc(&t->rx_ring, &t->rx_bufs, TAP_RX_BATCH,
+				 TAP_RX_BUF);
+	t->rx_want = 2;
+	if (ret)
+		tap_batch_disable(t);
+	return ret;
+}
+
+static void tap_count(struct tap *t, ssize_t n, int err)
+{
+	if (n >= 0) {
+		t->tx_frames++;
+		t->tx_bytes += (uint64_t)n;
+	} else if (err == EAGAIN || err == ENOBUFS) {
+		t->tx_full++;
+	} else {
+		t->tx_errors++;
+	}
+}
+
+unsigned int tap_flush(struct tap *t)
+{
+	struct uring *u = t->tx_ring;
+	struct io_uring_cqe cqe;
+	unsigned int queued, failed = 0;
+	int ret;
+
+	if (!u || !u->queued)
+		return 0;
+	queued = u->queued;
+	/*
+	 * One frame: a plain write() is one system call too, and cheaper
+	 * than the ring's (the latency of a lone frame, as in a ping-pong).
+	 */
+	ret = queued == 1 ? -EAGAIN : uring_submit_wait(u);
+	if (ret < 0) {
+		/*
+		 * A lone frame, or the ring refused the batch (out of kernel
+		 * memory, say): the frames are still in their buffers and
+		 * their SQEs unpublished; send them one by one.
+		 */
+		unsigned int i, idx, tail = *u->sq_tail;
+		ssize_t n;
+
+		for (i = 0; i < queued; i++) {
+			idx = (tail + i) & *u->sq_mask;
+			do {
+				n = write(t->fd, (void *)(uintptr_t)u->sqes[idx].addr,
+					  u->sqes[idx].len);
+			} while (n < 0 && errno == EINTR);
+			tap_count(t, n, errno);
+			failed += n < 0;
+		}
+		uring_drop(u);
+		return failed;
+	}
+	t->tx_flushes++;
+	while (uring_cqe(u, &cqe)) {
+		tap_count(t, cqe.res, -cqe.res);
+		failed += cqe.res < 0;
+	}
+	/* consumed by no call: lost like a frame the wire dropped */
+	t->tx_errors += queued - (unsigned int)ret;
+	return failed + queued - (unsigned int)ret;
+}
+
 void tap_close(struct tap *t)
 {
+	tap_batch_disable(t);
 	if (t->fd >= 0)
 		close(t->fd);
 	if (t->ctl_sock >= 0)
@@ -111,19 +233,35 @@ int tap_send(struct tap *t, const uint8_t *frame, size_t len)
 
 	if (t->fd < 0)
 		return -ENODEV;
+	if (t->tx_ring && len <= TAP_MAX_FRAME) {
+		struct io_uring_sqe *sqe = uring_sqe(t->tx_ring);
+		uint8_t *buf;
+
+		if (!sqe) {
+			tap_flush(t);
+			sqe = uring_sqe(t->tx_ring);
+		}
+		if (sqe) {
+			buf = t->tx_bufs + (size_t)(t->tx_ring->queued - 1) *
+					   TAP_MAX_FRAME;
+			memcpy(buf, frame, len);
+			sqe->opcode = IORING_OP_WRITE;
+			sqe->fd = t->fd;
+			sqe->addr = (uintptr_t)buf;
+			sqe->len = (unsigned int)len;
+			sqe->off = (uint64_t)-1;	/* no position: a stream */
+			/* a full queue drops the frame, as write() did */
+			sqe->rw_flags = RWF_NOWAIT;
+			return 0;
+		}
+	}
+	/* unbatched, or a frame larger than a batch buffer: after the rest */
+	tap_flush(t);
 	do {
 		n = write(t->fd, frame, len);
 	} while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		if (errno == EAGAIN || errno == ENOBUFS)
-			t->tx_full++;
-		else
-			t->tx_errors++;
-		return -errno;
-	}
-	t->tx_frames++;
-	t->tx_bytes += len;
-	return 0;
+	tap_count(t, n, errno);
+	return n < 0 ? -errno : 0;
 }
 
 ssize_t tap_recv(struct tap *t, uint8_t *buf, size_t size)
@@ -146,4 +284,95 @@ ssize_t tap_recv(struct tap *t, uint8_t *buf, size_t size)
 	t->rx_frames++;
 	t->rx_bytes += (uint64_t)n;
 	return n;
+}
+
+/* One batch of reads: how many frames it handed over, or -errno. */
+static int tap_recv_ring(struct tap *t, unsigned int n, tap_rx_fn fn,
+			 void *ctx)
+{
+	struct uring *u = t->rx_ring;
+	struct io_uring_cqe cqe;
+	struct io_uring_sqe *sqe;
+	int res[TAP_RX_BATCH];
+	unsigned int i, got = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		sqe = uring_sqe(u);
+		sqe->opcode = IORING_OP_READ;
+		sqe->fd = t->fd;
+		sqe->addr = (uintptr_t)(t->rx_bufs + (size_t)i * TAP_RX_BUF);
+		sqe->len = TAP_RX_BUF;
+		sqe->off = (uint64_t)-1;
+		/* an empty queue completes the read with -EAGAIN, no wait */
+		sqe->rw_flags = RWF_NOWAIT;
+		sqe->user_data = i;
+		res[i] = -EAGAIN;
+	}
+	ret = uring_submit_wait(u);
+	if (ret < 0)
+		return ret;
+	t->rx_calls++;
+	while (uring_cqe(u, &cqe))
+		if (cqe.user_data < n)
+			res[cqe.user_data] = cqe.res;
+	/*
+	 * The reads ran one after the other (inline: the fd is
+	 * non-blocking and takes IOCB_NOWAIT), so the buffers hold the
+	 * frames in the order they arrived; a read that found the queue
+	 * empty may be followed by one that found a frame just come.
+	 */
+	for (i = 0; i < n; i++) {
+		if (res[i] == -EAGAIN || res[i] == -EINTR)
+			continue;
+		if (res[i] <= 0) {
+			if (res[i] < 0)
+				t->rx_errors++;
+			return res[i] ? res[i] : -EIO;
+		}
+		t->rx_frames++;
+		t->rx_bytes += (uint64_t)res[i];
+		fn(ctx, t->rx_bufs + (size_t)i * TAP_RX_BUF, (size_t)res[i]);
+		got++;
+	}
+	return (int)got;
+}
+
+int tap_recv_batch(struct tap *t, unsigned int max, tap_rx_fn fn, void *ctx)
+{
+	unsigned int got = 0, n;
+	int ret;
+
+	if (t->fd < 0)
+		return 0;
+	while (got < max) {
+		if (!t->rx_ring) {
+			if (!t->rx_bufs && !(t->rx_bufs = malloc(TAP_RX_BUF)))
+				return -ENOMEM;
+			ret = (int)tap_recv(t, t->rx_bufs, TAP_RX_BUF);
+			if (ret <= 0)
+				return ret < 0 ? ret : (int)got;
+			fn(ctx, t->rx_bufs, (size_t)ret);
+			got++;
+			continue;
+		}
+		/*
+		 * As many reads as the last batch found frames, and twice as
+		 * many after a full one: a lone frame (a ping-pong) costs two
+		 * reads, not TAP_RX_BATCH, and a stream grows to full batches.
+		 */
+		n = t->rx_want < max - got ? t->rx_want : max - got;
+		ret = tap_recv_ring(t, n, fn, ctx);
+		if (ret < 0)
+			return ret;
+		got += (unsigned int)ret;
+		if ((unsigned int)ret == n) {
+			t->rx_want = n * 2 < TAP_RX_BATCH ? n * 2 : TAP_RX_BATCH;
+			continue;
+		}
+		/* the queue ran dry */
+		t->rx_want = ret + 1 > 2 ? (unsigned int)ret + 1 : 2;
+		break;
+	}
+	return (int)got;
 }
