@@ -32,8 +32,9 @@ lab_start rnic_ud_srq || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_ud_srq"
 	exit 1
 }
-# boots 2, devices 2, servers 1, UD 4, wire 1, counters 1, SRQ 4, unload 1
-lab_plan 16 2
+# boots 2, devices 2, servers 1, UD 4, wire 1, counters 1, SRQ 4,
+# model's wire 1, unload 1
+lab_plan 17 2
 perf_checks_init
 perf_preflight
 
@@ -149,6 +150,33 @@ ud_srq() {
 		perf_srq_teardown_ok 2 "$SLINE" 1
 }
 check "SRQ: UD SEND 1024 B, 300 counted and verified through an SRQ, srq_limit 50: one limit event, the QP drained on LAST_WQE_REACHED" ud_srq || true
+
+# The model's side of the wire (tools/rnicsim/README.rst, "The wire"):
+# frames written in batches through io_uring (vm1's model sent the data,
+# a 4 KiB SEND's four frames in one call; vm2's sends lone ACKs and
+# replies, each a plain write) and read in batches by both; or, on a
+# host without io_uring, a system call per frame and a line in
+# rnicsim.log that says so.
+sim_counter() { awk -v k="$2" '$1 == k { print $2 }' <<<"$1"; }
+wire_batched() {
+	local n c b fl tx rc rx
+	for n in 1 2; do
+		c="$(lab_sim_ctl "$n" counters)" || return 1
+		b="$(sim_counter "$c" plat_wire_tx_batched)"
+		fl="$(sim_counter "$c" plat_wire_tx_flushes)"
+		tx="$(sim_counter "$c" plat_wire_tx_frames)"
+		rc="$(sim_counter "$c" plat_wire_rx_calls)"
+		rx="$(sim_counter "$c" plat_rx_frames)"
+		echo "vm$n: batched=$b: $tx frames sent, $fl batches of 2 or more; $rx frames received in $rc batched reads"
+		if [ "$b" = 1 ]; then
+			[ "$rc" -gt 0 ] || return 1
+			[ "$n" = 2 ] || [ "$fl" -gt 0 ] || return 1
+		else
+			grep 'io_uring unavailable' "$LAB_DIR/vm$n/rnicsim.log" || return 1
+		fi
+	done
+}
+check "rnicsim: vm1's model sent the data in batches, both read in batches (or said why not)" wire_batched || true
 
 check "rnic_perf stopped, rmmod rnic_perf rnic on both VMs" rnic_unload 1 2 || true
 
