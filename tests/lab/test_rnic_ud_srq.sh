@@ -157,16 +157,16 @@ check "SRQ: UD SEND 1024 B, 300 counted and verified through an SRQ, srq_limit 5
 # replies, each a plain write) and read in batches by both; or, on a
 # host without io_uring, a system call per frame and a line in
 # rnicsim.log that says so.
-sim_counter() { awk -v k="$2" '$1 == k { print $2 }' <<<"$1"; }
 wire_batched() {
 	local n c b fl tx rc rx
 	for n in 1 2; do
-		c="$(lab_sim_ctl "$n" counters)" || return 1
-		b="$(sim_counter "$c" plat_wire_tx_batched)"
-		fl="$(sim_counter "$c" plat_wire_tx_flushes)"
-		tx="$(sim_counter "$c" plat_wire_tx_frames)"
-		rc="$(sim_counter "$c" plat_wire_rx_calls)"
-		rx="$(sim_counter "$c" plat_rx_frames)"
+		c="$LAB_DIR/rnicsim-vm$n-counters"
+		lab_sim_ctl "$n" counters >"$c" || return 1
+		b="$(stat_of "$c" plat_wire_tx_batched)"
+		fl="$(stat_of "$c" plat_wire_tx_flushes)"
+		tx="$(stat_of "$c" plat_wire_tx_frames)"
+		rc="$(stat_of "$c" plat_wire_rx_calls)"
+		rx="$(stat_of "$c" plat_rx_frames)"
 		echo "vm$n: batched=$b: $tx frames sent, $fl batches of 2 or more; $rx frames received in $rc batched reads"
 		if [ "$b" = 1 ]; then
 			[ "$rc" -gt 0 ] || return 1

@@ -92,21 +92,18 @@ static void ring_free(struct uring **u, uint8_t **bufs)
 static int ring_alloc(struct uring **u, uint8_t **bufs, unsigned int n,
 		      size_t size)
 {
-	int ret;
+	int ret = -ENOMEM;
 
 	*u = malloc(sizeof(**u));
 	*bufs = malloc(n * size);
-	if (!*u || !*bufs) {
-		free(*u);
-		*u = NULL;
-		ring_free(u, bufs);
-		return -ENOMEM;
-	}
-	ret = uring_init(*u, n);
+	/* a failed uring_init() leaves nothing to undo */
+	if (*u && *bufs)
+		ret = uring_init(*u, n);
 	if (ret) {
 		free(*u);
+		free(*bufs);
 		*u = NULL;
-		ring_free(u, bufs);
+		*bufs = NULL;
 	}
 	return ret;
 }
@@ -150,6 +147,18 @@ static void tap_count(struct tap *t, ssize_t n, int err)
 	}
 }
 
+/* One frame with write(), counted: 0 or -errno. */
+static int tap_write(struct tap *t, const void *frame, size_t len)
+{
+	ssize_t n;
+
+	do {
+		n = write(t->fd, frame, len);
+	} while (n < 0 && errno == EINTR);
+	tap_count(t, n, errno);
+	return n < 0 ? -errno : 0;
+}
+
 unsigned int tap_flush(struct tap *t)
 {
 	struct uring *u = t->tx_ring;
@@ -172,16 +181,11 @@ unsigned int tap_flush(struct tap *t)
 		 * their SQEs unpublished; send them one by one.
 		 */
 		unsigned int i, idx, tail = *u->sq_tail;
-		ssize_t n;
 
 		for (i = 0; i < queued; i++) {
 			idx = (tail + i) & *u->sq_mask;
-			do {
-				n = write(t->fd, (void *)(uintptr_t)u->sqes[idx].addr,
-					  u->sqes[idx].len);
-			} while (n < 0 && errno == EINTR);
-			tap_count(t, n, errno);
-			failed += n < 0;
+			failed += tap_write(t, (void *)(uintptr_t)u->sqes[idx].addr,
+					    u->sqes[idx].len) < 0;
 		}
 		uring_drop(u);
 		return failed;
@@ -229,8 +233,6 @@ bool tap_poll_carrier(struct tap *t)
 
 int tap_send(struct tap *t, const uint8_t *frame, size_t len)
 {
-	ssize_t n;
-
 	if (t->fd < 0)
 		return -ENODEV;
 	if (t->tx_ring && len <= TAP_MAX_FRAME) {
@@ -257,11 +259,7 @@ int tap_send(struct tap *t, const uint8_t *frame, size_t len)
 	}
 	/* unbatched, or a frame larger than a batch buffer: after the rest */
 	tap_flush(t);
-	do {
-		n = write(t->fd, frame, len);
-	} while (n < 0 && errno == EINTR);
-	tap_count(t, n, errno);
-	return n < 0 ? -errno : 0;
+	return tap_write(t, frame, len);
 }
 
 ssize_t tap_recv(struct tap *t, uint8_t *buf, size_t size)
