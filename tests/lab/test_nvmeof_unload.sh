@@ -63,21 +63,19 @@ connect() {
 }
 check "vm1: nvme connect -t rdma to $TADDR (ctrl-loss-tmo 300 s, reconnect delay 1 s)" connect || exit 1
 
-ctr() { lab_sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
-
 # load [MB [LOOPS]]: fio writes with verify in vm1 (by default the whole
 # namespace 100 times: far longer than the test waits); returns once its
 # frames reach vm2's NIC.
 JOB=""
 load() {
 	local base i
-	base="$(ctr 2 rx_roce_v2_frames)"
+	base="$(sim_ctr 2 rx_roce_v2_frames)"
 	JOB="$(lab_bg 1 "fio --name=load --filename=$DEV --rw=write --bs=128k --size=${1:-$MB}M \
 		--direct=1 --ioengine=libaio --iodepth=8 --verify=crc32c --do_verify=1 \
 		--verify_fatal=1 --loops=${2:-100} --output=/tmp/fio-load.out; rc=\$?
 		grep -E 'err=|WRITE:|READ:|verify' /tmp/fio-load.out; exit \$rc")"
 	for i in $(seq 300); do
-		[ "$(ctr 2 rx_roce_v2_frames)" -gt $((${base:-0} + 2000)) ] && return 0
+		[ "$(sim_ctr 2 rx_roce_v2_frames)" -gt $((${base:-0} + 2000)) ] && return 0
 		sleep 0.1
 	done
 	echo "no NVMe/RDMA traffic reached vm2's NIC in 30 s" >&2

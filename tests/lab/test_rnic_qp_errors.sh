@@ -246,7 +246,6 @@ check "READ at a responder whose REP offers READs and whose QP takes none (resp_
 
 # ---- the peer goes away mid-run: its NIC loses the link
 
-ctr() { lab_sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
 # bg_run [OPTS]: a long WRITE run from vm1 in the background.  The job
 # fails unless the run wrote a result line of its own: the last line of
 # an earlier run (results keeps 16) must not be judged.
@@ -263,7 +262,7 @@ bg_run() {
 # BASE (within 30 s).
 wait_flowing() {
 	for _ in $(seq 300); do
-		[ "$(ctr 2 rx_roce_v2_frames)" -gt $((${1:-0} + 500)) ] && return 0
+		[ "$(sim_ctr 2 rx_roce_v2_frames)" -gt $((${1:-0} + 500)) ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -275,7 +274,7 @@ wait_flowing() {
 cut_run() {
 	local when="$1" want="$2" fl="$3" run_opts="$4" job base flowing=0 t line rc
 	shift 4
-	base="$(ctr 2 rx_roce_v2_frames)"
+	base="$(sim_ctr 2 rx_roce_v2_frames)"
 	job="$(bg_run "$run_opts")" || return 1
 	wait_flowing "$base" && flowing=1
 	echo "traffic flowing: $flowing"
