@@ -83,8 +83,6 @@ check "every RoCE frame both ways carries an 802.1Q tag, VLAN 0, PCP $PRIO (tsha
 # ---- the receiver runs short of buffers
 
 sim_counters() { lab_sim_ctl "$1" counters; }
-ctr() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
-
 # PFC is hop by hop: a switch port consumes the pause frames it receives,
 # and the lab's Linux bridge drops MAC control frames (01:80:c2:00:00:01,
 # 802.1D) at ingress.  Wire the two rnic ports as if cabled back to back
@@ -111,15 +109,15 @@ NIC1_PCAP="$LAB_DIR/vm1-nic-stall.pcap"
 NIC2_PCAP="$LAB_DIR/vm2-nic-stall.pcap"
 sim_counters 1 >"$LAB_DIR/sim1-before" 2>&1 || true
 sim_counters 2 >"$LAB_DIR/sim2-before" 2>&1 || true
-base="$(ctr "$LAB_DIR/sim2-before" rx_roce_v2_frames)"
+base="$(stat_of "$LAB_DIR/sim2-before" rx_roce_v2_frames)"
 # Long enough (20-30 MB/s under TCG) to still run after the stall.
 job="$(lab_bg 1 "echo 'client addr=$SRV port=$PERF_PORT op=write size=65536 depth=16 count=3000' > $PERF_DBG/control; rc=\$?
-	grep '^client' $PERF_DBG/results | tail -1; exit \$rc")"
+	$(perf_last_line client); exit \$rc")"
 # Wait until the WRITEs reach vm2's NIC.
 flowing=0
 for _ in $(seq 300); do
 	sim_counters 2 >"$LAB_DIR/sim2-flow" 2>&1 || true
-	if [ "$(ctr "$LAB_DIR/sim2-flow" rx_roce_v2_frames)" -gt $((${base:-0} + 2000)) ]; then
+	if [ "$(stat_of "$LAB_DIR/sim2-flow" rx_roce_v2_frames)" -gt $((base + 2000)) ]; then
 		flowing=1
 		break
 	fi
@@ -196,7 +194,7 @@ xoff() {
 	# the class-enable vector has bit PRIO alone
 	only="$(while read -r _ v; do [ "$((v))" = $((1 << PRIO)) ] || echo "$v"; done <"$f" | wc -l)"
 	echo "PFC frames vm2's NIC sent: $(wc -l <"$f"), XOFF (prio $PRIO quanta > 0): $n, other class-enable vectors: $only"
-	echo "vm2 NIC tx_pause: $(ctr "$LAB_DIR/sim2-before" tx_pause) -> $(ctr "$LAB_DIR/sim2-after" tx_pause), rx_drop_no_buf: $(ctr "$LAB_DIR/sim2-after" rx_drop_no_buf)"
+	echo "vm2 NIC tx_pause: $(stat_of "$LAB_DIR/sim2-before" tx_pause) -> $(stat_of "$LAB_DIR/sim2-after" tx_pause), rx_drop_no_buf: $(stat_of "$LAB_DIR/sim2-after" rx_drop_no_buf)"
 	head -3 "$f"
 	[ "$n" -gt 0 ] && [ "$only" = 0 ]
 }
@@ -209,12 +207,12 @@ xon() {
 }
 check "vm2 sends XON (priority $PRIO quanta 0) once its receiver runs again, as its last PFC frame" xon || true
 honoured() {
-	local b="$LAB_DIR/sim1-before" a="$LAB_DIR/sim1-after" k got
+	local b="$LAB_DIR/sim1-before" a="$LAB_DIR/sim1-after" k got d
 	got="$(pfc_frames "$NIC1_PCAP" | wc -l)"
 	echo "PFC frames from vm2 that vm1's NIC received: $got"
 	for k in rx_pause tx_paused_ns; do
-		echo "vm1 NIC $k: $(ctr "$b" "$k") -> $(ctr "$a" "$k")"
-		[ "$(ctr "$a" "$k")" -gt "$(ctr "$b" "$k")" ] || return 1
+		echo "vm1 NIC $k: $(stat_of "$b" "$k") -> $(stat_of "$a" "$k")"
+		d="$(stat_delta "$b" "$a" "$k")" && [ "$d" -gt 0 ] || return 1
 	done
 	[ "$got" -gt 0 ]
 }
