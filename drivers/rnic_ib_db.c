@@ -20,6 +20,7 @@
 
 #define RNIC_IB_DBP_KICK_OFF	offsetof(struct rnic_db_page, kick)
 #define RNIC_IB_DBP_KICK_PI_OFF	offsetof(struct rnic_db_page, kick_pi)
+#define RNIC_IB_DBP_KICK_CI_OFF	offsetof(struct rnic_db_page, kick_ci)
 
 /**
  * rnic_ib_db_off_ok() - whether a slot offset the device returned is one
@@ -46,11 +47,41 @@ void rnic_ib_db_write(struct rnic_ib_dbp *dbp, u16 off, u32 val)
 	writel(val, dbp->va + off);
 }
 
+/**
+ * rnic_ib_db_kick_needed() - whether the device must be kicked for entries
+ * @ibd: the device
+ * @dbp: the page, its kick_pi just advanced past @prev
+ * @prev: kick_pi before the new entries
+ *
+ * With RNIC_RDMA_CAP_KICK_CI the device reads kick_pi again after each
+ * store of kick_ci (a full barrier between), so a kick_ci short of @prev
+ * means it has not finished with earlier entries and will see ours: the
+ * BAR0 write, a VM exit and a wake-up of the device, is saved while the
+ * device is behind. The barrier pairs with the device's: without it, the
+ * read of kick_ci could pass the store of kick_pi, and both sides could
+ * see the other's old value.
+ *
+ * Return: false if the device will read the entries without a kick.
+ */
+static bool rnic_ib_db_kick_needed(struct rnic_ibdev *ibd,
+				   struct rnic_ib_dbp *dbp, u16 prev)
+{
+	u16 ci;
+
+	if (!(ibd->caps.flags & RNIC_RDMA_CAP_KICK_CI))
+		return true;
+	/* kick_pi before kick_ci: pairs with the device's full barrier */
+	mb();
+	ci = readl(dbp->va + RNIC_IB_DBP_KICK_CI_OFF) & RNIC_DBP_KICK_PI;
+	return ci == prev;
+}
+
 /* The slot write (if @write), its kick entry and the kick */
 static void rnic_ib_db_notify(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,
 			      u16 off, bool write, u32 val)
 {
 	unsigned long flags;
+	u16 prev;
 
 	/* WRs posted to a failed device never reach it (rnic_ib_dev_dead()) */
 	if (READ_ONCE(ibd->fatal))
@@ -58,13 +89,15 @@ static void rnic_ib_db_notify(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,
 	spin_lock_irqsave(&dbp->lock, flags);
 	if (write)
 		writel(val, dbp->va + off);
+	prev = dbp->kick_pi;
 	writew(off / sizeof(__le32), dbp->va + RNIC_IB_DBP_KICK_OFF +
-	       (dbp->kick_pi % RNIC_DBP_KICK_DEPTH) * sizeof(__le16));
+	       (prev % RNIC_DBP_KICK_DEPTH) * sizeof(__le16));
 	dbp->kick_pi++;
 	/* the entry before kick_pi, kick_pi before the kick: writel orders */
 	writel(FIELD_PREP(RNIC_DBP_KICK_PI, dbp->kick_pi),
 	       dbp->va + RNIC_IB_DBP_KICK_PI_OFF);
-	writel(dbp->kick, ibd->rdev->ivshmem + RNIC_IVSHMEM_DOORBELL);
+	if (rnic_ib_db_kick_needed(ibd, dbp, prev))
+		writel(dbp->kick, ibd->rdev->ivshmem + RNIC_IVSHMEM_DOORBELL);
 	spin_unlock_irqrestore(&dbp->lock, flags);
 }
 
@@ -83,6 +116,7 @@ void rnic_ib_db_ring(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp, u16 off,
 {
 	rnic_ib_db_notify(ibd, dbp, off, true, val);
 }
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_db_ring);
 
 /**
  * rnic_ib_db_kick() - name a slot a user context wrote, and kick

@@ -366,6 +366,8 @@ int rnic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 			goto err_free;
 		}
 		resp.flags |= RNIC_UCTX_F_KICK_MMAP;
+		if (ibd->caps.flags & RNIC_RDMA_CAP_KICK_CI)
+			resp.flags |= RNIC_UCTX_F_KICK_CI;
 	}
 	resp.db_key = p->key;
 	resp.kick = p->dbp.kick;

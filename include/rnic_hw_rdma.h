@@ -72,7 +72,15 @@
 #define RNIC_RDMA_CAP_SEND_INV		BIT(6)	/* SEND_INV both ways */
 #define RNIC_RDMA_CAP_CQ_MODERATION	BIT(7)	/* MODIFY_RDMA_CQ */
 #define RNIC_RDMA_CAP_USER_DB		BIT(8)	/* doorbell pages for users */
-#define RNIC_RDMA_CAP_ALL		GENMASK(8, 0)
+/*
+ * kick_ci may be read back to skip a kick: after each store of a page's
+ * kick_ci the device orders it before reading kick_pi again (a full
+ * barrier) and serves what it finds, so a writer that finds kick_ci short
+ * of the kick_pi it had before its own entries knows the device will read
+ * them without a kick (struct rnic_db_page).
+ */
+#define RNIC_RDMA_CAP_KICK_CI		BIT(9)
+#define RNIC_RDMA_CAP_ALL		GENMASK(9, 0)
 
 /* QUERY_RDMA_CAPS result: written by the device */
 struct rnic_rdma_caps {
@@ -858,6 +866,14 @@ static_assert(sizeof(struct rnic_hdr_tmpl) == RNIC_TMPL_SIZE);
  * ran more than RNIC_DBP_KICK_DEPTH ahead), so a kick never costs a scan
  * of every queue. Slots are the state, kick entries only hints: a lost or
  * bogus entry can delay work but never create or lose it.
+ *
+ * With RNIC_RDMA_CAP_KICK_CI a writer may skip the BAR0 write: after
+ * storing kick_pi it issues a full barrier and reads kick_ci; if that is
+ * not the kick_pi it found before its entries, the device has not yet
+ * stored kick_ci for earlier entries and will read kick_pi again after it
+ * does (the device's barrier pairs with the writer's), so the new entries
+ * are served without a kick. A kick saved is a BAR0 write, a VM exit and
+ * a wake-up of the device less while the device is behind.
  */
 
 #define RNIC_DBP_SIZE			4096
@@ -882,7 +898,10 @@ struct rnic_db_page {
 	/* driver: RNIC_DBP_KICK_PI */
 	__le32 kick_pi;
 	__le32 reserved0[15];
-	/* device: kick entries consumed; informational, never read back */
+	/*
+	 * device: kick entries consumed (RNIC_DBP_KICK_PI); read back only
+	 * with RNIC_RDMA_CAP_KICK_CI
+	 */
 	__le32 kick_ci;
 	__le32 reserved1[239];
 };
@@ -1185,7 +1204,8 @@ enum rnic_rdma_stats_scope {
 	op(kicks)				\
 	op(kick_overflows)			\
 	op(bad_kicks)				\
-	op(loopback_packets)
+	op(loopback_packets)			\
+	op(kick_rechecks)
 
 #define RNIC_QP_STATS(op)			\
 	op(tx_packets)				\

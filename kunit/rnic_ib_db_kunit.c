@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit tests for the choice of a doorbell page (drivers/rnic_ib_db.c).
+ * KUnit tests for the choice of a doorbell page (drivers/rnic_ib_db.c),
+ * and for the kick the driver skips while the device is behind.
  *
  * The device advertises 4096 QPs and 4096 CQs while one doorbell page
  * holds RNIC_DBP_SLOTS slots: with a single page the driver refused the
@@ -79,7 +80,107 @@ static void dbp_full_device_is_enospc(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, rnic_ib_dbp_get(ibd, 1), &ibd->dbps[0]);
 }
 
+/* A page and a kick register in memory, the device's caps @caps */
+struct kick_env {
+	struct rnic_ibdev ibd;
+	struct rnic_dev rdev;
+	struct rnic_db_page *page;
+	u32 *bar0;
+};
+
+#define KICK_VALUE	0x30001
+#define KICK_SLOT_OFF	0x40
+
+static struct kick_env *kick_env(struct kunit *test, u32 caps)
+{
+	struct kick_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	env->page = kunit_kzalloc(test, sizeof(*env->page), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, env->page);
+	env->bar0 = kunit_kzalloc(test, 256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, env->bar0);
+	/* the writel()s and readl()s land in these instead of BARs */
+	env->rdev.ivshmem = (void __iomem __force *)env->bar0;
+	env->ibd.rdev = &env->rdev;
+	env->ibd.caps.flags = caps;
+	env->ibd.dbps[0].va = (void __iomem __force *)env->page;
+	env->ibd.dbps[0].kick = KICK_VALUE;
+	spin_lock_init(&env->ibd.dbps[0].lock);
+	return env;
+}
+
+/* Ring once; the kick register's value afterwards (0: not written) */
+static u32 kick_ring(struct kick_env *env, u32 val)
+{
+	WRITE_ONCE(env->bar0[RNIC_IVSHMEM_DOORBELL / sizeof(u32)], 0);
+	rnic_ib_db_ring(&env->ibd, &env->ibd.dbps[0], KICK_SLOT_OFF, val);
+	return READ_ONCE(env->bar0[RNIC_IVSHMEM_DOORBELL / sizeof(u32)]);
+}
+
+static void kick_ci_set(struct kick_env *env, u32 ci)
+{
+	WRITE_ONCE(env->page->kick_ci, cpu_to_le32(ci));
+}
+
+/*
+ * RNIC_RDMA_CAP_KICK_CI: the kick is written only when kick_ci shows the
+ * device done with every entry before the new one; entries the device
+ * has not reached yet, or has already read, need none.
+ */
+static void db_kick_skipped_while_device_behind(struct kunit *test)
+{
+	struct kick_env *env = kick_env(test, RNIC_RDMA_CAP_KICK_CI);
+
+	/* nothing written before: the device is idle, kick */
+	KUNIT_EXPECT_EQ(test, kick_ring(env, 1), KICK_VALUE);
+	/* entry 0 not consumed yet: the device will see entry 1 too */
+	KUNIT_EXPECT_EQ(test, kick_ring(env, 2), 0);
+	/* the slot, the entry and kick_pi are written all the same */
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(env->page->slot[KICK_SLOT_OFF / 4]), 2);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(env->page->kick[1]), KICK_SLOT_OFF / 4);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(env->page->kick_pi), 2);
+	/* the device consumed both: the next entry kicks */
+	kick_ci_set(env, 2);
+	KUNIT_EXPECT_EQ(test, kick_ring(env, 3), KICK_VALUE);
+	/* it already read entry 3 (its second look): no kick for entry 4 */
+	kick_ci_set(env, 4);
+	KUNIT_EXPECT_EQ(test, kick_ring(env, 4), 0);
+}
+
+/* kick_pi and kick_ci are 16-bit counts: equal across the wrap too */
+static void db_kick_ci_wraps(struct kunit *test)
+{
+	struct kick_env *env = kick_env(test, RNIC_RDMA_CAP_KICK_CI);
+
+	env->ibd.dbps[0].kick_pi = 0xffff;
+	/* bits above the count are not part of it */
+	kick_ci_set(env, 0xabcdffff);
+	KUNIT_EXPECT_EQ(test, kick_ring(env, 1), KICK_VALUE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(env->page->kick_pi), 0);
+	kick_ci_set(env, 0);
+	KUNIT_EXPECT_EQ(test, kick_ring(env, 2), KICK_VALUE);
+	kick_ci_set(env, 0xfffe);
+	KUNIT_EXPECT_EQ(test, kick_ring(env, 3), 0);
+}
+
+/* A device without the capability is kicked for every batch */
+static void db_kick_always_without_cap(struct kunit *test)
+{
+	struct kick_env *env = kick_env(test, RNIC_RDMA_CAP_ALL &
+					      ~RNIC_RDMA_CAP_KICK_CI);
+
+	KUNIT_EXPECT_EQ(test, kick_ring(env, 1), KICK_VALUE);
+	/* kick_ci far behind (or garbage) changes nothing */
+	kick_ci_set(env, 0x1234);
+	KUNIT_EXPECT_EQ(test, kick_ring(env, 2), KICK_VALUE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(env->page->kick_pi), 2);
+}
+
 static struct kunit_case rnic_ib_db_cases[] = {
+	KUNIT_CASE(db_kick_skipped_while_device_behind),
+	KUNIT_CASE(db_kick_ci_wraps),
+	KUNIT_CASE(db_kick_always_without_cap),
 	KUNIT_CASE(dbp_fills_first_page_first),
 	KUNIT_CASE(dbp_put_makes_room),
 	KUNIT_CASE(dbp_full_device_is_enospc),

@@ -203,6 +203,35 @@ static void test_arm_and_recv(void)
 	CHECK(le32toh(page->kick_pi) == 4);
 }
 
+/*
+ * RNIC_UCTX_F_KICK_CI: the kick register is written only when the
+ * device's kick_ci shows it done with every entry before ours.
+ */
+static void test_kick_ci(void)
+{
+	struct ibv_sge sge = { .addr = 0x5000, .length = 16, .lkey = 4 };
+	struct ibv_recv_wr rwr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *rbad = NULL;
+	uint16_t pi = le32toh(page->kick_pi);
+
+	ctx->flags |= RNIC_UCTX_F_KICK_CI;
+	/* the device behind (kick_ci short of our kick_pi): no kick */
+	page->kick_ci = htole32((uint16_t)(pi - 1));
+	kick_reg = 0;
+	CHECK(rnic_post_recv(&qp->vqp.qp, &rwr, &rbad) == 0);
+	CHECK(kick_reg == 0 && le32toh(page->kick_pi) == (uint16_t)(pi + 1));
+	/* the device done with everything before our entry: kick */
+	page->kick_ci = htole32((uint16_t)(pi + 1));
+	CHECK(rnic_post_recv(&qp->vqp.qp, &rwr, &rbad) == 0);
+	CHECK(kick_reg == KICK_VALUE && le32toh(page->kick_pi) == (uint16_t)(pi + 2));
+	ctx->flags &= ~RNIC_UCTX_F_KICK_CI;
+	/* without the flag, kicked whatever kick_ci says */
+	kick_reg = 0;
+	page->kick_ci = htole32((uint16_t)(pi - 1));
+	CHECK(rnic_post_recv(&qp->vqp.qp, &rwr, &rbad) == 0);
+	CHECK(kick_reg == KICK_VALUE);
+}
+
 /* Without the kick register the slot is written and the kernel asked */
 static void test_kernel_kick(void)
 {
@@ -295,6 +324,7 @@ int main(void)
 	test_kernel_kick();
 	test_scrub();
 	test_srq_dropped();
+	test_kick_ci();
 	if (failures) {
 		fprintf(stderr, "rnic_datapath_test: %d check(s) failed\n",
 			failures);

@@ -20,6 +20,7 @@
  * one writer (drivers/rnic_ib_uctx.c).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,6 +33,7 @@
 
 #define RNIC_DBP_KICK_OFF	offsetof(struct rnic_db_page, kick)
 #define RNIC_DBP_KICK_PI_OFF	offsetof(struct rnic_db_page, kick_pi)
+#define RNIC_DBP_KICK_CI_OFF	offsetof(struct rnic_db_page, kick_ci)
 
 /**
  * rnic_dbp_get() - the mapping of a doorbell page, by its mmap key
@@ -120,6 +122,26 @@ void rnic_db_write(struct rnic_dbp *dbp, uint16_t off, uint32_t val)
 	mmio_write32_le((uint8_t *)dbp->va + off, htole32(val));
 }
 
+/*
+ * With RNIC_UCTX_F_KICK_CI the device reads kick_pi again after each
+ * store of kick_ci, a full barrier between: a kick_ci short of @prev (the
+ * kick_pi before our entry) means it will read our entry without a kick,
+ * and the kick (a VM exit and a wake-up of the device) is saved. The
+ * barrier pairs with the device's; without it the read of kick_ci could
+ * pass the store of kick_pi and both sides see the other's old value.
+ */
+static bool rnic_db_kick_needed(struct rnic_context *ctx, uint8_t *page,
+				uint16_t prev)
+{
+	uint16_t ci;
+
+	if (!(ctx->flags & RNIC_UCTX_F_KICK_CI))
+		return true;
+	atomic_thread_fence(memory_order_seq_cst);
+	ci = mmio_read32(page + RNIC_DBP_KICK_CI_OFF) & RNIC_DBP_KICK_PI;
+	return ci == prev;
+}
+
 /**
  * rnic_db_ring() - write a slot, name it in the kick ring and kick
  * @ctx: the context
@@ -132,14 +154,15 @@ void rnic_db_write(struct rnic_dbp *dbp, uint16_t off, uint32_t val)
  * Without RNIC_UCTX_F_KICK_MMAP only the slot is written here: the kernel
  * names it and kicks when the caller asks (rnic_kick_qp() and friends).
  *
- * Return: true if the device was kicked; false if the caller must kick
- * through the kernel.
+ * Return: true if the device was kicked, or will read the entry without
+ * a kick (rnic_db_kick_needed()); false if the caller must kick through
+ * the kernel.
  */
 bool rnic_db_ring(struct rnic_context *ctx, struct rnic_dbp *dbp,
 		  uint16_t off, uint32_t val)
 {
 	uint8_t *page = (uint8_t *)dbp->va;
-	uint16_t entry;
+	uint16_t entry, prev;
 
 	/* the WQEs (host memory, read by DMA) before the slot */
 	udma_to_device_barrier();
@@ -149,7 +172,8 @@ bool rnic_db_ring(struct rnic_context *ctx, struct rnic_dbp *dbp,
 	}
 	pthread_spin_lock(&dbp->lock);
 	mmio_write32_le(page + off, htole32(val));
-	entry = dbp->kick_pi % RNIC_DBP_KICK_DEPTH;
+	prev = dbp->kick_pi;
+	entry = prev % RNIC_DBP_KICK_DEPTH;
 	rnic_db_fence();
 	mmio_write16_le(page + RNIC_DBP_KICK_OFF + entry * sizeof(__le16),
 			htole16(off / sizeof(__le32)));
@@ -158,9 +182,11 @@ bool rnic_db_ring(struct rnic_context *ctx, struct rnic_dbp *dbp,
 	rnic_db_fence();
 	mmio_write32_le(page + RNIC_DBP_KICK_PI_OFF,
 			htole32(FIELD_PREP(RNIC_DBP_KICK_PI, dbp->kick_pi)));
-	/* kick_pi before the kick */
-	rnic_db_fence();
-	mmio_write32_le(ctx->kick_reg, htole32(ctx->kick));
+	if (rnic_db_kick_needed(ctx, page, prev)) {
+		/* kick_pi before the kick */
+		rnic_db_fence();
+		mmio_write32_le(ctx->kick_reg, htole32(ctx->kick));
+	}
 	pthread_spin_unlock(&dbp->lock);
 	return true;
 }

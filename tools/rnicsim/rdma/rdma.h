@@ -411,6 +411,7 @@ struct rdma_dev {
 	struct rdma_qp *rc_timed;
 	struct rdma_cq *mod_cqs;
 	bool eth_pending;	/* the Ethernet TX rings may have frames */
+	bool kick_again;	/* a kick ring left behind: read it at the tick */
 	bool busy;		/* inside rdma_pump() */
 	unsigned int npaths;	/* QPs with a path template (UDP port lock) */
 

@@ -218,6 +218,9 @@ u64 rdma_tick(struct rdev *d, u64 now)
 
 	if (!d->rdma || !d->enabled)
 		return 0;
+	/* Kick entries a busy writer left behind, as if kicked again */
+	if (d->rdma->kick_again)
+		rdma_kick(d);
 	/*
 	 * Received frames before timers: an ACK already in the receive
 	 * buffer must beat the retransmit timeout it makes moot, however
@@ -228,7 +231,8 @@ u64 rdma_tick(struct rdev *d, u64 now)
 	next = earliest(next, rdma_rc_tick(d, now));
 	rdma_pump(d);
 	/* Work left over by a pump that hit its limit: come back at once. */
-	if (rx_runnable(d) || d->rdma->runq.head || d->rdma->eth_pending)
+	if (rx_runnable(d) || d->rdma->runq.head || d->rdma->eth_pending ||
+	    d->rdma->kick_again)
 		next = now;
 	return next;
 }

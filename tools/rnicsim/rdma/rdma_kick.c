@@ -52,16 +52,13 @@ static void page_scan(struct rdev *d, struct rdma_dbp *page)
 			slot_moved(d, page, s);
 }
 
-static void page_kicked(struct rdev *d, struct rdma_dbp *page)
+/* Serve the entries up to @pi, then store kick_ci = @pi */
+static void page_consume(struct rdev *d, struct rdma_dbp *page, u16 pi)
 {
 	unsigned int base = rdma_dbp_off(d, page);
-	u16 pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
 	u16 n = pi - page->kick_ci, i, again;
 	u16 e[RNIC_DBP_KICK_DEPTH];
 
-	if (!n)
-		return;
-	RDMA_INC(d, kicks);
 	if (n > RNIC_DBP_KICK_DEPTH) {
 		/* Entries were overwritten before we got here. */
 		page_scan(d, page);
@@ -98,11 +95,52 @@ out:
 	rdev_bar_write(d, base + DBP_KICK_CI_OFF, page->kick_ci);
 }
 
+/*
+ * Passes over one page per kick: a writer that keeps the ring moving
+ * (a process writing kick_pi in a loop) must not keep the device from
+ * its other pages, its receive buffer and its timers. What is left is
+ * read at the next tick, which comes at once (rdma_tick()).
+ */
+#define KICK_PASSES	4
+
+static void page_kicked(struct rdev *d, struct rdma_dbp *page)
+{
+	unsigned int base = rdma_dbp_off(d, page);
+	u16 pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
+	unsigned int pass;
+
+	if (pi == page->kick_ci)
+		return;
+	RDMA_INC(d, kicks);
+	for (pass = 1;; pass++) {
+		page_consume(d, page, pi);
+		/*
+		 * RNIC_RDMA_CAP_KICK_CI: kick_ci is stored before kick_pi is
+		 * read again. A writer that advanced kick_pi and then (after
+		 * its own full barrier) found the old kick_ci did not kick:
+		 * its entries are seen here. Without the barrier both sides
+		 * could read the other's old value and the entries would
+		 * wait for the next kick of the page, which may never come.
+		 */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) &
+		     RNIC_DBP_KICK_PI;
+		if (pi == page->kick_ci)
+			return;
+		RDMA_INC(d, kick_rechecks);
+		if (pass == KICK_PASSES) {
+			d->rdma->kick_again = true;
+			return;
+		}
+	}
+}
+
 void rdma_kick(struct rdev *d)
 {
 	struct rdma_dev *v = d->rdma;
 	u32 i;
 
+	v->kick_again = false;
 	for (i = 0; i < v->nlive_dbp; i++)
 		page_kicked(d, &v->dbp[v->live_dbp[i]]);
 }
