@@ -73,7 +73,10 @@ static bool rnic_ib_db_kick_needed(struct rnic_ibdev *ibd,
 	/* kick_pi before kick_ci: pairs with the device's full barrier */
 	mb();
 	ci = readl(dbp->va + RNIC_IB_DBP_KICK_CI_OFF) & RNIC_DBP_KICK_PI;
-	return ci == prev;
+	if (ci == prev)
+		return true;
+	rnic_ib_stat_inc(ibd, RNIC_IB_STAT_kicks_skipped);
+	return false;
 }
 
 /* The slot write (if @write), its kick entry and the kick */

@@ -66,7 +66,8 @@ enum rnic_ring_stat {
 	op(cqes_scrubbed)			\
 	op(local_invs)				\
 	op(remote_invs)				\
-	op(uctx_refused)
+	op(uctx_refused)			\
+	op(kicks_skipped)
 
 #define RNIC_IB_STAT_ENUM(name)	RNIC_IB_STAT_##name,
 enum rnic_ib_stat {

@@ -146,6 +146,10 @@ static void db_kick_skipped_while_device_behind(struct kunit *test)
 	/* it already read entry 3 (its second look): no kick for entry 4 */
 	kick_ci_set(env, 4);
 	KUNIT_EXPECT_EQ(test, kick_ring(env, 4), 0);
+	/* rdma statistic's kicks_skipped */
+	KUNIT_EXPECT_EQ(test,
+			atomic64_read(&env->ibd.stats[RNIC_IB_STAT_kicks_skipped]),
+			2);
 }
 
 /* kick_pi and kick_ci are 16-bit counts: equal across the wrap too */
@@ -175,6 +179,9 @@ static void db_kick_always_without_cap(struct kunit *test)
 	kick_ci_set(env, 0x1234);
 	KUNIT_EXPECT_EQ(test, kick_ring(env, 2), KICK_VALUE);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(env->page->kick_pi), 2);
+	KUNIT_EXPECT_EQ(test,
+			atomic64_read(&env->ibd.stats[RNIC_IB_STAT_kicks_skipped]),
+			0);
 }
 
 static struct kunit_case rnic_ib_db_cases[] = {
