@@ -57,9 +57,7 @@ void rnic_ib_db_write(struct rnic_ib_dbp *dbp, u16 off, u32 val)
  * store of kick_ci (a full barrier between), so a kick_ci short of @prev
  * means it has not finished with earlier entries and will see ours: the
  * BAR0 write, a VM exit and a wake-up of the device, is saved while the
- * device is behind. The barrier pairs with the device's: without it, the
- * read of kick_ci could pass the store of kick_pi, and both sides could
- * see the other's old value.
+ * device is behind.
  *
  * Return: false if the device will read the entries without a kick.
  */
@@ -70,8 +68,16 @@ static bool rnic_ib_db_kick_needed(struct rnic_ibdev *ibd,
 
 	if (!(ibd->caps.flags & RNIC_RDMA_CAP_KICK_CI))
 		return true;
-	/* kick_pi before kick_ci: pairs with the device's full barrier */
+	/*
+	 * kick_pi must reach the device before kick_ci is read, or both
+	 * sides may read the other's old value and the page stalls. A read
+	 * of BAR0 flushes the posted store (PCI ordering); mb() alone is not
+	 * enough under QEMU 7.2's TCG, which drops a one-vCPU guest's
+	 * barriers although the model runs beside it: the device-register
+	 * read takes QEMU's lock, a full barrier on the host.
+	 */
 	mb();
+	readl(ibd->rdev->ivshmem + RNIC_IVSHMEM_DOORBELL);
 	ci = readl(dbp->va + RNIC_IB_DBP_KICK_CI_OFF) & RNIC_DBP_KICK_PI;
 	if (ci == prev)
 		return true;

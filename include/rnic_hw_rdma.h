@@ -868,7 +868,8 @@ static_assert(sizeof(struct rnic_hdr_tmpl) == RNIC_TMPL_SIZE);
  * bogus entry can delay work but never create or lose it.
  *
  * With RNIC_RDMA_CAP_KICK_CI a writer may skip the BAR0 write: after
- * storing kick_pi it issues a full barrier and reads kick_ci; if that is
+ * storing kick_pi it issues a full barrier, reads BAR0 (which flushes the
+ * store to the device) and reads kick_ci; if that is
  * not the kick_pi it found before its entries, the device has not yet
  * stored kick_ci for earlier entries and will read kick_pi again after it
  * does (the device's barrier pairs with the writer's), so the new entries
@@ -1205,7 +1206,8 @@ enum rnic_rdma_stats_scope {
 	op(kick_overflows)			\
 	op(bad_kicks)				\
 	op(loopback_packets)			\
-	op(kick_rechecks)
+	op(kick_rechecks)			\
+	op(kick_stalls)
 
 #define RNIC_QP_STATS(op)			\
 	op(tx_packets)				\

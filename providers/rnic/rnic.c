@@ -147,8 +147,10 @@ static struct verbs_context *rnic_alloc_context(struct ibv_device *ibdev,
 	if (!rnic_dbp_get(ctx, resp.db_key))
 		goto err_unmap;
 	if (ctx->flags & RNIC_UCTX_F_KICK_MMAP) {
-		ctx->kick_page = mmap(NULL, ctx->page_size, PROT_WRITE,
-				      MAP_SHARED, cmd_fd, resp.kick_key);
+		/* readable for the read that orders kick_pi (rnic_db.c) */
+		ctx->kick_page = mmap(NULL, ctx->page_size,
+				      PROT_READ | PROT_WRITE, MAP_SHARED,
+				      cmd_fd, resp.kick_key);
 		if (ctx->kick_page == MAP_FAILED) {
 			ctx->kick_page = NULL;
 			goto err_unmap;

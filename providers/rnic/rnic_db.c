@@ -126,9 +126,12 @@ void rnic_db_write(struct rnic_dbp *dbp, uint16_t off, uint32_t val)
  * With RNIC_UCTX_F_KICK_CI the device reads kick_pi again after each
  * store of kick_ci, a full barrier between: a kick_ci short of @prev (the
  * kick_pi before our entry) means it will read our entry without a kick,
- * and the kick (a VM exit and a wake-up of the device) is saved. The
- * barrier pairs with the device's; without it the read of kick_ci could
- * pass the store of kick_pi and both sides see the other's old value.
+ * and the kick (a VM exit and a wake-up of the device) is saved. kick_pi
+ * must reach the device before kick_ci is read, or both sides may read
+ * the other's old value and the page stalls: a read of the kick register
+ * flushes the posted store (PCI ordering), which a fence alone does not
+ * under QEMU 7.2's TCG (it drops a one-vCPU guest's barriers although the
+ * model runs beside it; the register read takes QEMU's lock).
  */
 static bool rnic_db_kick_needed(struct rnic_context *ctx, uint8_t *page,
 				uint16_t prev)
@@ -138,6 +141,7 @@ static bool rnic_db_kick_needed(struct rnic_context *ctx, uint8_t *page,
 	if (!(ctx->flags & RNIC_UCTX_F_KICK_CI))
 		return true;
 	atomic_thread_fence(memory_order_seq_cst);
+	(void)mmio_read32(ctx->kick_reg);
 	ci = mmio_read32(page + RNIC_DBP_KICK_CI_OFF) & RNIC_DBP_KICK_PI;
 	return ci == prev;
 }

@@ -677,6 +677,19 @@ lab__sweep() {
 			cat
 		fi | grep -a -m1 -E "$LAB_SWEEP_RE")"
 	[ -z "$hit" ] || found+=("console: ${hit:0:160}")
+	# The NIC's kick rings (rnic VMs): entries the device read only at
+	# its watch, because no kick announced them, are a lost kick: a
+	# writer that skipped its kick without ordering kick_pi before its
+	# read of kick_ci (hardware-rdma.rst). The model serves them a
+	# period late and counts them; any is a failure.
+	local stalls
+	if [ -S "$d/rnicsim.ctl" ] && [ "${2:-}" != --signal ]; then
+		what="$what, NIC kick rings never stalled"
+		stalls="$(lab_sim_ctl "$n" counters 2>/dev/null |
+			awk '$1 == "rdma_kick_stalls" { print $2 }')"
+		[ "${stalls:-0}" = 0 ] ||
+			found+=("rnicsim: $stalls kick-ring stalls (entries no kick announced, read by the device's watch: a lost kick)")
+	fi
 	if [ ${#found[@]} = 0 ]; then
 		if [ -s "$d/known-reports" ]; then
 			# Lockdep stops at its first report: say so.

@@ -30,8 +30,9 @@
 /*
  * The device serves kick entries it finds after storing kick_ci
  * (RNIC_RDMA_CAP_KICK_CI, hardware-rdma.rst): after advancing kick_pi, a
- * full barrier, then a kick_ci other than the kick_pi found before the
- * new entries means no kick is needed. Only with RNIC_UCTX_F_KICK_MMAP.
+ * full barrier and a read of the kick register (map its page readable),
+ * a kick_ci other than the kick_pi found before the new entries means no
+ * kick is needed. Only with RNIC_UCTX_F_KICK_MMAP.
  */
 #define RNIC_UCTX_F_KICK_CI		(1U << 1)
 

@@ -129,6 +129,8 @@ struct rdma_dbp {
 	bool user;		/* RNIC_DBP_F_USER */
 	u32 live_idx;		/* its place in rdma_dev.live_dbp */
 	u16 kick_ci;		/* device's consumer index of the kick ring */
+	bool watch_armed;	/* entries unread at the last kick watch */
+	u16 watch_ci;		/* kick_ci at that watch */
 	unsigned int nslots;	/* slots assigned */
 	unsigned int next;	/* where the next slot search starts */
 	struct rdma_slot slot[RNIC_DBP_SLOTS];
@@ -412,6 +414,7 @@ struct rdma_dev {
 	struct rdma_cq *mod_cqs;
 	bool eth_pending;	/* the Ethernet TX rings may have frames */
 	bool kick_again;	/* a kick ring left behind: read it at the tick */
+	u64 next_kick_watch;	/* rdma_kick_watch() due (ns) */
 	bool busy;		/* inside rdma_pump() */
 	unsigned int npaths;	/* QPs with a path template (UDP port lock) */
 
@@ -475,6 +478,7 @@ u8 rdma_cmd_free_db_page(struct rdev *d, const union rnic_aq_entry *e);
 
 /* ---- rdma_kick.c ---- */
 void rdma_kick(struct rdev *d);		/* doorbell vector 3, 2.0 part */
+void rdma_kick_watch(struct rdev *d);	/* kick rings left unread */
 /* Producer index slots, read on kicks */
 void rdma_sq_slot(struct rdev *d, struct rdma_qp *qp);
 void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp);

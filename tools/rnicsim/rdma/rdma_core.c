@@ -14,6 +14,8 @@
 
 /* Work items one pump call runs at most; the tick resumes the rest. */
 #define RDMA_PUMP_MAX	(1U << 20)
+/* rdma_kick_watch(): with the heartbeat, which wakes the device anyway */
+#define RDMA_KICK_WATCH_NS	(RNIC_HEARTBEAT_PERIOD_MS * 1000000ULL)
 
 /* ---- lifetime ---- */
 
@@ -221,6 +223,10 @@ u64 rdma_tick(struct rdev *d, u64 now)
 	/* Kick entries a busy writer left behind, as if kicked again */
 	if (d->rdma->kick_again)
 		rdma_kick(d);
+	if (now >= d->rdma->next_kick_watch) {
+		rdma_kick_watch(d);
+		d->rdma->next_kick_watch = now + RDMA_KICK_WATCH_NS;
+	}
 	/*
 	 * Received frames before timers: an ACK already in the receive
 	 * buffer must beat the retransmit timeout it makes moot, however
@@ -229,6 +235,7 @@ u64 rdma_tick(struct rdev *d, u64 now)
 	rdma_pump(d);
 	next = rdma_cq_tick(d, now);
 	next = earliest(next, rdma_rc_tick(d, now));
+	next = earliest(next, d->rdma->next_kick_watch);
 	rdma_pump(d);
 	/* Work left over by a pump that hit its limit: come back at once. */
 	if (rx_runnable(d) || d->rdma->runq.head || d->rdma->eth_pending ||

@@ -145,6 +145,41 @@ void rdma_kick(struct rdev *d)
 		page_kicked(d, &v->dbp[v->live_dbp[i]]);
 }
 
+/*
+ * Entries nobody kicked for: at two watches in a row (rdma_tick(), every
+ * RDMA_KICK_WATCH_MS) a page had entries unread and kick_ci had not
+ * moved. A writer that skipped its kick (RNIC_RDMA_CAP_KICK_CI) while its
+ * kick_pi had not reached the device yet, or one that never kicked: the
+ * entries are read now, so the queues go on, and counted in kick_stalls,
+ * which the lab requires to stay 0 (a writer's ordering bug, not load:
+ * a kick is served as soon as the device runs).
+ */
+void rdma_kick_watch(struct rdev *d)
+{
+	struct rdma_dev *v = d->rdma;
+	struct rdma_dbp *page;
+	u32 i;
+	u16 pi;
+
+	for (i = 0; i < v->nlive_dbp; i++) {
+		page = &v->dbp[v->live_dbp[i]];
+		pi = rdev_bar_read(d, rdma_dbp_off(d, page) + DBP_KICK_PI_OFF) &
+		     RNIC_DBP_KICK_PI;
+		if (pi == page->kick_ci) {
+			page->watch_armed = false;
+			continue;
+		}
+		if (page->watch_armed && page->watch_ci == page->kick_ci) {
+			RDMA_INC(d, kick_stalls);
+			page_kicked(d, page);
+			page->watch_armed = false;
+			continue;
+		}
+		page->watch_armed = true;
+		page->watch_ci = page->kick_ci;
+	}
+}
+
 /* ---- producer index slots ---- */
 
 /* Read a SQ or RQ slot: the new PI, or -EINVAL (the QP failed). */

@@ -152,6 +152,7 @@ TEST(rdma_kick_ci_skipped_kicks_served)
 	CHECK(kicked > 0 && skipped > 0);
 	CHECK_EQ(rdrv_rctr(r.x, RNIC_RDMA_STAT_kick_overflows), 0);
 	CHECK_EQ(rdrv_rctr(r.x, RNIC_RDMA_STAT_bad_kicks), 0);
+	CHECK_EQ(rdrv_rctr(r.x, RNIC_RDMA_STAT_kick_stalls), 0);
 	REQUIRE(rdrv_cq_destroy(r.x, &cq) == 0);
 	rdrv_free(r.x);
 }
@@ -187,6 +188,49 @@ TEST(rdma_kick_ci_no_poll)
 	CHECK_EQ(tbar_r32(t, base + DBP_KICK_CI_OFF),
 		 tbar_r32(t, base + DBP_KICK_PI_OFF));
 	CHECK_EQ(rdrv_rctr(x, RNIC_RDMA_STAT_kick_rechecks), 0);
+	REQUIRE(rdrv_cq_destroy(x, &cq) == 0);
+	rdrv_free(x);
+}
+
+/*
+ * Entries nobody kicked for (a lost kick) are read by the device's watch:
+ * unread at two watches in a row, a period apart, with kick_ci unmoved,
+ * they are served and counted in kick_stalls. Unread at one watch only is
+ * not a stall (a kick may be on its way).
+ */
+TEST(rdma_kick_watch_serves_lost_kick)
+{
+	struct rdrv *x = rdrv_up(1);
+	struct tdev *t = rdrv_tdev(x);
+	u64 period = RNIC_HEARTBEAT_PERIOD_MS * 1000000ULL;
+	unsigned int base;
+	struct rdrv_cq cq;
+
+	REQUIRE(rdrv_cq_create(x, 4, &cq) == 0);
+	base = le32_to_cpu(x->caps.db_base) + (x->dbp << 12);
+	t->p->now += period;
+	rdev_tick(t->d, t->p->now);
+	/* an entry, no kick: the next watch only notes it */
+	rdrv_kick_add(x, x->dbp, cq.db_off);
+	t->p->now += period;
+	rdev_tick(t->d, t->p->now);
+	CHECK(tbar_r32(t, base + DBP_KICK_CI_OFF) !=
+	      tbar_r32(t, base + DBP_KICK_PI_OFF));
+	CHECK_EQ(rdrv_rctr(x, RNIC_RDMA_STAT_kick_stalls), 0);
+	/* a period later, still unread: read, and counted */
+	t->p->now += period;
+	rdev_tick(t->d, t->p->now);
+	CHECK_EQ(tbar_r32(t, base + DBP_KICK_CI_OFF),
+		 tbar_r32(t, base + DBP_KICK_PI_OFF));
+	CHECK_EQ(rdrv_rctr(x, RNIC_RDMA_STAT_kick_stalls), 1);
+	/* a kick that comes between two watches is no stall */
+	rdrv_kick_add(x, x->dbp, cq.db_off);
+	t->p->now += period;
+	rdev_tick(t->d, t->p->now);
+	rdrv_kick(x);
+	t->p->now += period;
+	rdev_tick(t->d, t->p->now);
+	CHECK_EQ(rdrv_rctr(x, RNIC_RDMA_STAT_kick_stalls), 1);
 	REQUIRE(rdrv_cq_destroy(x, &cq) == 0);
 	rdrv_free(x);
 }
