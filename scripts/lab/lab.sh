@@ -681,7 +681,7 @@ lab__sweep() {
 	# its watch, because no kick announced them, are a lost kick: a
 	# writer that skipped its kick without ordering kick_pi before its
 	# read of kick_ci (hardware-rdma.rst). The model serves them a
-	# period late and counts them; any is a failure.
+	# second late and counts them; any is a failure.
 	local stalls
 	if [ -S "$d/rnicsim.ctl" ] && [ "${2:-}" != --signal ]; then
 		what="$what, NIC kick rings never stalled"

@@ -129,8 +129,8 @@ struct rdma_dbp {
 	bool user;		/* RNIC_DBP_F_USER */
 	u32 live_idx;		/* its place in rdma_dev.live_dbp */
 	u16 kick_ci;		/* device's consumer index of the kick ring */
-	bool watch_armed;	/* entries unread at the last kick watch */
-	u16 watch_ci;		/* kick_ci at that watch */
+	u8 watch_count;		/* kick watches in a row with entries unread */
+	u16 watch_ci;		/* kick_ci at the first of them */
 	unsigned int nslots;	/* slots assigned */
 	unsigned int next;	/* where the next slot search starts */
 	struct rdma_slot slot[RNIC_DBP_SLOTS];

@@ -117,10 +117,11 @@ static void page_kicked(struct rdev *d, struct rdma_dbp *page)
 		/*
 		 * RNIC_RDMA_CAP_KICK_CI: kick_ci is stored before kick_pi is
 		 * read again. A writer that advanced kick_pi and then (after
-		 * its own full barrier) found the old kick_ci did not kick:
-		 * its entries are seen here. Without the barrier both sides
-		 * could read the other's old value and the entries would
-		 * wait for the next kick of the page, which may never come.
+		 * a barrier and a BAR0 read, which make its store reach us)
+		 * found the old kick_ci did not kick: its entries are seen
+		 * here. Without this barrier both sides could read the
+		 * other's old value and the entries would wait for the next
+		 * kick of the page, which may never come.
 		 */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) &
@@ -146,14 +147,18 @@ void rdma_kick(struct rdev *d)
 }
 
 /*
- * Entries nobody kicked for: at two watches in a row (rdma_tick(), every
- * RDMA_KICK_WATCH_MS) a page had entries unread and kick_ci had not
- * moved. A writer that skipped its kick (RNIC_RDMA_CAP_KICK_CI) while its
- * kick_pi had not reached the device yet, or one that never kicked: the
- * entries are read now, so the queues go on, and counted in kick_stalls,
- * which the lab requires to stay 0 (a writer's ordering bug, not load:
- * a kick is served as soon as the device runs).
+ * Entries nobody kicked for: at RDMA_KICK_WATCH_STALL watches in a row
+ * (rdma_tick(), one per heartbeat period) a page had entries unread and
+ * kick_ci had not moved. A writer that skipped its kick
+ * (RNIC_RDMA_CAP_KICK_CI) while its kick_pi had not reached the device
+ * yet, or one that never kicked: the entries are read now, so the queues
+ * go on, and counted in kick_stalls, which the lab requires to stay 0. A
+ * correct writer leaves entries unannounced only between its store of
+ * kick_pi and its kick; a second is far beyond a descheduled vCPU or a
+ * preempted process, so a count is a writer's bug, not load.
  */
+#define RDMA_KICK_WATCH_STALL	10
+
 void rdma_kick_watch(struct rdev *d)
 {
 	struct rdma_dev *v = d->rdma;
@@ -165,18 +170,19 @@ void rdma_kick_watch(struct rdev *d)
 		page = &v->dbp[v->live_dbp[i]];
 		pi = rdev_bar_read(d, rdma_dbp_off(d, page) + DBP_KICK_PI_OFF) &
 		     RNIC_DBP_KICK_PI;
-		if (pi == page->kick_ci) {
-			page->watch_armed = false;
-			continue;
+		if (pi == page->kick_ci ||
+		    (page->watch_count && page->watch_ci != page->kick_ci)) {
+			page->watch_count = 0;
+			if (pi == page->kick_ci)
+				continue;
 		}
-		if (page->watch_armed && page->watch_ci == page->kick_ci) {
-			RDMA_INC(d, kick_stalls);
-			page_kicked(d, page);
-			page->watch_armed = false;
+		if (!page->watch_count)
+			page->watch_ci = page->kick_ci;
+		if (++page->watch_count < RDMA_KICK_WATCH_STALL)
 			continue;
-		}
-		page->watch_armed = true;
-		page->watch_ci = page->kick_ci;
+		RDMA_INC(d, kick_stalls);
+		page_kicked(d, page);
+		page->watch_count = 0;
 	}
 }
 

@@ -194,43 +194,55 @@ TEST(rdma_kick_ci_no_poll)
 
 /*
  * Entries nobody kicked for (a lost kick) are read by the device's watch:
- * unread at two watches in a row, a period apart, with kick_ci unmoved,
- * they are served and counted in kick_stalls. Unread at one watch only is
- * not a stall (a kick may be on its way).
+ * unread at ten watches in a row (a second of heartbeats) with kick_ci
+ * unmoved, they are served and counted in kick_stalls. Fewer is not a
+ * stall (a writer may be descheduled between its kick_pi and its kick),
+ * nor is a ring whose kick_ci moves in between.
  */
+static void watch_ticks(struct tdev *t, unsigned int n)
+{
+	while (n--) {
+		t->p->now += RNIC_HEARTBEAT_PERIOD_MS * 1000000ULL;
+		rdev_tick(t->d, t->p->now);
+	}
+}
+
 TEST(rdma_kick_watch_serves_lost_kick)
 {
 	struct rdrv *x = rdrv_up(1);
 	struct tdev *t = rdrv_tdev(x);
-	u64 period = RNIC_HEARTBEAT_PERIOD_MS * 1000000ULL;
 	unsigned int base;
 	struct rdrv_cq cq;
 
 	REQUIRE(rdrv_cq_create(x, 4, &cq) == 0);
 	base = le32_to_cpu(x->caps.db_base) + (x->dbp << 12);
-	t->p->now += period;
-	rdev_tick(t->d, t->p->now);
-	/* an entry, no kick: the next watch only notes it */
+	watch_ticks(t, 1);
+	/* an entry, no kick: nine watches only note it */
 	rdrv_kick_add(x, x->dbp, cq.db_off);
-	t->p->now += period;
-	rdev_tick(t->d, t->p->now);
+	watch_ticks(t, 9);
 	CHECK(tbar_r32(t, base + DBP_KICK_CI_OFF) !=
 	      tbar_r32(t, base + DBP_KICK_PI_OFF));
 	CHECK_EQ(rdrv_rctr(x, RNIC_RDMA_STAT_kick_stalls), 0);
-	/* a period later, still unread: read, and counted */
-	t->p->now += period;
-	rdev_tick(t->d, t->p->now);
+	/* the tenth: read, and counted */
+	watch_ticks(t, 1);
 	CHECK_EQ(tbar_r32(t, base + DBP_KICK_CI_OFF),
 		 tbar_r32(t, base + DBP_KICK_PI_OFF));
 	CHECK_EQ(rdrv_rctr(x, RNIC_RDMA_STAT_kick_stalls), 1);
-	/* a kick that comes between two watches is no stall */
+	/* a kick that comes before the tenth watch is no stall */
 	rdrv_kick_add(x, x->dbp, cq.db_off);
-	t->p->now += period;
-	rdev_tick(t->d, t->p->now);
+	watch_ticks(t, 9);
 	rdrv_kick(x);
-	t->p->now += period;
-	rdev_tick(t->d, t->p->now);
+	watch_ticks(t, 12);
 	CHECK_EQ(rdrv_rctr(x, RNIC_RDMA_STAT_kick_stalls), 1);
+	/* nor is a ring that keeps moving: kick_ci changes between watches */
+	rdrv_kick_add(x, x->dbp, cq.db_off);
+	watch_ticks(t, 5);
+	rdrv_kick_add(x, x->dbp, cq.db_off);
+	rdrv_kick(x);
+	rdrv_kick_add(x, x->dbp, cq.db_off);
+	watch_ticks(t, 9);
+	CHECK_EQ(rdrv_rctr(x, RNIC_RDMA_STAT_kick_stalls), 1);
+	rdrv_kick(x);
 	REQUIRE(rdrv_cq_destroy(x, &cq) == 0);
 	rdrv_free(x);
 }
