@@ -685,8 +685,7 @@ lab__sweep() {
 	local stalls
 	if [ -S "$d/rnicsim.ctl" ] && [ "${2:-}" != --signal ]; then
 		what="$what, NIC kick rings never stalled"
-		stalls="$(lab_sim_ctl "$n" counters 2>/dev/null |
-			awk '$1 == "rdma_kick_stalls" { print $2 }')"
+		stalls="$(lab_sim_ctr "$n" rdma_kick_stalls 2>/dev/null)"
 		[ "${stalls:-0}" = 0 ] ||
 			found+=("rnicsim: $stalls kick-ring stalls (entries no kick announced, read by the device's watch: a lost kick)")
 	fi
@@ -1170,6 +1169,10 @@ lab_sim_ctl() {
 	lab__need_started lab_sim_ctl || return 1
 	"$LAB_RNICSIM" --ctl-cmd "$LAB_DIR/vm$1/rnicsim.ctl" "${@:2}"
 }
+
+# lab_sim_ctr N NAME: one counter of VM N's model, as rnicsim's "counters"
+# prints it; nothing if it has no such counter.
+lab_sim_ctr() { lab_sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
 
 # lab_exec N [--timeout S] CMD...: run CMD in VM N and wait for it.
 lab_exec() {

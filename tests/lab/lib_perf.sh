@@ -293,9 +293,6 @@ hw_stats() {
 		awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }'
 }
 
-# sim_ctr N NAME: one counter of VM N's model (its control socket), as
-# rnicsim's "counters" prints it; nothing if it has no such counter.
-sim_ctr() { lab_sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
 
 # stat_of FILE NAME: a counter's value in hw_stats output (0 if absent).
 stat_of() { awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$1"; }

@@ -69,13 +69,13 @@ check "vm1: nvme connect -t rdma to $TADDR (ctrl-loss-tmo 300 s, reconnect delay
 JOB=""
 load() {
 	local base i
-	base="$(sim_ctr 2 rx_roce_v2_frames)"
+	base="$(lab_sim_ctr 2 rx_roce_v2_frames)"
 	JOB="$(lab_bg 1 "fio --name=load --filename=$DEV --rw=write --bs=128k --size=${1:-$MB}M \
 		--direct=1 --ioengine=libaio --iodepth=8 --verify=crc32c --do_verify=1 \
 		--verify_fatal=1 --loops=${2:-100} --output=/tmp/fio-load.out; rc=\$?
 		grep -E 'err=|WRITE:|READ:|verify' /tmp/fio-load.out; exit \$rc")"
 	for i in $(seq 300); do
-		[ "$(sim_ctr 2 rx_roce_v2_frames)" -gt $((${base:-0} + 2000)) ] && return 0
+		[ "$(lab_sim_ctr 2 rx_roce_v2_frames)" -gt $((${base:-0} + 2000)) ] && return 0
 		sleep 0.1
 	done
 	echo "no NVMe/RDMA traffic reached vm2's NIC in 30 s" >&2

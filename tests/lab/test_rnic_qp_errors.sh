@@ -262,7 +262,7 @@ bg_run() {
 # BASE (within 30 s).
 wait_flowing() {
 	for _ in $(seq 300); do
-		[ "$(sim_ctr 2 rx_roce_v2_frames)" -gt $((${1:-0} + 500)) ] && return 0
+		[ "$(lab_sim_ctr 2 rx_roce_v2_frames)" -gt $((${1:-0} + 500)) ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -274,7 +274,7 @@ wait_flowing() {
 cut_run() {
 	local when="$1" want="$2" fl="$3" run_opts="$4" job base flowing=0 t line rc
 	shift 4
-	base="$(sim_ctr 2 rx_roce_v2_frames)"
+	base="$(lab_sim_ctr 2 rx_roce_v2_frames)"
 	job="$(bg_run "$run_opts")" || return 1
 	wait_flowing "$base" && flowing=1
 	echo "traffic flowing: $flowing"

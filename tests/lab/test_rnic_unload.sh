@@ -63,7 +63,7 @@ JOB=""
 load() {
 	local base i
 	# The platform's wire counter: the same on either ABI.
-	base="$(sim_ctr 2 plat_rx_frames)"
+	base="$(lab_sim_ctr 2 plat_rx_frames)"
 	[ -n "$base" ] || {
 		echo "vm2's rnicsim reports no plat_rx_frames" >&2
 		return 1
@@ -71,7 +71,7 @@ load() {
 	JOB="$(lab_bg 1 "echo 'client addr=$SRV port=$PERF_PORT op=write size=65536 depth=16 count=${1:-1000000}' > $PERF_DBG/control; rc=\$?
 		$(perf_last_line client); exit \$rc")"
 	for i in $(seq 300); do
-		[ "$(sim_ctr 2 plat_rx_frames)" -gt $((base + 1000)) ] && return 0
+		[ "$(lab_sim_ctr 2 plat_rx_frames)" -gt $((base + 1000)) ] && return 0
 		sleep 0.1
 	done
 	echo "no RDMA traffic reached vm2's NIC in 30 s" >&2
@@ -183,15 +183,15 @@ flap() {
 	done
 	# Read before the run: under load the NIC answers its control socket
 	# slowly.
-	r0="$(sim_ctr 2 plat_rx_link_down)"
-	d0="$(sim_ctr 2 plat_tx_link_down)"
+	r0="$(lab_sim_ctr 2 plat_rx_link_down)"
+	d0="$(lab_sim_ctr 2 plat_tx_link_down)"
 	[ -n "$r0" ] && [ -n "$d0" ] || return 1
 	load "$FLAP_MSGS" || return 1
 	lab_sim_ctl 2 link down
 	sleep "$FLAP_DOWN"
 	lab_sim_ctl 2 link up
-	dropped="$(( $(sim_ctr 2 plat_rx_link_down) - r0 ))"
-	echo "vm2's link down for $FLAP_DOWN s: its NIC dropped $dropped frames from the wire, $(( $(sim_ctr 2 plat_tx_link_down) - d0 )) of its own not sent by the platform"
+	dropped="$(( $(lab_sim_ctr 2 plat_rx_link_down) - r0 ))"
+	echo "vm2's link down for $FLAP_DOWN s: its NIC dropped $dropped frames from the wire, $(( $(lab_sim_ctr 2 plat_tx_link_down) - d0 )) of its own not sent by the platform"
 	line="$(lab_wait 1 "$JOB" --timeout 300)"
 	rc=$?
 	echo "$line"

@@ -41,6 +41,13 @@ static void slot_moved(struct rdev *d, struct rdma_dbp *page, u16 slot)
 	}
 }
 
+/* The writer's kick_pi of @page */
+static u16 page_kick_pi(struct rdev *d, struct rdma_dbp *page)
+{
+	return rdev_bar_read(d, rdma_dbp_off(d, page) + DBP_KICK_PI_OFF) &
+	       RNIC_DBP_KICK_PI;
+}
+
 /* Every assigned slot of the page, once: the entries cannot be trusted. */
 static void page_scan(struct rdev *d, struct rdma_dbp *page)
 {
@@ -76,7 +83,7 @@ static void page_consume(struct rdev *d, struct rdma_dbp *page, u16 pi)
 	 * ring ahead of the first entry, scan instead; the slot values are
 	 * written before their entries, so the scan sees them all.
 	 */
-	again = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
+	again = page_kick_pi(d, page);
 	if ((u16)(again - page->kick_ci) > RNIC_DBP_KICK_DEPTH) {
 		page_scan(d, page);
 		page->kick_ci = again;
@@ -105,8 +112,7 @@ out:
 
 static void page_kicked(struct rdev *d, struct rdma_dbp *page)
 {
-	unsigned int base = rdma_dbp_off(d, page);
-	u16 pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) & RNIC_DBP_KICK_PI;
+	u16 pi = page_kick_pi(d, page);
 	unsigned int pass;
 
 	if (pi == page->kick_ci)
@@ -124,8 +130,7 @@ static void page_kicked(struct rdev *d, struct rdma_dbp *page)
 		 * kick of the page, which may never come.
 		 */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		pi = rdev_bar_read(d, base + DBP_KICK_PI_OFF) &
-		     RNIC_DBP_KICK_PI;
+		pi = page_kick_pi(d, page);
 		if (pi == page->kick_ci)
 			return;
 		RDMA_INC(d, kick_rechecks);
@@ -168,8 +173,7 @@ void rdma_kick_watch(struct rdev *d)
 
 	for (i = 0; i < v->nlive_dbp; i++) {
 		page = &v->dbp[v->live_dbp[i]];
-		pi = rdev_bar_read(d, rdma_dbp_off(d, page) + DBP_KICK_PI_OFF) &
-		     RNIC_DBP_KICK_PI;
+		pi = page_kick_pi(d, page);
 		if (pi == page->kick_ci ||
 		    (page->watch_count && page->watch_ci != page->kick_ci)) {
 			page->watch_count = 0;
