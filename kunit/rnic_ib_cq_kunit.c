@@ -19,6 +19,7 @@
 
 #include "rnic.h"
 #include "rnic_verbs.h"
+#include "rnic_kunit_bars.h"
 
 #define CQ_LOG2		2		/* 4 CQEs: the ring wraps quickly */
 #define CQ_DEPTH	BIT(CQ_LOG2)
@@ -55,17 +56,9 @@ static int cq_env_init(struct kunit *test)
 
 	env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, env);
-	env->dbp = kunit_kzalloc(test, sizeof(*env->dbp), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, env->dbp);
-	env->bar0 = kunit_kzalloc(test, 256, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, env->bar0);
-
 	/* the writel()s of rnic_ib_db_*() land in these instead of BARs */
-	env->rdev.ivshmem = (void __iomem __force *)env->bar0;
-	env->ibd.rdev = &env->rdev;
-	env->ibd.dbps[0].va = (void __iomem __force *)env->dbp;
-	env->ibd.dbps[0].kick = DBP_KICK;
-	spin_lock_init(&env->ibd.dbps[0].lock);
+	rnic_kunit_bars(test, &env->ibd, &env->rdev, &env->ibd.dbps[0],
+			DBP_KICK, &env->dbp, &env->bar0);
 	xa_init_flags(&env->ibd.qp_xa, XA_FLAGS_LOCK_IRQ);
 	INIT_WORK(&env->ibd.fatal_work, cq_env_fatal_work);
 

@@ -15,6 +15,7 @@
 
 #include "rnic.h"
 #include "rnic_verbs.h"
+#include "rnic_kunit_bars.h"
 
 static struct rnic_ibdev *db_env(struct kunit *test, unsigned int pages,
 				 unsigned int allocated)
@@ -96,17 +97,9 @@ static struct kick_env *kick_env(struct kunit *test, u32 caps)
 	struct kick_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, env);
-	env->page = kunit_kzalloc(test, sizeof(*env->page), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, env->page);
-	env->bar0 = kunit_kzalloc(test, 256, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, env->bar0);
-	/* the writel()s and readl()s land in these instead of BARs */
-	env->rdev.ivshmem = (void __iomem __force *)env->bar0;
-	env->ibd.rdev = &env->rdev;
+	rnic_kunit_bars(test, &env->ibd, &env->rdev, &env->ibd.dbps[0],
+			KICK_VALUE, &env->page, &env->bar0);
 	env->ibd.caps.flags = caps;
-	env->ibd.dbps[0].va = (void __iomem __force *)env->page;
-	env->ibd.dbps[0].kick = KICK_VALUE;
-	spin_lock_init(&env->ibd.dbps[0].lock);
 	return env;
 }
 

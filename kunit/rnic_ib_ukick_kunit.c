@@ -17,6 +17,7 @@
 
 #include "rnic.h"
 #include "rnic_verbs.h"
+#include "rnic_kunit_bars.h"
 
 #define UK_KICK		0x00030002
 #define UK_CQ_SLOT	7
@@ -42,19 +43,11 @@ static int uk_env_init(struct kunit *test)
 
 	env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, env);
-	env->page = kunit_kzalloc(test, sizeof(*env->page), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, env->page);
-	env->bar0 = kunit_kzalloc(test, 256, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, env->bar0);
-	env->rdev.ivshmem = (void __iomem __force *)env->bar0;
-	env->ibd.rdev = &env->rdev;
-
 	/* the context's first page, as rnic_ib_udbp_get() would give it */
 	dbp = &env->uctx.pages[0].dbp;
-	dbp->va = (void __iomem __force *)env->page;
-	dbp->kick = UK_KICK;
+	rnic_kunit_bars(test, &env->ibd, &env->rdev, dbp, UK_KICK,
+			&env->page, &env->bar0);
 	dbp->allocated = true;
-	spin_lock_init(&dbp->lock);
 	env->uctx.num_pages = 1;
 	env->uctx.ibuc.device = &env->ibd.ibdev;
 
