@@ -369,6 +369,8 @@ int rnic_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		if (ibd->caps.flags & RNIC_RDMA_CAP_KICK_CI)
 			resp.flags |= RNIC_UCTX_F_KICK_CI;
 	}
+	if (ibd->caps.flags & RNIC_RDMA_CAP_RQ_PEEK)
+		resp.flags |= RNIC_UCTX_F_RQ_PEEK;
 	resp.db_key = p->key;
 	resp.kick = p->dbp.kick;
 	resp.kick_off = RNIC_IVSHMEM_DOORBELL;

@@ -80,7 +80,14 @@
  * them without a kick (struct rnic_db_page).
  */
 #define RNIC_RDMA_CAP_KICK_CI		BIT(9)
-#define RNIC_RDMA_CAP_ALL		GENMASK(9, 0)
+/*
+ * Receive slots read on demand: the device reads a QP's RQ slot (an SRQ's
+ * slot) itself before it finds the queue empty, and each heartbeat the RQ
+ * slot of every QP in ERR, so a receive post needs no kick entry and no
+ * kick (struct rnic_db_page).
+ */
+#define RNIC_RDMA_CAP_RQ_PEEK		BIT(10)
+#define RNIC_RDMA_CAP_ALL		GENMASK(10, 0)
 
 /* QUERY_RDMA_CAPS result: written by the device */
 struct rnic_rdma_caps {
@@ -875,6 +882,13 @@ static_assert(sizeof(struct rnic_hdr_tmpl) == RNIC_TMPL_SIZE);
  * does (the device's barrier pairs with the writer's), so the new entries
  * are served without a kick. A kick saved is a BAR0 write, a VM exit and
  * a wake-up of the device less while the device is behind.
+ *
+ * With RNIC_RDMA_CAP_RQ_PEEK a receive post (an RQ or SRQ slot) needs
+ * neither an entry nor a kick: the device reads the slot when it has no
+ * receive WQE left it knows of, before an RNR NAK or a UD drop, and reads
+ * the RQ slot of each QP in ERR every heartbeat, so a receive posted
+ * after an error is flushed within a heartbeat period (the writer that
+ * wants it at once, after its own move to ERR, names the slot and kicks).
  */
 
 #define RNIC_DBP_SIZE			4096
@@ -1207,7 +1221,8 @@ enum rnic_rdma_stats_scope {
 	op(bad_kicks)				\
 	op(loopback_packets)			\
 	op(kick_rechecks)			\
-	op(kick_stalls)
+	op(kick_stalls)				\
+	op(rq_peeks)
 
 #define RNIC_QP_STATS(op)			\
 	op(tx_packets)				\

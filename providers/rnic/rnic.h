@@ -191,6 +191,8 @@ bool rnic_db_off_ok(uint16_t off);
 bool rnic_db_ring(struct rnic_context *ctx, struct rnic_dbp *dbp,
 		  uint16_t off, uint32_t val);
 void rnic_db_write(struct rnic_dbp *dbp, uint16_t off, uint32_t val);
+bool rnic_db_recv(struct rnic_context *ctx, struct rnic_dbp *dbp,
+		  uint16_t off, uint32_t val, bool quiet);
 int rnic_kick_qp(struct ibv_qp *ibqp, bool recv);
 int rnic_kick_srq(struct ibv_srq *ibsrq);
 void *rnic_ring_alloc(struct rnic_context *ctx, size_t bytes, size_t *alloc);

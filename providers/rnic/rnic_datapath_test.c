@@ -316,6 +316,41 @@ static void test_srq_dropped(void)
 	CHECK(srq->bad_drops == 3 && srq->nfree == 1);
 }
 
+/*
+ * RNIC_UCTX_F_RQ_PEEK: a receive post writes its slot and nothing else,
+ * with or without the kick register (no system call either), except on
+ * a QP the process moved to ERR, whose flush must not wait.
+ */
+static void test_rq_peek(void)
+{
+	struct ibv_sge sge = { .addr = 0x5000, .length = 16, .lkey = 4 };
+	struct ibv_recv_wr rwr = { .wr_id = 10, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *rbad = NULL;
+	uint16_t pi = le32toh(page->kick_pi);
+	uint32_t rq = slot(RQ_DB_OFF);
+
+	/* the earlier tests' receives as if completed: room for three */
+	qp->rq.ci = qp->rq.pi;
+	ctx->flags |= RNIC_UCTX_F_RQ_PEEK;
+	kick_reg = 0;
+	CHECK(rnic_post_recv(&qp->vqp.qp, &rwr, &rbad) == 0);
+	CHECK(slot(RQ_DB_OFF) == rq + 1);
+	CHECK(le32toh(page->kick_pi) == pi && kick_reg == 0);
+	/* the kernel is not asked either (its command fd is -1 here) */
+	ctx->kick_reg = NULL;
+	CHECK(rnic_post_recv(&qp->vqp.qp, &rwr, &rbad) == 0);
+	CHECK(slot(RQ_DB_OFF) == rq + 2 && le32toh(page->kick_pi) == pi);
+	ctx->kick_reg = &kick_reg;
+	/* ERR by the process's own modify: named and kicked */
+	qp->state = IBV_QPS_ERR;
+	CHECK(rnic_post_recv(&qp->vqp.qp, &rwr, &rbad) == 0);
+	CHECK(slot(RQ_DB_OFF) == rq + 3);
+	CHECK(le32toh(page->kick_pi) == (uint16_t)(pi + 1) &&
+	      kick_reg == KICK_VALUE);
+	qp->state = IBV_QPS_RTS;
+	ctx->flags &= ~RNIC_UCTX_F_RQ_PEEK;
+}
+
 int main(void)
 {
 	setup();
@@ -325,6 +360,7 @@ int main(void)
 	test_scrub();
 	test_srq_dropped();
 	test_kick_ci();
+	test_rq_peek();
 	if (failures) {
 		fprintf(stderr, "rnic_datapath_test: %d check(s) failed\n",
 			failures);

@@ -113,11 +113,16 @@ static inline void rnic_db_fence(void)
  * @val: the slot value
  *
  * For a CQ consumer index that repeats the last arm: the device reads it
- * when it needs room.
+ * when it needs room. For a receive producer index with
+ * RNIC_UCTX_F_RQ_PEEK (rnic_db_recv()): the device reads it when it needs
+ * a receive WQE.
  */
 void rnic_db_write(struct rnic_dbp *dbp, uint16_t off, uint32_t val)
 {
-	/* the CQEs were read before the device may reuse their entries */
+	/*
+	 * the CQEs were read before the device may reuse their entries, the
+	 * receive WQEs written before the device may read them
+	 */
 	udma_to_device_barrier();
 	mmio_write32_le((uint8_t *)dbp->va + off, htole32(val));
 }
@@ -192,6 +197,32 @@ bool rnic_db_ring(struct rnic_context *ctx, struct rnic_dbp *dbp,
 		mmio_write32_le(ctx->kick_reg, htole32(ctx->kick));
 	}
 	pthread_spin_unlock(&dbp->lock);
+	return true;
+}
+
+/**
+ * rnic_db_recv() - ring a receive slot (an RQ's or an SRQ's)
+ * @ctx: the context
+ * @dbp: the page the slot is in
+ * @off: the slot's byte offset
+ * @val: the slot value
+ * @quiet: the device need not be told (a QP not in ERR by our own modify,
+ *	or an SRQ)
+ *
+ * With RNIC_UCTX_F_RQ_PEEK the device reads a receive slot itself when it
+ * runs out of the WQEs it knows of, and each heartbeat for a QP in ERR:
+ * the slot alone is written, no kick entry, no kick, no system call where
+ * the kick register is not mapped. A receive on a QP the process moved to
+ * ERR is still rung as any slot (@quiet false), so its flush completion
+ * comes at once rather than at the device's next heartbeat. Same locking
+ * rule and return value as rnic_db_ring().
+ */
+bool rnic_db_recv(struct rnic_context *ctx, struct rnic_dbp *dbp,
+		  uint16_t off, uint32_t val, bool quiet)
+{
+	if (!quiet || !(ctx->flags & RNIC_UCTX_F_RQ_PEEK))
+		return rnic_db_ring(ctx, dbp, off, val);
+	rnic_db_write(dbp, off, val);
 	return true;
 }
 

@@ -115,8 +115,9 @@ int rnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 	posted = rq->pi != pi0;
 	if (posted)
-		kicked = rnic_db_ring(ctx, rq->dbp, rq->db_off,
-				      FIELD_PREP(RNIC_DB_RING_PI, rq->pi));
+		kicked = rnic_db_recv(ctx, rq->dbp, rq->db_off,
+				      FIELD_PREP(RNIC_DB_RING_PI, rq->pi),
+				      qp->state != IBV_QPS_ERR);
 	pthread_spin_unlock(&rq->lock);
 	if (!kicked) {
 		int kerr = rnic_kick_qp(ibqp, true);
@@ -200,8 +201,8 @@ int rnic_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		srq->pi++;
 	}
 	if (srq->pi != pi0)
-		kicked = rnic_db_ring(ctx, srq->dbp, srq->db_off,
-				      FIELD_PREP(RNIC_DB_RING_PI, srq->pi));
+		kicked = rnic_db_recv(ctx, srq->dbp, srq->db_off,
+				      FIELD_PREP(RNIC_DB_RING_PI, srq->pi), true);
 	pthread_spin_unlock(&srq->lock);
 	if (!kicked) {
 		int kerr = rnic_kick_srq(ibsrq);

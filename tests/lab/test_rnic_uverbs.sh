@@ -29,7 +29,7 @@
 #    bring the device back (the kernel-kick check below runs on the
 #    reloaded device);
 #  - rnic reloaded in vm1 with user_kick_map=0: processes kick through the
-#    kernel (a system call per post, ibv_rc_pingpong's data still
+#    kernel (a system call per send post, ibv_rc_pingpong's data still
 #    checked), then unloaded;
 #  - rmmod rnic in vm1 once the processes are gone, and in vm2 while a
 #    process still verifies transfers (disassociation: the unload
@@ -361,11 +361,12 @@ check "vm1: no process left: the driver unloads (the device failed)" down 1 || t
 
 # kernel_kick: vm1 reloaded with user_kick_map=0 says its processes kick
 # through the kernel; librnic then makes a system call (a post with no
-# work requests naming its slot) for each post: ibv_rc_pingpong's 500
-# exchanges (a receive and a send each, so at least 1000 posts) under
-# strace, data checked (-c), the device's kicks rising (it counts kicks
-# it found entries for, so posts close together count once). Then rmmod
-# again. (rxe: nothing to switch.)
+# work requests naming its slot) for each send post (receive posts need
+# none: the device reads receive slots itself, RNIC_UCTX_F_RQ_PEEK):
+# ibv_rc_pingpong's 500 exchanges (a send each, so at least 500 such
+# calls) under strace, data checked (-c), the device's kicks rising (it
+# counts kicks it found entries for, so posts close together count once).
+# Then rmmod again. (rxe: nothing to switch.)
 kernel_kick() {
 	local n=500 cv2 calls k0 k1
 	[ "$PEER" = rnic ] || return 0
@@ -386,7 +387,7 @@ kernel_kick() {
 	[ -n "$calls" ] && [ "$calls" -ge "$n" ] && [ "$k1" -gt "$k0" ] || return 1
 	down 1
 }
-check "vm1: user_kick_map=0: processes kick through the kernel (a system call per post), data checked; rmmod" kernel_kick || true
+check "vm1: user_kick_map=0: processes kick through the kernel (a system call per send post), data checked; rmmod" kernel_kick || true
 if [ "$PEER" = rnic ]; then
 	check "vm2: rmmod rnic with a process verifying transfers: the unload completes, the process fails, no hang" unload_busy || true
 else

@@ -35,6 +35,14 @@
  * kick is needed. Only with RNIC_UCTX_F_KICK_MMAP.
  */
 #define RNIC_UCTX_F_KICK_CI		(1U << 1)
+/*
+ * The device reads receive slots on demand (RNIC_RDMA_CAP_RQ_PEEK,
+ * hardware-rdma.rst): a post_recv or post_srq_recv writes the slot and
+ * neither names it in the kick ring nor kicks, while the QP is not in
+ * ERR by the process's own modify (a flush then waits for the device's
+ * next heartbeat instead). With or without RNIC_UCTX_F_KICK_MMAP.
+ */
+#define RNIC_UCTX_F_RQ_PEEK		(1U << 2)
 
 /**
  * struct rnic_ualloc_ctx_resp - alloc_ucontext response

@@ -331,8 +331,9 @@ static void rqe_write(void *dst, const struct rnic_data_sge *sge,
 	memcpy(rqe->sge, sge, n * sizeof(*sge));
 }
 
-void rdrv_srq_post(struct rdrv *x, struct rdrv_srq *srq, u16 slot,
-		 const struct rnic_data_sge *sge, unsigned int n)
+void rdrv_srq_post_ring(struct rdrv *x, struct rdrv_srq *srq, u16 slot,
+			const struct rnic_data_sge *sge, unsigned int n,
+			bool ring)
 {
 	__le16 *idx = rdrv_ram(x, srq->idx);
 
@@ -340,7 +341,16 @@ void rdrv_srq_post(struct rdrv *x, struct rdrv_srq *srq, u16 slot,
 		  1U << srq->rqe_log2);
 	idx[srq->pi & ((1U << srq->log2) - 1)] = cpu_to_le16(slot);
 	srq->pi++;
-	rdrv_ring(x, srq->db_off, srq->pi);
+	if (ring)
+		rdrv_ring(x, srq->db_off, srq->pi);
+	else
+		rdrv_slot_write(x, x->dbp, srq->db_off, srq->pi);
+}
+
+void rdrv_srq_post(struct rdrv *x, struct rdrv_srq *srq, u16 slot,
+		 const struct rnic_data_sge *sge, unsigned int n)
+{
+	rdrv_srq_post_ring(x, srq, slot, sge, n, true);
 }
 
 /* ---- QPs ---- */

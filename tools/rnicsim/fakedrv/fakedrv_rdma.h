@@ -137,6 +137,10 @@ int rdrv_srq_create(struct rdrv *x, u32 pdn, u8 log2, u8 rqe_log2, u32 limit,
 		  struct rdrv_srq *srq);
 void rdrv_srq_post(struct rdrv *x, struct rdrv_srq *srq, u16 slot,
 		 const struct rnic_data_sge *sge, unsigned int n);
+/* the same; without @ring only the slot is written (RNIC_RDMA_CAP_RQ_PEEK) */
+void rdrv_srq_post_ring(struct rdrv *x, struct rdrv_srq *srq, u16 slot,
+			const struct rnic_data_sge *sge, unsigned int n,
+			bool ring);
 
 /* QPs */
 int rdrv_qp_create(struct rdrv *x, u8 type, u32 pdn, struct rdrv_cq *scq,

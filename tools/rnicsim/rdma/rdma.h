@@ -479,6 +479,7 @@ u8 rdma_cmd_free_db_page(struct rdev *d, const union rnic_aq_entry *e);
 /* ---- rdma_kick.c ---- */
 void rdma_kick(struct rdev *d);		/* doorbell vector 3, 2.0 part */
 void rdma_kick_watch(struct rdev *d);	/* kick rings left unread */
+void rdma_rq_watch(struct rdev *d);	/* RQ slots of QPs in ERR */
 /* Producer index slots, read on kicks */
 void rdma_sq_slot(struct rdev *d, struct rdma_qp *qp);
 void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp);

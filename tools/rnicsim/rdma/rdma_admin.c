@@ -46,7 +46,7 @@ static u8 cmd_query_caps(struct rdev *d, const union rnic_aq_entry *e,
 			      RNIC_RDMA_CAP_SEND_INV |
 			      RNIC_RDMA_CAP_CQ_MODERATION |
 			      RNIC_RDMA_CAP_USER_DB |
-			      RNIC_RDMA_CAP_KICK_CI);
+			      RNIC_RDMA_CAP_KICK_CI | RNIC_RDMA_CAP_RQ_PEEK);
 	/*
 	 * The tables' sizes (--rdma-table-log2 may make them smaller). The
 	 * GSI QP's table slot is kept for it (rdma_core.c).

@@ -225,6 +225,7 @@ u64 rdma_tick(struct rdev *d, u64 now)
 		rdma_kick(d);
 	if (now >= d->rdma->next_kick_watch) {
 		rdma_kick_watch(d);
+		rdma_rq_watch(d);
 		d->rdma->next_kick_watch = now + RDMA_KICK_WATCH_NS;
 	}
 	/*

@@ -190,6 +190,37 @@ void rdma_kick_watch(struct rdev *d)
 	}
 }
 
+/*
+ * RNIC_RDMA_CAP_RQ_PEEK: a receive post needs no kick, and the device
+ * reads an RQ slot when a packet finds no receive WQE (rdma_wq.c). A QP
+ * in ERR gets no packets, yet IB flushes every receive posted to it, so
+ * with the heartbeat the RQ slot of each QP in ERR is read here and
+ * whatever it shows is flushed. A value the checks refuse is left alone:
+ * the QP has already failed, and reading it again every heartbeat must
+ * not count it every time.
+ */
+void rdma_rq_watch(struct rdev *d)
+{
+	struct rdma_dev *v = d->rdma;
+	struct rdma_qp *qp;
+	u32 i, val;
+
+	if (!v->qps.obj)
+		return;
+	for (i = 0; i <= v->qps.mask; i++) {
+		qp = v->qps.obj[i];
+		if (!qp || qp->state != RNIC_QPS_ERR || qp->srq ||
+		    qp->rq_slot == RNIC_DB_NONE)
+			continue;
+		val = rdma_slot_read(d, qp->page, qp->rq_slot);
+		if ((u16)val == qp->rq_pi || (val & ~RNIC_DB_RING_PI) ||
+		    rnic_ring_used(val, qp->rq_ci) > (1U << qp->rq.log2_depth))
+			continue;
+		RDMA_INC(d, rq_peeks);
+		rdma_rq_slot(d, qp);
+	}
+}
+
 /* ---- producer index slots ---- */
 
 /* Read a SQ or RQ slot: the new PI, or -EINVAL (the QP failed). */
@@ -234,20 +265,4 @@ void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp)
 		rdma_rc_rq_doorbell(d, qp);
 	else if (qp->state == RNIC_QPS_ERR)
 		rdma_runq_add(d, qp);	/* flush what was posted late */
-}
-
-void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq)
-{
-	u32 v;
-
-	if (srq->error)
-		return;
-	v = rdma_slot_read(d, srq->page, srq->slot);
-	if ((v & ~RNIC_DB_RING_PI) ||
-	    rnic_ring_used(v, srq->ci) > (1U << srq->wqe.log2_depth)) {
-		RDEV_INC(d, bad_doorbells);
-		rdma_srq_error(d, srq, RNIC_ERR_BAD_DOORBELL, v);
-		return;
-	}
-	srq->pi = v;
 }

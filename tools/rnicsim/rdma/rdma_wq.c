@@ -3,7 +3,9 @@
  * rnicsim RDMA engine, work queues: rings in host memory
  * (contiguous or page lists) and the fetch of WQEs, each checked
  * completely before anything acts on it (hardware-rdma.rst, "Work queue
- * entries (2.0)"). The producer index slots are read in rdma_kick.c.
+ * entries (2.0)"). The producer index slots are read in rdma_kick.c when
+ * a kick names them, and here when a packet finds no receive WQE the
+ * device knows of (RNIC_RDMA_CAP_RQ_PEEK: receive posts need no kick).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -243,6 +245,69 @@ static u8 rqe_parse(const u8 *raw, u8 rqe_log2, struct rdma_rwqe *w)
 	return 0;
 }
 
+/* An SRQ slot value the checks accept, or false (the slot read once) */
+static bool srq_slot_value(struct rdev *d, struct rdma_srq *srq, u32 *v)
+{
+	*v = rdma_slot_read(d, srq->page, srq->slot);
+	return !(*v & ~RNIC_DB_RING_PI) &&
+	       rnic_ring_used(*v, srq->ci) <= (1U << srq->wqe.log2_depth);
+}
+
+void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq)
+{
+	u32 v;
+
+	if (srq->error)
+		return;
+	if (!srq_slot_value(d, srq, &v)) {
+		RDEV_INC(d, bad_doorbells);
+		rdma_srq_error(d, srq, RNIC_ERR_BAD_DOORBELL, v);
+		return;
+	}
+	srq->pi = v;
+}
+
+/*
+ * The RQ looks empty: read its slot, which a receive post may have moved
+ * without a kick. 1 if it shows new WQEs (counted in rq_peeks), 0 if
+ * not, -EINVAL for a value the checks refuse (in @bad, counted in
+ * bad_doorbells; the caller fails the QP as a kick would have).
+ */
+static int rq_peek(struct rdev *d, struct rdma_qp *qp, u32 *bad)
+{
+	u32 v;
+
+	/* ERR: flushes take what is known, rdma_rq_watch() the rest */
+	if (qp->state == RNIC_QPS_RESET || qp->state == RNIC_QPS_ERR)
+		return 0;
+	v = rdma_slot_read(d, qp->page, qp->rq_slot);
+	if ((v & ~RNIC_DB_RING_PI) ||
+	    rnic_ring_used(v, qp->rq_ci) > (1U << qp->rq.log2_depth)) {
+		RDEV_INC(d, bad_doorbells);
+		*bad = v;
+		return -EINVAL;
+	}
+	if ((u16)v == qp->rq_pi)
+		return 0;
+	qp->rq_pi = v;
+	RDMA_INC(d, rq_peeks);
+	return 1;
+}
+
+/* The same for an SRQ: 1 with new WQEs, 0 without, -EIO if it failed */
+static int srq_refill(struct rdev *d, struct rdma_srq *srq)
+{
+	u16 pi = srq->pi;
+
+	rdma_srq_slot(d, srq);
+	if (srq->error)
+		return -EIO;
+	if (srq->pi == pi)
+		return 0;
+	RDMA_INC(d, rq_peeks);
+	return 1;
+}
+
 static int srq_peek(struct rdev *d, struct rdma_srq *srq, struct rdma_rwqe *w)
 {
 	u32 depth = 1U << srq->wqe.log2_depth;
@@ -252,8 +317,12 @@ static int srq_peek(struct rdev *d, struct rdma_srq *srq, struct rdma_rwqe *w)
 
 	if (srq->error)
 		return -EIO;
-	if (srq->pi == srq->ci)
-		return -ENOENT;
+	if (srq->pi == srq->ci) {
+		int rc = srq_refill(d, srq);
+
+		if (rc <= 0)
+			return rc < 0 ? rc : -ENOENT;
+	}
 	if (rdma_ring_read(d, &srq->idx, srq->ci, &e, sizeof(e))) {
 		rdma_srq_error(d, srq, RNIC_ERR_DMA_OOB,
 			     rdma_ring_addr(&srq->idx, srq->ci));
@@ -289,8 +358,18 @@ int rdma_rwqe_peek(struct rdev *d, struct rdma_qp *qp, struct rdma_rwqe *w,
 		*info = qp->srq->srqn;
 		return rc;
 	}
-	if (qp->rq_next == qp->rq_pi)
-		return -ENOENT;
+	if (qp->rq_next == qp->rq_pi) {
+		u32 bad = 0;
+
+		rc = rq_peek(d, qp, &bad);
+		if (rc < 0) {
+			*syn = RNIC_ERR_BAD_DOORBELL;
+			*info = bad;
+			return -EIO;
+		}
+		if (!rc)
+			return -ENOENT;
+	}
 	if (rdma_ring_read(d, &qp->rq, qp->rq_next, raw,
 			 1U << qp->rq.esize_log2)) {
 		*syn = RNIC_ERR_DMA_OOB;
@@ -316,6 +395,16 @@ void rdma_rwqe_take(struct rdev *d, struct rdma_qp *qp, const struct rdma_rwqe *
 	qp->srq_taken = true;
 	qp->srq_slot_taken = w->idx;
 	avail = srq->pi - srq->ci;
+	if (srq->limit && avail < srq->limit) {
+		u32 v;
+
+		/* posts without a kick may have refilled it: count those */
+		if (srq_slot_value(d, srq, &v) && (u16)v != srq->pi) {
+			srq->pi = v;
+			avail = srq->pi - srq->ci;
+			RDMA_INC(d, rq_peeks);
+		}
+	}
 	if (srq->limit && avail < srq->limit) {
 		/* One event per arm: the limit disarms (IB semantics). */
 		srq->limit = 0;

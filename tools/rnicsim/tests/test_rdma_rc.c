@@ -900,3 +900,160 @@ TEST(rdma_rc_stream_lossy_wire)
 out:
 	rc_down(&p);
 }
+
+/*
+ * RNIC_RDMA_CAP_RQ_PEEK: receives posted by their slot alone, no kick
+ * entry and no kick, are found when the SEND arrives; no RNR NAK.
+ */
+TEST(rdma_rc_recv_without_kick)
+{
+	struct rnic_rdma_cqe c;
+	struct rnic_data_sge rs;
+	struct rcpair p;
+	unsigned int i;
+	u64 kicks;
+	u8 wqe[128] = {};
+
+	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
+	CHECK(le32_to_cpu(p.b->caps.flags) & RNIC_RDMA_CAP_RQ_PEEK);
+	kicks = rdrv_rctr(p.b, RNIC_RDMA_STAT_kicks);
+	for (i = 0; i < 3; i++) {
+		rs = sge(RC_IOVA + 4096 * i, 4096, p.bkey);
+		rdrv_post_recv(p.b, &p.bqp, &rs, 1, false);
+	}
+	for (i = 0; i < 3; i++) {
+		rdrv_rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED,
+			    100 + i, RC_IOVA, p.akey, 0, 0);
+		rdrv_post_send(p.a, &p.aqp, wqe, true);
+	}
+	twire_run(p.w);
+	for (i = 0; i < 3; i++) {
+		REQUIRE(rdrv_cq_poll(p.b, &p.bcq, &c));
+		CHECK_EQ(c.status, RNIC_WC_SUCCESS);
+		CHECK_EQ(le16_to_cpu(c.wqe_idx), i);
+		CHECK_EQ(le32_to_cpu(c.byte_len), 100 + i);
+		REQUIRE(rdrv_cq_poll(p.a, &p.acq, &c));
+		CHECK_EQ(c.status, RNIC_WC_SUCCESS);
+	}
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rnr_naks_sent), 0);
+	/* one read of the slot found all three */
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rq_peeks), 1);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_kicks), kicks);
+	/* an empty RQ whose slot did not move is still an RNR NAK */
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
+	twire_run(p.w);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rnr_naks_sent), 1);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rq_peeks), 1);
+	rc_down(&p);
+}
+
+/* A bad RQ slot value found by that read fails the QP as a kick would */
+TEST(rdma_rc_recv_peek_bad_slot)
+{
+	struct rnic_rdma_cqe c;
+	struct rcpair p;
+	struct rnic_eqe e;
+	u64 bad;
+	u8 wqe[128] = {};
+
+	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
+	bad = rdrv_pctr(p.b, RNIC_PORT_STAT_bad_doorbells);
+	/* 65 WQEs on a 64-deep RQ */
+	rdrv_slot_write(p.b, p.b->dbp, p.bqp.rq_off, 65);
+	rdrv_rc_wqe(wqe, RNIC_SQE_OP_SEND, RNIC_SQE_F_SIGNALED, 8, RC_IOVA,
+		    p.akey, 0, 0);
+	rdrv_post_send(p.a, &p.aqp, wqe, true);
+	twire_run(p.w);
+	CHECK_EQ(rdrv_pctr(p.b, RNIC_PORT_STAT_bad_doorbells), bad + 1);
+	REQUIRE(rdrv_eq0_count(p.b, RNIC_EQE_QP_FATAL, &e) == 1);
+	CHECK_EQ(le32_to_cpu(e.data), p.bqp.qpn);
+	CHECK_EQ(e.reason, RNIC_ERR_BAD_DOORBELL);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rq_peeks), 0);
+	CHECK(!rdrv_cq_poll(p.b, &p.bcq, &c));
+	rc_down(&p);
+}
+
+/*
+ * A QP in ERR gets no packets, yet every receive posted to it is
+ * flushed: without a kick, within a heartbeat period (the device's watch).
+ */
+TEST(rdma_rc_recv_err_flush_without_kick)
+{
+	struct rnic_rdma_cqe c;
+	struct rnic_data_sge rs;
+	struct rcpair p;
+	unsigned int i;
+
+	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
+	REQUIRE(rdrv_qp_state(p.b, &p.bqp, RNIC_QPS_ERR) == RNIC_AQ_SUCCESS);
+	rs = sge(RC_IOVA, 64, p.bkey);
+	rdrv_post_recv(p.b, &p.bqp, &rs, 1, false);
+	rdrv_post_recv(p.b, &p.bqp, &rs, 1, false);
+	for (i = 0; i < 2 && !rdrv_cq_poll(p.b, &p.bcq, &c); i++)
+		twire_advance(p.w, RNIC_HEARTBEAT_PERIOD_MS * 1000000ULL);
+	CHECK_EQ(c.status, RNIC_WC_WR_FLUSH_ERR);
+	CHECK_EQ(le16_to_cpu(c.wqe_idx), 0);
+	REQUIRE(rdrv_cq_poll(p.b, &p.bcq, &c));
+	CHECK_EQ(c.status, RNIC_WC_WR_FLUSH_ERR);
+	CHECK_EQ(le16_to_cpu(c.wqe_idx), 1);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rq_peeks), 1);
+	/* nothing more at later watches */
+	twire_advance(p.w, 2 * RNIC_HEARTBEAT_PERIOD_MS * 1000000ULL);
+	CHECK(!rdrv_cq_poll(p.b, &p.bcq, &c));
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rq_peeks), 1);
+	rc_down(&p);
+}
+
+/*
+ * The same for an SRQ: WQEs posted by its slot alone are taken, and the
+ * limit event counts them (no SRQ_LIMIT while the slot shows enough).
+ */
+TEST(rdma_rc_srq_recv_without_kick)
+{
+	struct rnic_rdma_cqe c;
+	struct rnic_data_sge rs;
+	struct rdrv_qp aqp, bqp;
+	struct rdrv_srq srq;
+	struct rdrv_cq cq;
+	struct rcpair p;
+	struct rnic_eqe e;
+	unsigned int i;
+
+	rc_up(&p, RNIC_RX_CLASS_ROCE_V2_IPV4, false);
+	REQUIRE(rdrv_cq_create(p.b, 6, &cq) == RNIC_AQ_SUCCESS);
+	REQUIRE(rdrv_srq_create(p.b, p.bpd, 4, 5, 2, &srq) == RNIC_AQ_SUCCESS);
+	srq_qps_up(&p, &srq, &cq, &aqp, &bqp);
+	/* one WQE rung, then three by the slot alone */
+	rs = sge(RC_IOVA, 1024, p.bkey);
+	rdrv_srq_post(p.b, &srq, 0, &rs, 1);
+	for (i = 1; i < 4; i++) {
+		rs = sge(RC_IOVA + 1024 * i, 1024, p.bkey);
+		rdrv_srq_post_ring(p.b, &srq, i, &rs, 1, false);
+	}
+	/* 4 posted, 2 taken: 2 left, not below the limit */
+	srq_send(&p, &aqp, 300, false);
+	srq_send(&p, &aqp, 301, false);
+	for (i = 0; i < 2; i++) {
+		REQUIRE(rdrv_cq_poll(p.b, &cq, &c));
+		CHECK_EQ(c.status, RNIC_WC_SUCCESS);
+		CHECK_EQ(le16_to_cpu(c.wqe_idx), i);
+	}
+	CHECK_EQ(rdrv_eq0_count(p.b, RNIC_EQE_SRQ_LIMIT, &e), 0);
+	/* the third: 1 left < 2, the event */
+	srq_send(&p, &aqp, 302, false);
+	REQUIRE(rdrv_cq_poll(p.b, &cq, &c));
+	CHECK_EQ(le16_to_cpu(c.wqe_idx), 2);
+	CHECK_EQ(rdrv_eq0_count(p.b, RNIC_EQE_SRQ_LIMIT, &e), 1);
+	srq_send(&p, &aqp, 303, false);
+	REQUIRE(rdrv_cq_poll(p.b, &cq, &c));
+	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
+	CHECK_EQ(le16_to_cpu(c.wqe_idx), 3);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rnr_naks_sent), 0);
+	CHECK(rdrv_rctr(p.b, RNIC_RDMA_STAT_rq_peeks) >= 1);
+	/* a bad SRQ slot value found the same way fails the SRQ */
+	rdrv_slot_write(p.b, p.b->dbp, srq.db_off, 0x10004);
+	srq_send(&p, &aqp, 304, false);
+	CHECK_EQ(rdrv_eq0_count(p.b, RNIC_EQE_SRQ_ERR, &e), 1);
+	CHECK_EQ(e.reason, RNIC_ERR_BAD_DOORBELL);
+	rc_down(&p);
+}
