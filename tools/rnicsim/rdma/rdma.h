@@ -484,6 +484,7 @@ void rdma_rq_watch(struct rdev *d);	/* RQ slots of QPs in ERR */
 void rdma_sq_slot(struct rdev *d, struct rdma_qp *qp);
 void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp);
 void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq);
+u16 rdma_srq_avail(struct rdev *d, struct rdma_srq *srq);
 
 /* ---- rdma_mr.c ---- */
 u8 rdma_cmd_create_mr(struct rdev *d, const union rnic_aq_entry *e,

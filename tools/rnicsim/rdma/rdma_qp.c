@@ -125,7 +125,7 @@ u8 rdma_cmd_query_srq(struct rdev *d, const union rnic_aq_entry *e,
 	if (!srq)
 		return RNIC_AQ_NOT_FOUND;
 	resp->query_srq.limit = cpu_to_le32(srq->limit);
-	resp->query_srq.avail = cpu_to_le16((u16)(srq->pi - srq->ci));
+	resp->query_srq.avail = cpu_to_le16(rdma_srq_avail(d, srq));
 	resp->query_srq.error = srq->error;
 	return RNIC_AQ_SUCCESS;
 }

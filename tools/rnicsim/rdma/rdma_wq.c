@@ -268,6 +268,21 @@ void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq)
 }
 
 /*
+ * WQEs posted and not yet taken, for QUERY_SRQ: posts without a kick
+ * count too (a value the checks refuse is left to the next take).
+ */
+u16 rdma_srq_avail(struct rdev *d, struct rdma_srq *srq)
+{
+	u32 v;
+
+	if (!srq->error && srq_slot_value(d, srq, &v) && (u16)v != srq->pi) {
+		srq->pi = v;
+		RDMA_INC(d, rq_peeks);
+	}
+	return srq->pi - srq->ci;
+}
+
+/*
  * The RQ looks empty: read its slot, which a receive post may have moved
  * without a kick. 1 if it shows new WQEs (counted in rq_peeks), 0 if
  * not, -EINVAL for a value the checks refuse (in @bad, counted in

@@ -1049,7 +1049,15 @@ TEST(rdma_rc_srq_recv_without_kick)
 	CHECK_EQ(c.status, RNIC_WC_SUCCESS);
 	CHECK_EQ(le16_to_cpu(c.wqe_idx), 3);
 	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rnr_naks_sent), 0);
-	CHECK(rdrv_rctr(p.b, RNIC_RDMA_STAT_rq_peeks) >= 1);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rq_peeks), 1);
+	/* QUERY_SRQ counts a WQE posted by the slot alone */
+	rs = sge(RC_IOVA, 1024, p.bkey);
+	rdrv_srq_post_ring(p.b, &srq, 4, &rs, 1, false);
+	CHECK_EQ(srq_avail(p.b, &srq), 1);
+	CHECK_EQ(rdrv_rctr(p.b, RNIC_RDMA_STAT_rq_peeks), 2);
+	srq_send(&p, &aqp, 305, false);
+	REQUIRE(rdrv_cq_poll(p.b, &cq, &c));
+	CHECK_EQ(le16_to_cpu(c.wqe_idx), 4);
 	/* a bad SRQ slot value found the same way fails the SRQ */
 	rdrv_slot_write(p.b, p.b->dbp, srq.db_off, 0x10004);
 	srq_send(&p, &aqp, 304, false);
