@@ -470,6 +470,15 @@ int rdma_slot_assign(struct rdev *d, struct rdma_dbp *page, u8 kind, void *obj,
 		   u16 *slot);
 void rdma_slot_release(struct rdev *d, struct rdma_dbp *page, u16 slot);
 u32 rdma_slot_read(struct rdev *d, struct rdma_dbp *page, u16 slot);
+
+/*
+ * A producer index slot value the checks accept: no undefined bits, and
+ * no more WQEs ahead of @ci (retired) than the ring of 1 << @log2 holds.
+ */
+static inline bool rdma_slot_pi_ok(u32 v, u16 ci, u8 log2)
+{
+	return !(v & ~RNIC_DB_RING_PI) && rnic_ring_used(v, ci) <= (1U << log2);
+}
 void rdma_slot_write(struct rdev *d, struct rdma_dbp *page, u16 slot, u32 v);
 struct rdma_dbp *rdma_dbp_get(struct rdev *d, u32 id);
 u8 rdma_cmd_alloc_db_page(struct rdev *d, const union rnic_aq_entry *e,

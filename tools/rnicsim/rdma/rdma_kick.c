@@ -190,6 +190,16 @@ void rdma_kick_watch(struct rdev *d)
 	}
 }
 
+/* An RQ slot read and checked: the new producer index @pi acted on */
+static void rq_moved(struct rdev *d, struct rdma_qp *qp, u16 pi)
+{
+	qp->rq_pi = pi;
+	if (qp->type == RNIC_QPT_RC)
+		rdma_rc_rq_doorbell(d, qp);
+	else if (qp->state == RNIC_QPS_ERR)
+		rdma_runq_add(d, qp);	/* flush what was posted late */
+}
+
 /*
  * RNIC_RDMA_CAP_RQ_PEEK: a receive post needs no kick, and the device
  * reads an RQ slot when a packet finds no receive WQE (rdma_wq.c). A QP
@@ -213,11 +223,11 @@ void rdma_rq_watch(struct rdev *d)
 		    qp->rq_slot == RNIC_DB_NONE)
 			continue;
 		val = rdma_slot_read(d, qp->page, qp->rq_slot);
-		if ((u16)val == qp->rq_pi || (val & ~RNIC_DB_RING_PI) ||
-		    rnic_ring_used(val, qp->rq_ci) > (1U << qp->rq.log2_depth))
+		if ((u16)val == qp->rq_pi ||
+		    !rdma_slot_pi_ok(val, qp->rq_ci, qp->rq.log2_depth))
 			continue;
 		RDMA_INC(d, rq_peeks);
-		rdma_rq_slot(d, qp);
+		rq_moved(d, qp, val);
 	}
 }
 
@@ -229,7 +239,7 @@ static int wq_slot(struct rdev *d, struct rdma_qp *qp, u16 slot, u16 ci,
 {
 	u32 v = rdma_slot_read(d, qp->page, slot);
 
-	if ((v & ~RNIC_DB_RING_PI) || rnic_ring_used(v, ci) > (1U << log2)) {
+	if (!rdma_slot_pi_ok(v, ci, log2)) {
 		RDEV_INC(d, bad_doorbells);
 		rdma_qp_fatal(d, qp, RNIC_EQE_QP_FATAL, RNIC_ERR_BAD_DOORBELL, v);
 		return -EINVAL;
@@ -260,9 +270,5 @@ void rdma_rq_slot(struct rdev *d, struct rdma_qp *qp)
 	if (qp->state == RNIC_QPS_RESET ||
 	    wq_slot(d, qp, qp->rq_slot, qp->rq_ci, qp->rq.log2_depth, &pi))
 		return;
-	qp->rq_pi = pi;
-	if (qp->type == RNIC_QPT_RC)
-		rdma_rc_rq_doorbell(d, qp);
-	else if (qp->state == RNIC_QPS_ERR)
-		rdma_runq_add(d, qp);	/* flush what was posted late */
+	rq_moved(d, qp, pi);
 }

@@ -249,8 +249,7 @@ static u8 rqe_parse(const u8 *raw, u8 rqe_log2, struct rdma_rwqe *w)
 static bool srq_slot_value(struct rdev *d, struct rdma_srq *srq, u32 *v)
 {
 	*v = rdma_slot_read(d, srq->page, srq->slot);
-	return !(*v & ~RNIC_DB_RING_PI) &&
-	       rnic_ring_used(*v, srq->ci) <= (1U << srq->wqe.log2_depth);
+	return rdma_slot_pi_ok(*v, srq->ci, srq->wqe.log2_depth);
 }
 
 void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq)
@@ -268,8 +267,9 @@ void rdma_srq_slot(struct rdev *d, struct rdma_srq *srq)
 }
 
 /*
- * WQEs posted and not yet taken, for QUERY_SRQ: posts without a kick
- * count too (a value the checks refuse is left to the next take).
+ * WQEs posted and not yet taken, for QUERY_SRQ and the limit event: posts
+ * without a kick count too (a value the checks refuse is left to the next
+ * take that finds the SRQ empty).
  */
 u16 rdma_srq_avail(struct rdev *d, struct rdma_srq *srq)
 {
@@ -296,8 +296,7 @@ static int rq_peek(struct rdev *d, struct rdma_qp *qp, u32 *bad)
 	if (qp->state == RNIC_QPS_RESET || qp->state == RNIC_QPS_ERR)
 		return 0;
 	v = rdma_slot_read(d, qp->page, qp->rq_slot);
-	if ((v & ~RNIC_DB_RING_PI) ||
-	    rnic_ring_used(v, qp->rq_ci) > (1U << qp->rq.log2_depth)) {
+	if (!rdma_slot_pi_ok(v, qp->rq_ci, qp->rq.log2_depth)) {
 		RDEV_INC(d, bad_doorbells);
 		*bad = v;
 		return -EINVAL;
@@ -410,16 +409,9 @@ void rdma_rwqe_take(struct rdev *d, struct rdma_qp *qp, const struct rdma_rwqe *
 	qp->srq_taken = true;
 	qp->srq_slot_taken = w->idx;
 	avail = srq->pi - srq->ci;
-	if (srq->limit && avail < srq->limit) {
-		u32 v;
-
-		/* posts without a kick may have refilled it: count those */
-		if (srq_slot_value(d, srq, &v) && (u16)v != srq->pi) {
-			srq->pi = v;
-			avail = srq->pi - srq->ci;
-			RDMA_INC(d, rq_peeks);
-		}
-	}
+	/* posts without a kick may have refilled it: count those */
+	if (srq->limit && avail < srq->limit)
+		avail = rdma_srq_avail(d, srq);
 	if (srq->limit && avail < srq->limit) {
 		/* One event per arm: the limit disarms (IB semantics). */
 		srq->limit = 0;
