@@ -43,6 +43,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib_check.sh"
 # shellcheck source=tests/lab/lib_uverbs.sh
 . "$(dirname "$0")/lib_uverbs.sh"
+# shellcheck source=tests/lab/lib_perf.sh
+. "$(dirname "$0")/lib_perf.sh"
 
 SUITE="rnic uverbs"
 PEER=${UV_PEER:-rnic}
@@ -195,16 +197,6 @@ rping_v() {
 check "rping -V -C 50 (librdmacm) over IPv4" rping_v 4 || true
 check "rping -V -C 50 (librdmacm) over IPv6" rping_v 6 || true
 
-# stat_sum N NAME...: the sum of the named counters of VM N's device
-# ("rdma statistic").
-stat_sum() {
-	local n="$1"
-	shift
-	lab_exec "$n" --timeout 30 "rdma statistic show link $DEV/1" |
-		tr ' ' '\n' | awk -v names=" $* " 'index(names, " " $0 " ") { getline v; n += v }
-			END { print n + 0 }'
-}
-
 # perf NAME TOOL SIZE ARGS: a perftest pair (-x: the RoCE v2 GID of each
 # side, or rdma_cm with -R); the client's result row for SIZE.
 perf() {
@@ -234,15 +226,18 @@ check "ib_read_bw 64 KiB x 1000" perf read_bw ib_read_bw 65536 -n 1000 --report_
 # still but for stray kernel doorbells (< 8; perftest reposts each of the
 # 2000 receives, kicking would be hundreds of kicks).
 send_bw_peek() {
-	local p0 p1 k0 k1
+	local b="$LAB_DIR/peek.before" a="$LAB_DIR/peek.after" p k r
 	if [ "$PEER" = rnic ]; then
-		p0="$(stat_sum 2 rq_peeks)" && k0="$(stat_sum 2 kicks kick_rechecks)" || return 1
+		hw_stats 2 "$DEV/1" >"$b" || return 1
 	fi
 	perf send_bw ib_send_bw 4096 -n 2000 --report_gbits || return 1
 	[ "$PEER" = rnic ] || return 0
-	p1="$(stat_sum 2 rq_peeks)" && k1="$(stat_sum 2 kicks kick_rechecks)" || return 1
-	echo "vm2: rq_peeks $p0 -> $p1, kicks served $k0 -> $k1"
-	[ "$p1" -gt "$p0" ] && [ "$((k1 - k0))" -lt 8 ]
+	hw_stats 2 "$DEV/1" >"$a" &&
+		p="$(stat_delta "$b" "$a" rq_peeks)" &&
+		k="$(stat_delta "$b" "$a" kicks)" &&
+		r="$(stat_delta "$b" "$a" kick_rechecks)" || return 1
+	echo "vm2: rq_peeks +$p, kicks served +$((k + r))"
+	[ "$p" -gt 0 ] && [ "$((k + r))" -lt 8 ]
 }
 check "ib_send_bw 4 KiB x 2000; the server's receive posts rang no doorbell (its NIC read the slots)" send_bw_peek || true
 check "ib_atomic_bw (fetch and add) x 2000" perf atomic_bw ib_atomic_bw 8 -n 2000 || true
@@ -262,7 +257,11 @@ check "ib_send_lat -R (rdma_cm) 64 B x 1000" perf send_lat_cm ib_send_lat 64 -n 
 # kicked for (kicks) and those it found when it looked again after
 # storing kick_ci (kick_rechecks: entries whose kick the writer skipped,
 # RNIC_RDMA_CAP_KICK_CI).
-kicks() { stat_sum 1 kicks kick_rechecks; }
+kicks() {
+	local f="$LAB_DIR/kicks.vm1"
+	hw_stats 1 "$DEV/1" >"$f" &&
+		echo $(($(stat_of "$f" kicks) + $(stat_of "$f" kick_rechecks)))
+}
 # strace_calls FILE: the total of the "strace -c" table in FILE.
 strace_calls() { awk '$NF == "total" { print $(NF - 2) }' "$1"; }
 bypass() {
