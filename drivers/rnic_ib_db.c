@@ -128,6 +128,36 @@ void rnic_ib_db_ring(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp, u16 off,
 EXPORT_SYMBOL_IF_KUNIT(rnic_ib_db_ring);
 
 /**
+ * rnic_ib_db_recv() - publish a receive queue's producer index
+ * @ibd: the device
+ * @dbp: the page the slot is in
+ * @off: the RQ or SRQ slot's byte offset
+ * @val: the slot value in CPU order
+ * @flush: the QP is in ERR: its receives are to be flushed now
+ *
+ * With RNIC_RDMA_CAP_RQ_PEEK the device reads a receive slot itself when
+ * it finds no receive WQE it knows of (hardware-rdma.rst, "Receive slots
+ * read on demand"), so a post is the slot write alone: no kick entry, no
+ * read of BAR0, no kick, which is most of what a ULP's receive repost
+ * cost (a VM exit and a wake-up of the device per completion handled).
+ * A QP in ERR gets no packets, so the device would flush such a post only
+ * at its next heartbeat: @flush names the slot and kicks as before, for
+ * ib_drain_rq()'s marker above all, posted right after its move to ERR.
+ * Any context.
+ */
+void rnic_ib_db_recv(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,
+		     u16 off, u32 val, bool flush)
+{
+	if (flush || !(ibd->caps.flags & RNIC_RDMA_CAP_RQ_PEEK)) {
+		rnic_ib_db_notify(ibd, dbp, off, true, val);
+		return;
+	}
+	rnic_ib_db_write(dbp, off, val);
+	rnic_ib_stat_inc(ibd, RNIC_IB_STAT_recv_slot_only);
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_db_recv);
+
+/**
  * rnic_ib_db_kick() - name a slot a user context wrote, and kick
  * @ibd: the device
  * @dbp: the user context's page the slot is in

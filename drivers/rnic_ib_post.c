@@ -187,8 +187,9 @@ int rnic_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	posted = rq->pi != pi0;
 	if (posted)
-		rnic_ib_db_ring(ibd, rq->dbp, rq->db_off,
-				FIELD_PREP(RNIC_DB_RING_PI, rq->pi));
+		rnic_ib_db_recv(ibd, rq->dbp, rq->db_off,
+				FIELD_PREP(RNIC_DB_RING_PI, rq->pi),
+				READ_ONCE(qp->state) == IB_QPS_ERR);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (posted && READ_ONCE(ibd->fatal))
 		rnic_ib_cq_fatal_kick(ibd, ibqp->recv_cq);
@@ -235,9 +236,10 @@ int rnic_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		srq->idx[srq->pi & (depth - 1)] = cpu_to_le16(slot);
 		srq->pi++;
 	}
+	/* no QP in ERR takes from an SRQ: nothing to flush, never a kick */
 	if (srq->pi != pi0)
-		rnic_ib_db_ring(ibd, srq->dbp, srq->db_off,
-				FIELD_PREP(RNIC_DB_RING_PI, srq->pi));
+		rnic_ib_db_recv(ibd, srq->dbp, srq->db_off,
+				FIELD_PREP(RNIC_DB_RING_PI, srq->pi), false);
 	spin_unlock_irqrestore(&srq->lock, flags);
 	if (err)
 		*bad_wr = wr;

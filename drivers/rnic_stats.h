@@ -67,7 +67,8 @@ enum rnic_ring_stat {
 	op(local_invs)				\
 	op(remote_invs)				\
 	op(uctx_refused)			\
-	op(kicks_skipped)
+	op(kicks_skipped)			\
+	op(recv_slot_only)
 
 #define RNIC_IB_STAT_ENUM(name)	RNIC_IB_STAT_##name,
 enum rnic_ib_stat {

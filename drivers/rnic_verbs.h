@@ -563,6 +563,8 @@ void rnic_ib_db_ring(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp, u16 off,
 struct rnic_ib_dbp *rnic_ib_dbp_get(struct rnic_ibdev *ibd, unsigned int slots);
 void rnic_ib_dbp_put(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,
 		     unsigned int slots);
+void rnic_ib_db_recv(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,
+		     u16 off, u32 val, bool flush);
 void rnic_ib_db_kick(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp, u16 off);
 bool rnic_ib_db_off_ok(u16 off);
 int rnic_ib_dbp_alloc_page(struct rnic_ibdev *ibd, struct rnic_ib_dbp *dbp,

@@ -177,10 +177,52 @@ static void db_kick_always_without_cap(struct kunit *test)
 			0);
 }
 
+/* Post receives once; the kick register's value afterwards (0: none) */
+static u32 recv_ring(struct kick_env *env, u32 val, bool flush)
+{
+	WRITE_ONCE(env->bar0[RNIC_IVSHMEM_DOORBELL / sizeof(u32)], 0);
+	rnic_ib_db_recv(&env->ibd, &env->ibd.dbps[0], KICK_SLOT_OFF, val,
+			flush);
+	return READ_ONCE(env->bar0[RNIC_IVSHMEM_DOORBELL / sizeof(u32)]);
+}
+
+static u64 recv_slot_only(struct kick_env *env)
+{
+	return atomic64_read(&env->ibd.stats[RNIC_IB_STAT_recv_slot_only]);
+}
+
+/*
+ * RNIC_RDMA_CAP_RQ_PEEK: a receive post is the slot write alone, unless
+ * the QP is in ERR (its receives flushed now, not at the next heartbeat);
+ * a device without the capability is named the slot and kicked always.
+ */
+static void db_recv_slot_only_with_rq_peek(struct kunit *test)
+{
+	struct kick_env *env = kick_env(test, RNIC_RDMA_CAP_ALL);
+
+	KUNIT_EXPECT_EQ(test, recv_ring(env, 5, false), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(env->page->slot[KICK_SLOT_OFF / 4]), 5);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(env->page->kick_pi), 0);
+	KUNIT_EXPECT_EQ(test, env->ibd.dbps[0].kick_pi, 0);
+	KUNIT_EXPECT_EQ(test, recv_slot_only(env), 1);
+	/* in ERR: named and kicked (kick_ci 0: the device is idle) */
+	KUNIT_EXPECT_EQ(test, recv_ring(env, 6, true), KICK_VALUE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(env->page->slot[KICK_SLOT_OFF / 4]), 6);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(env->page->kick[0]), KICK_SLOT_OFF / 4);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(env->page->kick_pi), 1);
+	KUNIT_EXPECT_EQ(test, recv_slot_only(env), 1);
+
+	env = kick_env(test, RNIC_RDMA_CAP_ALL & ~RNIC_RDMA_CAP_RQ_PEEK);
+	KUNIT_EXPECT_EQ(test, recv_ring(env, 1, false), KICK_VALUE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(env->page->kick_pi), 1);
+	KUNIT_EXPECT_EQ(test, recv_slot_only(env), 0);
+}
+
 static struct kunit_case rnic_ib_db_cases[] = {
 	KUNIT_CASE(db_kick_skipped_while_device_behind),
 	KUNIT_CASE(db_kick_ci_wraps),
 	KUNIT_CASE(db_kick_always_without_cap),
+	KUNIT_CASE(db_recv_slot_only_with_rq_peek),
 	KUNIT_CASE(dbp_fills_first_page_first),
 	KUNIT_CASE(dbp_put_makes_room),
 	KUNIT_CASE(dbp_full_device_is_enospc),

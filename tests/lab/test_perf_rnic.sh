@@ -73,7 +73,7 @@ lab_start perf_rnic || {
 # 2 GIDs, the server, 9 runs, the wire and the counters; UDP port: the
 # unload, 2 loads, the TOS, the server, 3 runs, NVMe-oF over IPv6 (4)
 # and the wire (port, TOS).
-lab_plan 74 2
+lab_plan 76 2
 perf_checks_init
 perf_preflight
 
@@ -168,6 +168,16 @@ transport_is_port() {
 		equal "vm$n rc_req_packets+retransmits+rc_resp_packets+ud_send_packets / hw_tx_roce_v1+v2_frames" "$s" "$t" || bad=1
 	done
 	return "$bad"
+}
+# The server's receive posts (rnic_perf's reposts, the CM's MAD
+# receives) wrote their slots alone, and its NIC found them by reading
+# the slots (RNIC_RDMA_CAP_RQ_PEEK): no receive needed a kick.
+recv_slot_only() {
+	local s p
+	s="$(d 2 recv_slot_only)" || return 1
+	p="$(d 2 rq_peeks)" || return 1
+	echo "vm2: recv_slot_only +$s, rq_peeks +$p"
+	[ "$s" -gt 0 ] && [ "$p" -gt 0 ]
 }
 # What each transport says it sent is what the bridge carried from its MAC.
 driver_is_wire() {
@@ -366,6 +376,8 @@ for v in 1 2; do
 		transport_is_port || true
 	check "RoCE v$v: each transport's TX packets and bytes = the frames and bytes from its MAC on the bridge" \
 		driver_is_wire || true
+	check "RoCE v$v: vm2's receive posts wrote their slots alone and its NIC read them (recv_slot_only, rq_peeks up)" \
+		recv_slot_only || true
 	# After the capture and the counters: the refused WRITE is a NAK
 	# and ends the connection. The second run registers a new region.
 	if [ "$v" = 2 ]; then
