@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -684,25 +685,49 @@ static uint64_t min_deadline(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+/*
+ * Wait for events until @next (0: no deadline) or @max_wait_ms from @now.
+ * The device's deadlines are the verbs' own timers: an RNR wait of 10 us
+ * to 655 ms, a local ACK timeout from 8 us, a moderation period in
+ * microseconds. epoll_wait() counts whole milliseconds, so each would
+ * round up to at least one; epoll_pwait2() takes the deadline as it is
+ * (Linux 5.11; the millisecond wait remains for older hosts).
+ */
+static int sim_wait(struct sim *s, struct epoll_event *ev, int nev,
+		    uint64_t now, uint64_t next, int max_wait_ms)
+{
+	static bool no_pwait2;
+	uint64_t wait_ns = (uint64_t)max_wait_ms * 1000000;
+	struct timespec ts;
+	int n;
+
+	if (next)
+		wait_ns = next <= now ? 0 :
+			  next - now < wait_ns ? next - now : wait_ns;
+	if (!no_pwait2) {
+		ts.tv_sec = (time_t)(wait_ns / 1000000000);
+		ts.tv_nsec = (long)(wait_ns % 1000000000);
+		n = epoll_pwait2(s->epfd, ev, nev, &ts, NULL);
+		if (n >= 0 || errno != ENOSYS)
+			return n;
+		no_pwait2 = true;
+	}
+	return epoll_wait(s->epfd, ev, nev, (int)((wait_ns + 999999) / 1000000));
+}
+
 int sim_run_once(struct sim *s, int max_wait_ms)
 {
 	struct epoll_event ev[32];
 	uint64_t now = sim_now_ns(), next;
-	int n, i, wait_ms = max_wait_ms;
+	int n, i;
 
 	/* Frames the device sent since the last poll may be delayed. */
 	s->fault_deadline = fault_poll(&s->fault, now);
 	next = min_deadline(s->dev_deadline, s->fault_deadline);
 	next = min_deadline(next, s->carrier_poll_ns);
-	if (next) {
-		if (next <= now)
-			wait_ms = 0;
-		else if ((next - now + 999999) / 1000000 < (uint64_t)wait_ms)
-			wait_ms = (int)((next - now + 999999) / 1000000);
-	}
 	/* frames the delays just released, before the wait */
 	sim_wire_flush(s);
-	n = epoll_wait(s->epfd, ev, 32, wait_ms);
+	n = sim_wait(s, ev, 32, now, next, max_wait_ms);
 	if (n < 0) {
 		if (errno == EINTR)
 			return 0;
