@@ -516,6 +516,40 @@ int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+/**
+ * rnic_ib_modify_cq() - ib_device_ops.modify_cq: completion event moderation
+ * @ibcq: the CQ, the kernel's or a user context's
+ * @count: hold an armed CQ's event until this many CQEs have arrived ...
+ * @period_us: ... or this many microseconds have passed since the first;
+ *	0/0 turns moderation off
+ *
+ * ib_core's DIM (use_cq_dim) calls this from a work item for the CQs of
+ * ib_alloc_cq() as their load changes; ibv_modify_cq() comes here too.
+ * A held event never delays the driver's missed-event check: an arm that
+ * finds CQEs already there fires at once (hardware-rdma.rst).
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -EOPNOTSUPP for a device without moderation, or the errno
+ * of the command.
+ */
+int rnic_ib_modify_cq(struct ib_cq *ibcq, u16 count, u16 period_us)
+{
+	struct rnic_ibdev *ibd = to_ibdev(ibcq->device);
+	struct rnic_aq_modify_rdma_cq c = {};
+	int err;
+
+	if (!(ibd->caps.flags & RNIC_RDMA_CAP_CQ_MODERATION))
+		return -EOPNOTSUPP;
+	c.hdr.opcode = RNIC_AQ_MODIFY_RDMA_CQ;
+	c.cqn = cpu_to_le32(to_rcq(ibcq)->cqn);
+	c.count = cpu_to_le16(count);
+	c.period_us = cpu_to_le16(period_us);
+	err = rnic_ib_cmd(ibd, &c, sizeof(c), NULL);
+	if (!err)
+		rnic_ib_stat_inc(ibd, RNIC_IB_STAT_cq_moderations);
+	return err;
+}
+
 /* A CQE of @qp the checks refused: drop it, count it, fail @qp */
 static void rnic_ib_bad_cqe(struct rnic_ibdev *ibd, struct rnic_ib_cq *cq,
 			    const struct rnic_rdma_cqe *cqe,

@@ -233,6 +233,11 @@ static int rnic_ib_query_device(struct ib_device *ibdev,
 	attr->local_ca_ack_delay = c->local_ca_ack_delay;
 	attr->max_fast_reg_page_list_len = c->max_mr_pages;
 	attr->max_pi_fast_reg_page_list_len = 0;
+	if (c->flags & RNIC_RDMA_CAP_CQ_MODERATION) {
+		/* the command takes any le16 count and period */
+		attr->cq_caps.max_cq_moderation_count = U16_MAX;
+		attr->cq_caps.max_cq_moderation_period = U16_MAX;
+	}
 	return 0;
 }
 
@@ -442,6 +447,7 @@ static const struct ib_device_ops rnic_ib_ops = {
 	.map_mr_sg = rnic_ib_map_mr_sg,
 	.mmap = rnic_ib_mmap,
 	.mmap_free = rnic_ib_mmap_free,
+	.modify_cq = rnic_ib_modify_cq,
 	.modify_qp = rnic_ib_modify_qp,
 	.modify_srq = rnic_ib_modify_srq,
 	.poll_cq = rnic_ib_poll_cq,
@@ -705,6 +711,13 @@ int rnic_ib_register(struct rnic_dev *rdev)
 	ibdev->node_guid = rnic_ib_guid_from_mac(rdev->mac);
 	strscpy(ibdev->node_desc, RNIC_IB_NODE_DESC, sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &rnic_ib_ops);
+	/*
+	 * ib_core's DIM moderates the events of ib_alloc_cq()'s CQs (NVMe-oF,
+	 * iSER, SRP, NFS, SMB Direct) by their completions per event: under
+	 * load an interrupt, and the EQ and softirq work behind it, then
+	 * serves many completions instead of one.
+	 */
+	ibdev->use_cq_dim = !!(ibd->caps.flags & RNIC_RDMA_CAP_CQ_MODERATION);
 	/*
 	 * uverbs offers these write commands only to drivers that ask: a
 	 * process whose kick register is not mapped kicks with them (no WRs;

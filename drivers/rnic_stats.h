@@ -68,7 +68,8 @@ enum rnic_ring_stat {
 	op(remote_invs)				\
 	op(uctx_refused)			\
 	op(kicks_skipped)			\
-	op(recv_slot_only)
+	op(recv_slot_only)			\
+	op(cq_moderations)
 
 #define RNIC_IB_STAT_ENUM(name)	RNIC_IB_STAT_##name,
 enum rnic_ib_stat {

@@ -626,6 +626,7 @@ int rnic_ib_create_cq_udata(struct ib_cq *ibcq,
 			    const struct ib_cq_init_attr *attr,
 			    struct ib_udata *udata);
 int rnic_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int rnic_ib_modify_cq(struct ib_cq *ibcq, u16 count, u16 period_us);
 int rnic_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int rnic_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void rnic_ib_cq_fatal_kick(struct rnic_ibdev *ibd, struct ib_cq *ibcq);

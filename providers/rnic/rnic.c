@@ -39,6 +39,7 @@ static const struct verbs_context_ops rnic_ctx_ops = {
 	.destroy_qp = rnic_destroy_qp,
 	.destroy_srq = rnic_destroy_srq,
 	.free_context = rnic_free_context,
+	.modify_cq = rnic_modify_cq,
 	.modify_qp = rnic_modify_qp,
 	.modify_srq = rnic_modify_srq,
 	.poll_cq = rnic_poll_cq,

@@ -229,6 +229,7 @@ struct rnic_qp *rnic_qp_lookup(struct rnic_context *ctx, uint32_t qpn);
 struct ibv_cq *rnic_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel, int vector);
 int rnic_destroy_cq(struct ibv_cq *cq);
+int rnic_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 int rnic_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc);
 int rnic_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void rnic_cq_event(struct ibv_cq *cq);

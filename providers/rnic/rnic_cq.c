@@ -106,6 +106,17 @@ int rnic_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
+/*
+ * Event moderation is the device's (MODIFY_RDMA_CQ), set through the
+ * kernel: the process's CQ ring and slot do not change.
+ */
+int rnic_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
+{
+	struct ibv_modify_cq cmd = {};
+
+	return ibv_cmd_modify_cq(ibcq, attr, &cmd, sizeof(cmd));
+}
+
 /* The slot value: CI and the last arm (see the top of this file) */
 static uint32_t rnic_cq_slot(const struct rnic_cq *cq)
 {
