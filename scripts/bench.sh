@@ -4,6 +4,7 @@
 # rnic vs rdma_rxe, side by side (as root):
 #
 #   bash scripts/bench.sh [--smoke] [--rounds N] [--out DIR] [--kver KVER] [--mtu N]
+#                         [--pin auto|none]
 #   bash scripts/bench.sh --tables-only [--out DIR]
 #
 # Runs the rnic_perf and NVMe-oF matrix of scripts/bench/rows.sh N times
@@ -47,6 +48,12 @@
 #   --mtu N      both pairs' NICs (and their taps) at netdev MTU N instead
 #                of 1500: 9000 gives both devices the IB path MTU 4096
 #                that RoCE fabrics run with jumbo frames (1500 gives 1024)
+#   --pin MODE   where the pairs run on the host (scripts/bench/rows.sh,
+#                bench_pin_plan): "auto" (the default) gives each VM a
+#                host CPU of its own and each rnicsim the CPU of the other
+#                VM, or CPUs of their own on a host of four or more;
+#                "none" leaves it to the host's scheduler, whose choice
+#                moves rnic's message rate 4x from run to run on two CPUs
 #   --tables-only  boot nothing: the table, CSV and PNG again from the
 #                rounds already in DIR/rnic.rounds and DIR/rxe.rounds (the
 #                rounds are the highest round number in them): to redraw a
@@ -92,6 +99,11 @@ while [ $# -gt 0 ]; do
 	--mtu)
 		if [ $# -lt 2 ] || ! bench_mtu_ok "$2"; then usage; fi
 		export RNIC_BENCH_MTU="$2"
+		shift
+		;;
+	--pin)
+		if [ $# -lt 2 ] || ! bench_pin_plan "$2" >/dev/null; then usage; fi
+		export RNIC_BENCH_PIN="$2"
 		shift
 		;;
 	*) usage ;;
@@ -217,6 +229,7 @@ for entry in "${BENCH_ROWS[@]}"; do
 done
 
 setup="2 VMs per pair, 1 vCPU (TCG) and 1 GiB each, RoCE v2, MTU ${RNIC_BENCH_MTU:-1500}"
+[ -n "$TABLES_ONLY" ] || setup="$setup; $(bench_pin_text "${RNIC_BENCH_PIN:-auto}")"
 [ -n "$SMOKE" ] && setup="$setup; --smoke: tiny counts, figures not meaningful"
 title="rnic vs rxe, kernel $KVER, median of $ROUNDS round(s)"
 echo

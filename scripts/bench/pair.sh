@@ -112,6 +112,41 @@ for n in 1 2; do
 done
 say "VMs up after $(lab_elapsed "$T0") s (logs in $LAB_DIR)"
 
+# Where the pair runs (RNIC_BENCH_PIN, bench.sh --pin; rows.sh's
+# bench_pin_plan says why): held for the whole round and read back from
+# every thread, so that each round's figures come from the placement the
+# table names.
+PIN="${RNIC_BENCH_PIN:-auto}"
+# affinity PIDFILE: the CPU lists of that process's threads, one of each.
+affinity() {
+	taskset -a -c -p "$(cat "$1")" | sed 's/.*: //' | sort -u | paste -sd' '
+}
+pin_pair() {
+	local plan n got where=""
+	plan="$(bench_pin_plan "$PIN")" || return 1
+	[ -n "$plan" ] || { say "placement: unpinned"; return 0; }
+	read -r -a plan <<<"$plan"
+	for n in 1 2; do
+		if [ "$KIND" = rnic ]; then
+			lab_pin "$n" "${plan[n - 1]}" "${plan[n + 1]}" || return 1
+		else
+			lab_pin "$n" "${plan[n - 1]}" || return 1
+		fi
+		got="$(affinity "$LAB_DIR/vm$n/qemu.pid")"
+		[ "$got" = "${plan[n - 1]}" ] || return 1
+		where="$where, vm$n on CPU $got"
+		[ "$KIND" = rnic ] || continue
+		got="$(affinity "$LAB_DIR/vm$n/rnicsim.pid")"
+		[ "$got" = "${plan[n + 1]}" ] || return 1
+		where="$where, its rnicsim on CPU $got"
+	done
+	say "placement (read back from every thread): ${where#, }"
+}
+pin_pair || {
+	say "could not pin the pair as --pin $PIN plans ($(bench_pin_plan "$PIN" || true))"
+	exit 1
+}
+
 up() {
 	if [ "$KIND" = rnic ]; then
 		rnic_up "$1" && roce_mode "$1" rnic0 "RoCE v2"

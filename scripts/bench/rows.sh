@@ -33,7 +33,8 @@
 # and served in batches (kicks and ACKs per message 0.5 against 0.1), so
 # 30000 messages gave 23k-80k msg/s in ten runs of one pair; 150000
 # average both, 42k-54k in six (2026-11-29, tools/rnicsim counters read
-# around each run).
+# around each run).  The two regimes were where the host's scheduler put
+# each model (bench_pin_plan below); pinned, a pair stays in the fast one.
 # Labels: no commas (they go into the CSV unquoted).
 
 # shellcheck disable=SC2034 # used by the scripts that source this
@@ -75,4 +76,46 @@ bench_row() {
 # --mtu, pair.sh's RNIC_BENCH_MTU): 576..9000.
 bench_mtu_ok() {
 	[[ "$1" =~ ^[1-9][0-9]*$ ]] && [ "$1" -ge 576 ] && [ "$1" -le 9000 ]
+}
+
+# bench_pin_plan MODE: where pair.sh puts a pair on this host for
+# bench.sh's --pin MODE, as "VM1 VM2 SIM1 SIM2" (host CPUs of vm1's QEMU,
+# vm2's, vm1's rnicsim, vm2's), nothing for "none" or a host of one CPU;
+# status 2 for an unknown MODE.  "auto" gives each VM a CPU of its own
+# and each model a third and a fourth CPU if the host has them (a NIC is
+# hardware beside the host's CPUs), else the CPU of the other VM.  The
+# one placement to avoid on two CPUs is a model on the CPU of the vCPU
+# that feeds it: each then preempts the other for every batch of work,
+# and the NIC waits for its own host.  One rnic pair, perftest ib_send_bw
+# 64 B x 150000, 4 rounds (2026-11-30): a model on the other VM's CPU
+# 90k-131k msg/s and ib_write_lat p99 200-401 us; on its own VM's CPU
+# 25k-28k msg/s, p99 332-539 us; unpinned, wherever the scheduler put
+# them, 55k-97k msg/s, p99 841-1361 us.  rxe has no model: its pair
+# pinned a VM per CPU or not, 3.4k-4.1k msg/s either way, and pinned its
+# ib_write_lat is faster too (p50 807-1125 us against 1182-1916, p99
+# 5348-6118 against 6804-10509, 3 rounds each).
+bench_pin_plan() {
+	local -a c
+	case "$1" in
+	none) return 0 ;;
+	auto) ;;
+	*) return 2 ;;
+	esac
+	mapfile -t c < <(lab_cpus)
+	if [ "${#c[@]}" -ge 4 ]; then
+		echo "${c[0]} ${c[1]} ${c[2]} ${c[3]}"
+	elif [ "${#c[@]}" -ge 2 ]; then
+		echo "${c[0]} ${c[1]} ${c[1]} ${c[0]}"
+	fi
+}
+
+# bench_pin_text MODE: the placement of bench_pin_plan MODE in words.
+bench_pin_text() {
+	local v1 v2 s1 s2
+	read -r v1 v2 s1 s2 < <(bench_pin_plan "$1") || true
+	if [ -z "${v1:-}" ]; then
+		echo "unpinned"
+	else
+		echo "vm1 on CPU $v1, vm2 on CPU $v2, vm1's rnicsim on CPU $s1, vm2's on CPU $s2"
+	fi
 }

@@ -28,6 +28,9 @@
 #   lab_sim_ctl N CMD...          a command to VM N's rnicsim on its control
 #                                 socket (link, fault, tx/rx/aq hold, pcap,
 #                                 counters, fatal: rnicsim --help)
+#   lab_pin N CPUS [SIM_CPUS]     VM N's QEMU on host CPUS, its rnicsim on
+#                                 SIM_CPUS (taskset lists)
+#   lab_cpus                      the host CPUs we may run on, one a line
 #   lab_stop                      tear everything down (also run by the
 #                                 EXIT/INT/TERM/HUP traps lab_start installs)
 #   lab_leftovers [RUN]           list what a run left behind (status 1 if any)
@@ -1173,6 +1176,29 @@ lab_sim_ctl() {
 # lab_sim_ctr N NAME: one counter of VM N's model, as rnicsim's "counters"
 # prints it; nothing if it has no such counter.
 lab_sim_ctr() { lab_sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
+
+# lab_pin N CPUS [SIM_CPUS]: VM N's QEMU, every thread of it (and, by
+# inheritance, those it starts later), on the host CPUs of the taskset
+# list CPUS; its rnicsim likewise on SIM_CPUS if given.  The lab itself
+# pins nothing: a benchmark (scripts/bench/pair.sh) does, to hold one
+# placement of VMs and models for a whole run.
+lab_pin() {
+	lab__need_started lab_pin || return 1
+	local d="$LAB_DIR/vm$1" pid
+	pid="$(cat "$d/qemu.pid")" && taskset -a -c -p "$2" "$pid" >/dev/null || return 1
+	[ -n "${3:-}" ] || return 0
+	pid="$(cat "$d/rnicsim.pid")" && taskset -a -c -p "$3" "$pid" >/dev/null
+}
+
+# lab_cpus: the host CPUs this process may run on (its affinity, which a
+# cpuset or taskset may have narrowed), one per line, ascending.
+lab_cpus() {
+	local list r
+	list="$(awk '$1 == "Cpus_allowed_list:" { print $2 }' /proc/self/status)"
+	for r in ${list//,/ }; do
+		seq "${r%-*}" "${r#*-}"
+	done
+}
 
 # lab_exec N [--timeout S] CMD...: run CMD in VM N and wait for it.
 lab_exec() {

@@ -35,13 +35,14 @@ LOG="$OUT/bench.stderr"
 NUM='^[0-9]+(\.[0-9]+)?$'
 ROUNDS=1
 fail=0
-echo "1..7"
+echo "1..8"
 
-# ok_if WHAT LOG CMD...: one TAP line for CMD; its output goes to LOG.
+# ok_if WHAT LOG CMD...: one TAP line for CMD; its output is appended to
+# LOG (the first check's LOG is bench.sh's stderr, which a later one reads).
 ok_if() {
 	local what="$1" log="$2"
 	shift 2
-	if "$@" >"$log" 2>&1; then
+	if "$@" >>"$log" 2>&1; then
 		lab_ok "$SUITE: $what"
 	else
 		lab_not_ok "$SUITE: $what" "$log"
@@ -182,6 +183,34 @@ labs_clean() {
 }
 ok_if "both pairs' VMs have clean kernel logs and their labs clean up" \
 	"$OUT/check-labs.log" labs_clean
+
+# placed: each pair ran where --pin auto (the default) plans, every
+# thread of its QEMUs and rnicsims read back by pair.sh; the table's
+# heading names that placement.
+# shellcheck disable=SC2317 # called through ok_if
+placed() {
+	local k plan want
+	local -a cpu
+	plan="$(bench_pin_plan auto)"
+	echo "bench_pin_plan auto on this host: ${plan:-(none: one CPU)}"
+	grep -F "$(bench_pin_text auto)" "$STDOUT" || return 1
+	read -r -a cpu <<<"$plan"
+	for k in rnic rxe; do
+		if [ -z "$plan" ]; then
+			want="placement: unpinned"
+		else
+			want="vm1 on CPU ${cpu[0]}"
+			[ "$k" = rnic ] && want="$want, its rnicsim on CPU ${cpu[2]}"
+			want="$want, vm2 on CPU ${cpu[1]}"
+			[ "$k" = rnic ] && want="$want, its rnicsim on CPU ${cpu[3]}"
+			want="placement (read back from every thread): $want"
+		fi
+		echo "$k: want '$want'"
+		[ "$(grep -F "bench: $k: round " "$LOG" | grep -cF ": $want")" = "$ROUNDS" ] || return 1
+	done
+}
+ok_if "both pairs ran pinned where bench.sh --pin auto plans, read back from every thread" \
+	"$OUT/check-placed.log" placed
 
 # synthetic: --tables-only over four rounds made of this round's figures.
 # shellcheck disable=SC2317 # called through ok_if
