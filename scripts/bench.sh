@@ -49,11 +49,12 @@
 #                of 1500: 9000 gives both devices the IB path MTU 4096
 #                that RoCE fabrics run with jumbo frames (1500 gives 1024)
 #   --pin MODE   where the pairs run on the host (scripts/bench/rows.sh,
-#                bench_pin_plan): "auto" (the default) gives each VM a
-#                host CPU of its own and each rnicsim the CPU of the other
-#                VM, or CPUs of their own on a host of four or more;
-#                "none" leaves it to the host's scheduler, whose choice
-#                moves rnic's message rate 4x from run to run on two CPUs
+#                bench_pin_plan): "auto" (the default) gives each VM's
+#                vCPU a host CPU of its own and each rnicsim the CPU of
+#                the other VM, or CPUs of their own on a host of four or
+#                more; "none" leaves it to the host's scheduler, whose
+#                choice moved rnic's message rate 4x from run to run on
+#                two CPUs
 #   --tables-only  boot nothing: the table, CSV and PNG again from the
 #                rounds already in DIR/rnic.rounds and DIR/rxe.rounds (the
 #                rounds are the highest round number in them): to redraw a

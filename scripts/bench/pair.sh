@@ -114,12 +114,13 @@ say "VMs up after $(lab_elapsed "$T0") s (logs in $LAB_DIR)"
 
 # Where the pair runs (RNIC_BENCH_PIN, bench.sh --pin; rows.sh's
 # bench_pin_plan says why): held for the whole round and read back from
-# every thread, so that each round's figures come from the placement the
-# table names.
+# the threads pinned, so that each round's figures come from the
+# placement the table names.
 PIN="${RNIC_BENCH_PIN:-auto}"
-# affinity PIDFILE: the CPU lists of that process's threads, one of each.
+# affinity TID...: the CPU lists of those threads, one of each.
 affinity() {
-	taskset -a -c -p "$(cat "$1")" | sed 's/.*: //' | sort -u | paste -sd' '
+	local t
+	for t in "$@"; do taskset -c -p "$t"; done | sed 's/.*: //' | sort -u | paste -sd' '
 }
 pin_pair() {
 	local plan n got where=""
@@ -132,15 +133,17 @@ pin_pair() {
 		else
 			lab_pin "$n" "${plan[n - 1]}" || return 1
 		fi
-		got="$(affinity "$LAB_DIR/vm$n/qemu.pid")"
+		# shellcheck disable=SC2046 # thread ids, one word each
+		got="$(affinity $(lab_vcpus "$n"))"
 		[ "$got" = "${plan[n - 1]}" ] || return 1
-		where="$where, vm$n on CPU $got"
+		where="$where, vm$n's vCPU on CPU $got"
 		[ "$KIND" = rnic ] || continue
-		got="$(affinity "$LAB_DIR/vm$n/rnicsim.pid")"
+		# shellcheck disable=SC2046
+		got="$(affinity $(ls "/proc/$(cat "$LAB_DIR/vm$n/rnicsim.pid")/task"))"
 		[ "$got" = "${plan[n + 1]}" ] || return 1
 		where="$where, its rnicsim on CPU $got"
 	done
-	say "placement (read back from every thread): ${where#, }"
+	say "placement (read back): ${where#, }"
 }
 pin_pair || {
 	say "could not pin the pair as --pin $PIN plans ($(bench_pin_plan "$PIN" || true))"

@@ -79,21 +79,25 @@ bench_mtu_ok() {
 }
 
 # bench_pin_plan MODE: where pair.sh puts a pair on this host for
-# bench.sh's --pin MODE, as "VM1 VM2 SIM1 SIM2" (host CPUs of vm1's QEMU,
-# vm2's, vm1's rnicsim, vm2's), nothing for "none" or a host of one CPU;
-# status 2 for an unknown MODE.  "auto" gives each VM a CPU of its own
-# and each model a third and a fourth CPU if the host has them (a NIC is
-# hardware beside the host's CPUs), else the CPU of the other VM.  The
-# one placement to avoid on two CPUs is a model on the CPU of the vCPU
-# that feeds it: each then preempts the other for every batch of work,
-# and the NIC waits for its own host.  One rnic pair, perftest ib_send_bw
-# 64 B x 150000, 4 rounds (2026-11-30): a model on the other VM's CPU
-# 90k-131k msg/s and ib_write_lat p99 200-401 us; on its own VM's CPU
-# 25k-28k msg/s, p99 332-539 us; unpinned, wherever the scheduler put
-# them, 55k-97k msg/s, p99 841-1361 us.  rxe has no model: its pair
-# pinned a VM per CPU or not, 3.4k-4.1k msg/s either way, and pinned its
-# ib_write_lat is faster too (p50 807-1125 us against 1182-1916, p99
-# 5348-6118 against 6804-10509, 3 rounds each).
+# bench.sh's --pin MODE, as "VM1 VM2 SIM1 SIM2" (host CPUs of vm1's
+# vCPU, of vm2's, of vm1's rnicsim, of vm2's), nothing for "none" or a
+# host of one CPU; status 2 for an unknown MODE.  "auto" gives each VM's
+# vCPU a CPU of its own, and each model a third and a fourth CPU if the
+# host has them (a NIC is hardware beside the host's CPUs), else the CPU
+# of the other VM; QEMU's other threads stay free (lab_pin).
+#
+# Why: on two CPUs the placement to avoid is a model on the CPU of the
+# vCPU that feeds it; each then preempts the other for every batch of
+# work.  Left to the host's scheduler, a run lands in that placement or
+# in the other one: the "two regimes" of the earlier benches.  One rnic
+# pair, perftest ib_send_bw 64 B x 150000 and ib_write_lat, 4 rounds
+# (2026-11-30, whole QEMUs pinned): a model on the other VM's CPU
+# 90k-131k msg/s, p99 200-401 us; on its own VM's CPU 25k-28k msg/s, p99
+# 332-539 us; unpinned 55k-97k msg/s, p99 841-1361 us.  Whole QEMUs
+# pinned also halved rxe's ib_write_bw and slowed rnic's NVMe-oF: QEMU's
+# main loop moves virtio-net's frames and delivers ivshmem's interrupts,
+# and it then waited for its own vCPU.  So only vCPUs are pinned.  README
+# (Benchmarks) has the tables.
 bench_pin_plan() {
 	local -a c
 	case "$1" in
@@ -116,6 +120,6 @@ bench_pin_text() {
 	if [ -z "${v1:-}" ]; then
 		echo "unpinned"
 	else
-		echo "vm1 on CPU $v1, vm2 on CPU $v2, vm1's rnicsim on CPU $s1, vm2's on CPU $s2"
+		echo "vm1's vCPU on CPU $v1, vm2's on CPU $v2, vm1's rnicsim on CPU $s1, vm2's on CPU $s2"
 	fi
 }

@@ -28,8 +28,9 @@
 #   lab_sim_ctl N CMD...          a command to VM N's rnicsim on its control
 #                                 socket (link, fault, tx/rx/aq hold, pcap,
 #                                 counters, fatal: rnicsim --help)
-#   lab_pin N CPUS [SIM_CPUS]     VM N's QEMU on host CPUS, its rnicsim on
+#   lab_pin N CPUS [SIM_CPUS]     VM N's vCPUs on host CPUS, its rnicsim on
 #                                 SIM_CPUS (taskset lists)
+#   lab_vcpus N                   the host thread ids of VM N's vCPUs
 #   lab_cpus                      the host CPUs we may run on, one a line
 #   lab_stop                      tear everything down (also run by the
 #                                 EXIT/INT/TERM/HUP traps lab_start installs)
@@ -873,7 +874,7 @@ lab__vm() {
 	esac
 	local qemu=(
 		"$LAB_QEMU" -accel tcg -smp "$smp" -nodefaults -no-user-config
-		-display none -no-reboot -name "rnic-lab-$LAB_RUN-vm$n"
+		-display none -no-reboot -name "rnic-lab-$LAB_RUN-vm$n,debug-threads=on"
 		-kernel "$kernel" -initrd "$initrd"
 		-serial "file:$d/console.log" -monitor none
 		-chardev "pipe,id=wake,path=$d/wake" -serial chardev:wake
@@ -1177,15 +1178,36 @@ lab_sim_ctl() {
 # prints it; nothing if it has no such counter.
 lab_sim_ctr() { lab_sim_ctl "$1" counters | awk -v k="$2" '$1 == k { print $2 }'; }
 
-# lab_pin N CPUS [SIM_CPUS]: VM N's QEMU, every thread of it (and, by
-# inheritance, those it starts later), on the host CPUs of the taskset
-# list CPUS; its rnicsim likewise on SIM_CPUS if given.  The lab itself
-# pins nothing: a benchmark (scripts/bench/pair.sh) does, to hold one
-# placement of VMs and models for a whole run.
+# lab_vcpus N: the host thread ids of VM N's vCPUs (QEMU names them "CPU
+# K/TCG": lab__vm starts it with debug-threads=on), one per line.
+lab_vcpus() {
+	lab__need_started lab_vcpus || return 1
+	local pid t
+	pid="$(cat "$LAB_DIR/vm$1/qemu.pid")" || return 1
+	for t in /proc/"$pid"/task/*; do
+		case "$(cat "$t/comm" 2>/dev/null)" in
+		"CPU "*/TCG) echo "${t##*/}" ;;
+		esac
+	done
+}
+
+# lab_pin N CPUS [SIM_CPUS]: VM N's vCPU threads on the host CPUs of the
+# taskset list CPUS, and its rnicsim (every thread) on SIM_CPUS if given.
+# QEMU's other threads (its main loop, which moves a virtio-net NIC's
+# frames through the tap, and its I/O workers) stay wherever the host's
+# scheduler puts them.  The lab itself pins nothing: a benchmark
+# (scripts/bench/pair.sh) does, to hold one placement for a whole run.
 lab_pin() {
 	lab__need_started lab_pin || return 1
-	local d="$LAB_DIR/vm$1" pid
-	pid="$(cat "$d/qemu.pid")" && taskset -a -c -p "$2" "$pid" >/dev/null || return 1
+	local d="$LAB_DIR/vm$1" t n=0 pid
+	for t in $(lab_vcpus "$1"); do
+		taskset -c -p "$2" "$t" >/dev/null || return 1
+		n=$((n + 1))
+	done
+	if [ "$n" = 0 ]; then
+		lab__err "vm$1: lab_pin: no vCPU thread (\"CPU K/TCG\") in its QEMU"
+		return 1
+	fi
 	[ -n "${3:-}" ] || return 0
 	pid="$(cat "$d/rnicsim.pid")" && taskset -a -c -p "$3" "$pid" >/dev/null
 }

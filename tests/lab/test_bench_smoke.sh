@@ -184,9 +184,9 @@ labs_clean() {
 ok_if "both pairs' VMs have clean kernel logs and their labs clean up" \
 	"$OUT/check-labs.log" labs_clean
 
-# placed: each pair ran where --pin auto (the default) plans, every
-# thread of its QEMUs and rnicsims read back by pair.sh; the table's
-# heading names that placement.
+# placed: each pair ran where --pin auto (the default) plans, its vCPU
+# threads and rnicsims' threads read back by pair.sh; the table's heading
+# names that placement.
 # shellcheck disable=SC2317 # called through ok_if
 placed() {
 	local k plan want
@@ -199,17 +199,17 @@ placed() {
 		if [ -z "$plan" ]; then
 			want="placement: unpinned"
 		else
-			want="vm1 on CPU ${cpu[0]}"
+			want="vm1's vCPU on CPU ${cpu[0]}"
 			[ "$k" = rnic ] && want="$want, its rnicsim on CPU ${cpu[2]}"
-			want="$want, vm2 on CPU ${cpu[1]}"
+			want="$want, vm2's vCPU on CPU ${cpu[1]}"
 			[ "$k" = rnic ] && want="$want, its rnicsim on CPU ${cpu[3]}"
-			want="placement (read back from every thread): $want"
+			want="placement (read back): $want"
 		fi
 		echo "$k: want '$want'"
 		[ "$(grep -F "bench: $k: round " "$LOG" | grep -cF ": $want")" = "$ROUNDS" ] || return 1
 	done
 }
-ok_if "both pairs ran pinned where bench.sh --pin auto plans, read back from every thread" \
+ok_if "both pairs ran pinned where bench.sh --pin auto plans (vCPUs, rnicsims), read back" \
 	"$OUT/check-placed.log" placed
 
 # synthetic: --tables-only over four rounds made of this round's figures.
