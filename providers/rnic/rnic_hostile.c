@@ -22,6 +22,8 @@
  *   bad-wqe   malformed WQEs into its own SQ, one RC pair each
  *   bad-db    kick entries naming slots that are no queue's, bad slot values
  *   bad-mr    ibv_reg_mr over unmapped, wild, read-only and partial ranges
+ *   bad-udata create_cq, create_qp and create_srq with driver data librnic
+ *             never sends (short, long, reserved bits, bad rings)
  *   killed    a child SIGKILLed with WRITEs and SENDs in flight
  *   bad-kick  any value to the kick register (when it is mapped)
  *   traffic   verified transfers for -t seconds, or until the file -s
@@ -135,6 +137,8 @@ static const char *ok_msg(void)
 		return "bogus kick entries ignored, each bad slot failed its own queue only; the bystander pair and a new context verified";
 	if (!strcmp(mode_name, "bad-mr"))
 		return "every bad range refused; a read-only MR and a new pair verified";
+	if (!strcmp(mode_name, "bad-udata"))
+		return "every bad request refused with its errno, nothing left of it; correct ones created";
 	if (!strcmp(mode_name, "killed"))
 		return "child killed in flight and reaped, nothing left behind, a new context verified";
 	if (skipped)
@@ -149,7 +153,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rnic_hostile [-d DEV] [-i PORT] [-g GID_INDEX] [-T TIMEOUT_MS]\n"
 		"                    [-t SECONDS] [-s STOP_FILE] [-k KILL_MS] MODE\n"
-		"MODE: bad-wqe | bad-db | bad-mr | killed | bad-kick | traffic | fatal\n"
+		"MODE: bad-wqe | bad-db | bad-mr | bad-udata | killed | bad-kick | traffic |\n"
+		"      fatal\n"
 		"  -d  device (rnic0)   -i  port (1)\n"
 		"  -g  GID index (default: the port's IPv4 address as RoCE v2, else the best)\n"
 		"  -T  timeout of every wait in ms (10000)\n"
@@ -182,7 +187,8 @@ int main(int argc, char **argv)
 		usage();
 	mode_name = argv[optind];
 	if (strcmp(mode_name, "bad-wqe") && strcmp(mode_name, "bad-db") &&
-	    strcmp(mode_name, "bad-mr") && strcmp(mode_name, "killed") &&
+	    strcmp(mode_name, "bad-mr") && strcmp(mode_name, "bad-udata") &&
+	    strcmp(mode_name, "killed") &&
 	    strcmp(mode_name, "bad-kick") && strcmp(mode_name, "traffic") &&
 	    strcmp(mode_name, "fatal"))
 		usage();
@@ -203,6 +209,8 @@ int main(int argc, char **argv)
 			mode_bad_db(&d);
 		else if (!strcmp(mode_name, "bad-mr"))
 			mode_bad_mr(&d);
+		else if (!strcmp(mode_name, "bad-udata"))
+			mode_bad_udata(&d);
 		else if (!strcmp(mode_name, "bad-kick"))
 			mode_bad_kick(&d);
 		else if (!strcmp(mode_name, "fatal"))

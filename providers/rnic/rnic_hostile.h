@@ -6,6 +6,7 @@
  * loopback and their verified transfers, and one entry point a mode:
  * rnic_hostile_wqe.c writes into our own rings and doorbell pages,
  * rnic_hostile_mem.c attacks memory registration and dies in flight,
+ * rnic_hostile_udata.c sends the uverbs commands bad driver data,
  * rnic_hostile_traffic.c only transfers, rnic_hostile_fatal.c transfers
  * while the device fails.
  */
@@ -111,6 +112,10 @@ bool event_seen(struct dev *d, enum ibv_event_type type, uint64_t id);
 bool event_wait(struct dev *d, enum ibv_event_type type, uint64_t id);
 void events_check(struct dev *d);
 long long counter(const char *name);
+/* rdma resource show's object counts of -d's device (rnic_hostile_mem.c) */
+#define RES_KINDS	5
+extern const char *const res_names[RES_KINDS];	/* pd cq qp mr ctx */
+bool resources(long long r[RES_KINDS]);
 
 /* ------------------------------------------------------------------------
  * RC pairs in loopback and verified transfers
@@ -158,6 +163,7 @@ void mode_bad_wqe(struct dev *d);
 void mode_bad_db(struct dev *d);
 void mode_bad_kick(struct dev *d);
 void mode_bad_mr(struct dev *d);
+void mode_bad_udata(struct dev *d);
 void mode_killed(void);
 void mode_traffic(struct dev *d);
 void mode_fatal(struct dev *d);

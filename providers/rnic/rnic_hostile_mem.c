@@ -181,10 +181,11 @@ out:
  * killed
  */
 
-/* rdma resource show DEV: pd cq qp mr ctx, or false */
-static bool resources(long long r[5])
+const char *const res_names[RES_KINDS] = { "pd", "cq", "qp", "mr", "ctx" };
+
+/* rdma resource show's counts of -d's device, as res_names, or false */
+bool resources(long long r[RES_KINDS])
 {
-	static const char *const names[5] = { "pd", "cq", "qp", "mr", "ctx" };
 	char cmd[128], line[512], *tok, *save, *prev = NULL;
 	bool found = false;
 	FILE *f;
@@ -200,13 +201,13 @@ static bool resources(long long r[5])
 		snprintf(key, sizeof(key), " %s:", opt.dev);
 		if (!strstr(line, key))
 			continue;
-		for (i = 0; i < 5; i++)
+		for (i = 0; i < RES_KINDS; i++)
 			r[i] = -1;
 		prev = NULL;
 		for (tok = strtok_r(line, " \n", &save); tok;
 		     tok = strtok_r(NULL, " \n", &save)) {
-			for (i = 0; prev && i < 5; i++)
-				if (!strcmp(prev, names[i]))
+			for (i = 0; prev && i < RES_KINDS; i++)
+				if (!strcmp(prev, res_names[i]))
 					r[i] = atoll(tok);
 			prev = tok;
 		}
@@ -280,9 +281,8 @@ static void __attribute__((noreturn)) killed_child(int fd)
 
 void mode_killed(void)
 {
-	long long r0[5], r1[5];
+	long long r0[RES_KINDS], r1[RES_KINDS];
 	bool have0, have1 = false;
-	const char *names[5] = { "pd", "cq", "qp", "mr", "ctx" };
 	struct pollfd pf;
 	int fds[2], status, i;
 	int64_t end;
@@ -342,17 +342,17 @@ void mode_killed(void)
 		end = now_ms() + opt.timeout_ms;
 		do {
 			have1 = resources(r1);
-			for (i = 0; have1 && i < 5; i++)
+			for (i = 0; have1 && i < RES_KINDS; i++)
 				if (r1[i] > r0[i])
 					break;
-			if (have1 && i == 5)
+			if (have1 && i == RES_KINDS)
 				break;
 			nap_us(100000);
 		} while (now_ms() < end);
-		for (i = 0; have1 && i < 5; i++)
+		for (i = 0; have1 && i < RES_KINDS; i++)
 			if (r1[i] > r0[i])
 				fail("%s: %lld before the child, %lld after it was reaped",
-				     names[i], r0[i], r1[i]);
+				     res_names[i], r0[i], r1[i]);
 		if (have1)
 			note("resources before/after: pd %lld/%lld cq %lld/%lld qp %lld/%lld mr %lld/%lld ctx %lld/%lld",
 			     r0[0], r1[0], r0[1], r1[1], r0[2], r1[2], r0[3], r1[3],

@@ -21,8 +21,10 @@
 #    doorbells the device served (kicks, kick_rechecks) rise by at least
 #    its operations over its send queue's depth;
 #  - hostile userspace (rnic_hostile): malformed WQEs, bogus doorbells and
-#    kicks, bad MR ranges, a process killed in flight, each failing only
-#    what the process owns, while another process's transfers verify;
+#    kicks, bad MR ranges, bad driver data in create_cq/qp/srq (refused
+#    with EINVAL or EFAULT, nothing left of them), a process killed in
+#    flight, each failing only what the process owns, while another
+#    process's transfers verify;
 #  - the device fails (rnicsim "fatal") under a process's transfers: it
 #    gets IBV_EVENT_DEVICE_FATAL, no wrong data, its teardown returns,
 #    20 new contexts are each refused with EIO, and rmmod and modprobe
@@ -57,8 +59,8 @@ lab_start rnic_uverbs || {
 	exit 1
 }
 # boots 2, set-up 2, devices 2, pingpong 6, rping 2, perftest 12, bypass 1,
-# hostile 6, fatal 1, unload 2, kernel kick 1
-lab_plan 37 2
+# hostile 7, fatal 1, unload 2, kernel kick 1
+lab_plan 38 2
 check_init
 
 if [ "$PEER" = rxe ]; then
@@ -311,6 +313,7 @@ uv_hostile() { [ "$PEER" = rxe ] && return 0; hostile "$@"; }
 check "hostile: malformed WQEs (bad opcode, SGE counts, foreign and bad keys, privileged ones) fail only their own QP" uv_hostile bad-wqe || true
 check "hostile: kick entries for slots not its own are counted (bad_kicks), bad slot values fail only their own queue" uv_hostile bad-db || true
 check "hostile: MRs over unmapped, wild, kernel, wrapping or read-only ranges are refused" uv_hostile bad-mr || true
+check "hostile: create_cq, create_qp, create_srq with driver data librnic never sends (short, long, reserved bits, rings missing, unaligned, unmapped, too small) refused with EINVAL or EFAULT, nothing left; correct ones created" uv_hostile bad-udata || true
 check "hostile: a process killed with WRITEs and SENDs in flight leaves nothing behind" uv_hostile killed || true
 check "hostile: any value written to the kick register harms no one" uv_hostile bad-kick || true
 traffic() {
