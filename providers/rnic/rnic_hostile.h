@@ -116,6 +116,7 @@ long long counter(const char *name);
 #define RES_KINDS	5
 extern const char *const res_names[RES_KINDS];	/* pd cq qp mr ctx */
 bool resources(long long r[RES_KINDS]);
+void resources_note(const long long before[RES_KINDS], const long long after[RES_KINDS]);
 
 /* ------------------------------------------------------------------------
  * RC pairs in loopback and verified transfers

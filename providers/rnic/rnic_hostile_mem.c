@@ -217,6 +217,14 @@ bool resources(long long r[RES_KINDS])
 	return found;
 }
 
+/* The note line of two resources() readings */
+void resources_note(const long long before[RES_KINDS], const long long after[RES_KINDS])
+{
+	note("resources before/after: pd %lld/%lld cq %lld/%lld qp %lld/%lld mr %lld/%lld ctx %lld/%lld",
+	     before[0], after[0], before[1], after[1], before[2], after[2],
+	     before[3], after[3], before[4], after[4]);
+}
+
 /*
  * The child: its own context and pair, WRITEs and SENDs kept in flight
  * (the SQ full, receives reposted), told to the parent after the first
@@ -354,9 +362,7 @@ void mode_killed(void)
 				fail("%s: %lld before the child, %lld after it was reaped",
 				     res_names[i], r0[i], r1[i]);
 		if (have1)
-			note("resources before/after: pd %lld/%lld cq %lld/%lld qp %lld/%lld mr %lld/%lld ctx %lld/%lld",
-			     r0[0], r1[0], r0[1], r1[1], r0[2], r1[2], r0[3], r1[3],
-			     r0[4], r1[4]);
+			resources_note(r0, r1);
 	}
 	if (!have0 || !have1)
 		note("rdma resource show: not readable, resources not compared");

@@ -44,7 +44,6 @@ struct srq_req {
 	uint8_t tail[16];
 };
 
-static size_t pg;
 static int refusals;
 
 /* @err from an ibv_cmd_*(): the errno it means (they return either form) */
@@ -314,11 +313,11 @@ static void bad_srq(struct dev *d, uint8_t *wqes, uint8_t *idx, uint8_t *hole)
 void mode_bad_udata(struct dev *d)
 {
 	long long before[RES_KINDS], after[RES_KINDS];
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	uint8_t *mem, *hole;
 	bool have;
 	int i;
 
-	pg = (size_t)sysconf(_SC_PAGESIZE);
 	have = resources(before);
 	/* five rings of a page each, then a hole where a sixth was */
 	mem = ring(6 * pg);
@@ -327,6 +326,7 @@ void mode_bad_udata(struct dev *d)
 	hole = mem + 5 * pg;
 	if (munmap(hole, pg)) {
 		fail("munmap: %s", strerror(errno));
+		munmap(mem, 6 * pg);
 		return;
 	}
 	bad_cq(d, mem, hole);
@@ -343,9 +343,7 @@ void mode_bad_udata(struct dev *d)
 			if (after[i] != before[i])
 				fail("%s: %lld before the requests, %lld after", res_names[i],
 				     before[i], after[i]);
-		note("resources before/after: pd %lld/%lld cq %lld/%lld qp %lld/%lld mr %lld/%lld ctx %lld/%lld",
-		     before[0], after[0], before[1], after[1], before[2], after[2],
-		     before[3], after[3], before[4], after[4]);
+		resources_note(before, after);
 	}
 	events_check(d);
 }
