@@ -85,6 +85,20 @@ static void rnic_ib_err_work(struct work_struct *work)
 }
 
 /**
+ * rnic_ib_qp_init_sync() - what orders a new QP's users: its state lock,
+ * its references, the error work
+ * @qp: the QP being created
+ */
+void rnic_ib_qp_init_sync(struct rnic_ib_qp *qp)
+{
+	mutex_init(&qp->state_lock);
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->gone);
+	INIT_WORK(&qp->err_work, rnic_ib_err_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_qp_init_sync);
+
+/**
  * rnic_ib_qp_set_err() - move a QP to ERR from any context
  * @qp: the QP a bad CQE named
  *
@@ -95,6 +109,7 @@ void rnic_ib_qp_set_err(struct rnic_ib_qp *qp)
 {
 	schedule_work(&qp->err_work);
 }
+EXPORT_SYMBOL_IF_KUNIT(rnic_ib_qp_set_err);
 
 /**
  * rnic_ib_qp_dev_err() - the device moved a QP to ERR on its own
@@ -397,10 +412,7 @@ int rnic_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		return err;
 
-	mutex_init(&qp->state_lock);
-	refcount_set(&qp->ref, 1);
-	init_completion(&qp->gone);
-	INIT_WORK(&qp->err_work, rnic_ib_err_work);
+	rnic_ib_qp_init_sync(qp);
 	qp->state = IB_QPS_RESET;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->srq = init->srq ? to_rsrq(init->srq) : NULL;

@@ -642,6 +642,7 @@ int rnic_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int rnic_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 struct rnic_ib_qp *rnic_ib_qp_get(struct rnic_ibdev *ibd, u32 qpn);
 void rnic_ib_qp_put(struct rnic_ib_qp *qp);
+void rnic_ib_qp_init_sync(struct rnic_ib_qp *qp);
 void rnic_ib_qp_set_err(struct rnic_ib_qp *qp);
 void rnic_ib_qp_dev_err(struct rnic_ib_qp *qp);
 int rnic_ib_modify_qp_fatal(struct rnic_ib_qp *qp, const struct ib_qp_attr *attr,

@@ -379,6 +379,32 @@ static void qp_dev_err_event(struct kunit *test)
 }
 
 /*
+ * A QP with its locks and error work ready and one CQ for both queues,
+ * its ring empty: RESET scrubs nothing.
+ */
+static struct rnic_ib_qp *kernel_qp(struct kunit *test, u32 qpn)
+{
+	struct rnic_ib_cq *cq;
+	struct rnic_ib_qp *qp;
+
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	cq->log2_depth = 2;
+	cq->ring = kunit_kcalloc(test, 4, sizeof(*cq->ring), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cq->ring);
+	spin_lock_init(&cq->lock);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	rnic_ib_qp_init_sync(qp);
+	qp->ibqp.send_cq = &cq->ibcq;
+	qp->ibqp.recv_cq = &cq->ibcq;
+	qp->ibqp.qp_num = qpn;
+	return qp;
+}
+
+/*
  * Once the device has failed, modify_qp answers ERR and RESET without it
  * (ib_drain_qp() needs ERR), refuses what the device would, and fails the
  * rest; an SRQ-attached QP entering ERR gets the LAST_WQE_REACHED the
@@ -388,27 +414,12 @@ static void qp_modify_after_fatal(struct kunit *test)
 {
 	struct ib_qp_attr attr = {};
 	struct rnic_ib_srq *srq;
-	struct rnic_ib_cq *cq;
 	struct rnic_ib_qp *qp;
 	bool last_wqe;
 
-	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
-	cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	qp = kernel_qp(test, 5);
 	srq = kunit_kzalloc(test, sizeof(*srq), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, qp);
-	KUNIT_ASSERT_NOT_NULL(test, cq);
 	KUNIT_ASSERT_NOT_NULL(test, srq);
-	/* one CQ for both, its ring empty: RESET scrubs nothing */
-	cq->log2_depth = 2;
-	cq->ring = kunit_kcalloc(test, 4, sizeof(*cq->ring), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, cq->ring);
-	spin_lock_init(&cq->lock);
-	spin_lock_init(&qp->sq.lock);
-	spin_lock_init(&qp->rq.lock);
-	mutex_init(&qp->state_lock);
-	qp->ibqp.send_cq = &cq->ibcq;
-	qp->ibqp.recv_cq = &cq->ibcq;
-	qp->ibqp.qp_num = 5;
 
 	mutex_lock(&qp->state_lock);
 	/* RTS -> ERR: done, no SRQ so no LAST_WQE_REACHED; the WRs stay */
@@ -455,6 +466,60 @@ static void qp_modify_after_fatal(struct kunit *test)
 						      &last_wqe), 0);
 	KUNIT_EXPECT_FALSE(test, last_wqe);
 	mutex_unlock(&qp->state_lock);
+	mutex_destroy(&qp->state_lock);
+}
+
+static u64 qp_errs_by_driver(struct rnic_ibdev *ibd)
+{
+	return atomic64_read(&ibd->stats[RNIC_IB_STAT_qp_err_by_driver]);
+}
+
+/*
+ * A bad CQE's QP goes to ERR from a work (poll_cq cannot sleep), which
+ * may run after destroy_qp has begun: its MODIFY_QP would then reach the
+ * device after DESTROY_QP and move whichever QP got the QPN since. Once
+ * destroy_qp has set @destroying, the work sends nothing, also when it
+ * was already waiting for the state lock. The device here has failed,
+ * so that a modify is answered in software and shows in the QP's state.
+ */
+static void qp_err_work_after_destroy(struct kunit *test)
+{
+	struct rnic_ibdev *ibd;
+	struct rnic_ib_qp *qp;
+
+	ibd = kunit_kzalloc(test, sizeof(*ibd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ibd);
+	qp = kernel_qp(test, 7);
+	ibd->fatal = true;
+	qp->ibqp.device = &ibd->ibdev;
+
+	/* a live QP: the work moves it to ERR and counts it */
+	qp->state = IB_QPS_RTS;
+	rnic_ib_qp_set_err(qp);
+	flush_work(&qp->err_work);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, qp_errs_by_driver(ibd), 1);
+
+	/* scheduled after destroy_qp began: nothing sent */
+	qp->state = IB_QPS_RTS;
+	mutex_lock(&qp->state_lock);
+	qp->destroying = true;
+	mutex_unlock(&qp->state_lock);
+	rnic_ib_qp_set_err(qp);
+	flush_work(&qp->err_work);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, qp_errs_by_driver(ibd), 1);
+
+	/* scheduled before, waiting on the lock while destroy_qp takes it */
+	qp->destroying = false;
+	mutex_lock(&qp->state_lock);
+	rnic_ib_qp_set_err(qp);
+	msleep(50);
+	qp->destroying = true;
+	mutex_unlock(&qp->state_lock);
+	flush_work(&qp->err_work);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, qp_errs_by_driver(ibd), 1);
 	mutex_destroy(&qp->state_lock);
 }
 
@@ -563,6 +628,7 @@ static struct kunit_case rnic_ib_cases[] = {
 	KUNIT_CASE(set_port_keeps_netdev_flags),
 	KUNIT_CASE(qp_dev_err_event),
 	KUNIT_CASE(qp_modify_after_fatal),
+	KUNIT_CASE(qp_err_work_after_destroy),
 	KUNIT_CASE(qp_srq_slot_dropped),
 	{}
 };

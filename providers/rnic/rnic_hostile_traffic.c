@@ -71,8 +71,11 @@ void mode_traffic(struct dev *d)
 	}
 	took = now_ms() - start;
 	events_check(d);
-	if (failures)
+	if (failures) {
+		/* a test that pulls the device away needs to know it ran first */
+		note("%u transfers verified before the failure", n);
 		return;
+	}
 	if (!opt.stop_file)
 		note("%u transfers (WRITE and SEND of %d bytes each) verified in %d s",
 		     n, XFER, opt.seconds);

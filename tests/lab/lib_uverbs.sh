@@ -101,3 +101,13 @@ uv_perf_row() {
 	[ -n "$row" ] || return 1
 	echo "$row"
 }
+
+# uv_cut_off OUT: rnic_hostile traffic's output OUT says it failed after it
+# had verified transfers: the device went away under a working process,
+# which did not just fail to start.
+uv_cut_off() {
+	local n
+	n="$(sed -n 's/^ *\([0-9]*\) transfers verified before the failure$/\1/p' "$1")"
+	echo "traffic: ${n:-no count of} transfers verified, then: $(grep '^hostile traffic: ' "$1")"
+	grep -q '^hostile traffic: FAIL' "$1" && [ "${n:-0}" -gt 0 ]
+}

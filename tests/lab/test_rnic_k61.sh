@@ -25,7 +25,9 @@
 #  - vm1 reloaded with PFC on: a pause storm fills its TX ring, the queue
 #    stops and is woken;
 #  - rmmod rnic on the 6.1 VMs (their NAPI dummy netdev is freed the 6.1
-#    way); lab_stop sweeps every console.
+#    way), vm2's while a process verifies transfers through librnic (the
+#    context disassociated: rmmod returns, the process fails); lab_stop
+#    sweeps every console.
 set -euo pipefail
 # shellcheck source=scripts/lab/lab.sh
 . "$(dirname "$0")/../../scripts/lab/lab.sh"
@@ -335,7 +337,22 @@ echo "# vm1 TX ring under the pause:$(grep -E 'tx0_(stopped|woken)' "$LAB_DIR/vm
 unload() {
 	rnic_down "$1" && lab_exec "$1" "! grep -qw ^rnic /proc/modules"
 }
-check_vms "1 2" "rmmod rnic (its NAPI dummy netdev freed)" unload || true
+check_vms "1" "rmmod rnic (its NAPI dummy netdev freed)" unload || true
+# unload_busy: rmmod rnic in vm2 while a process (rnic_hostile traffic)
+# has its context open and verifies transfers: 6.1's ib_core zaps the
+# context's mappings and calls disassociate_ucontext the way 6.12's does;
+# rmmod returns, the process fails, nothing hangs.
+unload_busy() {
+	local hostile job rc=0 out="$LAB_DIR/unload-busy"
+	hostile="$(bash "$LAB_REPO/scripts/rdma-core.sh" path-hostile)" || return 1
+	job="$(lab_bg 2 "$hostile -d rnic0 -T 10000 -t 60 traffic")" || return 1
+	lab_exec 2 --timeout 90 "sleep 4; time rmmod rnic && ! grep -qw '^rnic' /proc/modules" || rc=1
+	lab_wait 2 "$job" --timeout 60 >"$out" 2>&1 && rc=1
+	cat "$out"
+	uv_cut_off "$out" || rc=1
+	return "$rc"
+}
+check "vm2: rmmod rnic with a process verifying transfers: the unload completes, the process fails, no hang" unload_busy || true
 
 lab_stop
 echo "# test_rnic_k61: $(lab_elapsed "$T0") s"

@@ -8,7 +8,8 @@
 # binaries between two rnic VMs:
 #  - ib_uverbs gives rnic0 a /dev/infiniband/uverbs device; ibv_devices
 #    lists it and ibv_devinfo -v agrees with sysfs (node GUID, firmware,
-#    port state, the GID table's size);
+#    port state, the GID table's size) and with rdma (GUIDs, firmware,
+#    port and physical state);
 #  - ibv_rc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong, over RoCE v2
 #    and RoCE v1, each with the received data checked (-c);
 #  - rping (librdmacm), every ping verified (-V), over IPv4 and IPv6;
@@ -33,6 +34,10 @@
 #  - rnic reloaded in vm1 with user_kick_map=0: processes kick through the
 #    kernel (a system call per send post, ibv_rc_pingpong's data still
 #    checked), then unloaded;
+#  - vm2's device unbound through sysfs while a process verifies
+#    transfers (the module stays loaded): the unbind completes, the
+#    process fails; bound again, the device is back under its name and a
+#    new process's transfers verify;
 #  - rmmod rnic in vm1 once the processes are gone, and in vm2 while a
 #    process still verifies transfers (disassociation: the unload
 #    completes, the process fails, nothing hangs).
@@ -59,8 +64,8 @@ lab_start rnic_uverbs || {
 	exit 1
 }
 # boots 2, set-up 2, devices 2, pingpong 6, rping 2, perftest 12, bypass 1,
-# hostile 7, fatal 1, unload 2, kernel kick 1
-lab_plan 38 2
+# hostile 7, fatal 1, unload 2, kernel kick 1, unbind 1 (rnic only)
+if [ "$PEER" = rnic ]; then lab_plan 39 2; else lab_plan 38 2; fi
 check_init
 
 if [ "$PEER" = rxe ]; then
@@ -89,10 +94,16 @@ up() {
 		# RNIC_KO=path: that rnic.ko instead of the DKMS-installed one
 		load="modprobe rnic ${2:-}"
 		[ -z "${RNIC_KO:-}" ] || load="modprobe ib_core && insmod $RNIC_KO ${2:-}"
-		load="$load
+	fi
+	attach "$1" "$load"
+}
+# attach N LOAD: run LOAD (a guest command that makes the device appear),
+# then as up says.
+attach() {
+	local load="$2"
+	[ "$PEER" = rxe ] || load="$load
 			for i in \$(seq 100); do [ -e /sys/class/infiniband/rnic0/ports/1 ] && break; sleep 0.1; done
 			lab_ifup \"\$LAB_RNIC_SPEC\" >/dev/null"
-	fi
 	lab_exec "$1" --timeout 120 "set -e
 		$load
 		lab_ib_active $DEV
@@ -134,9 +145,11 @@ devices() {
 }
 check "ibv_devices lists $DEV with its node GUID" devices || true
 
-# devinfo: ibv_devinfo -v's view of the device is sysfs's.
+# devinfo: ibv_devinfo -v's view of the device is sysfs's and rdma's
+# (iproute2's netlink view: node and system image GUIDs, firmware, port
+# state and physical state).
 devinfo() {
-	local out="$LAB_DIR/ibv_devinfo" sys guid fw ngids
+	local out="$LAB_DIR/ibv_devinfo" sys guid fw ngids nl
 	lab_exec 1 --timeout 60 "ibv_devinfo -v -d $DEV" >"$out" 2>&1 || {
 		cat "$out"
 		return 1
@@ -149,6 +162,29 @@ devinfo() {
 	ngids="$(sed -n 3p <<<"$sys")"
 	head -n 40 "$out"
 	echo "sysfs: node_guid $guid fw_ver $fw gid entries $ngids"
+	lab_exec 1 --timeout 30 "rdma -j dev show $DEV && rdma -j link show $DEV/1" \
+		>"$LAB_DIR/rdma-dev" 2>&1 || {
+		cat "$LAB_DIR/rdma-dev"
+		return 1
+	}
+	# one line: node_guid sys_image_guid state physical_state fw
+	nl="$(python3 -c 'import json, sys
+d, l = (json.loads(x)[0] for x in sys.stdin.read().split("\n") if x.strip())
+print(d["node_guid"], d["sys_image_guid"], l["state"], l["physical_state"], d.get("fw", ""))' \
+		<"$LAB_DIR/rdma-dev")" || {
+		cat "$LAB_DIR/rdma-dev"
+		return 1
+	}
+	echo "rdma: node_guid sys_image_guid state physical_state fw: $nl"
+	read -r -a nl <<<"$nl"
+	if ! { [ "${nl[0]}" = "$guid" ] &&
+		grep -Eq "^[[:space:]]*sys_image_guid:[[:space:]]+${nl[1]}$" "$out" &&
+		grep -Eq "^[[:space:]]*state:[[:space:]]+PORT_${nl[2]} " "$out" &&
+		grep -Eq "^[[:space:]]*phys_state:[[:space:]]+${nl[3]} " "$out" &&
+		[ "${nl[*]:4}" = "$fw" ]; }; then
+		echo "ibv_devinfo and rdma disagree"
+		return 1
+	fi
 	# sysfs has the driver's string ("rnicsim 2.0"), libibverbs formats
 	# the device's version number as major.minor.sub: the numbers agree.
 	# rxe has no firmware version in sysfs (ibv_devinfo shows 0.0.0).
@@ -160,7 +196,7 @@ devinfo() {
 		grep -Eq "^[[:space:]]*max_qp:[[:space:]]+[1-9]" "$out" &&
 		grep -Eq "^[[:space:]]*gid_tbl_len:[[:space:]]+$ngids$" "$out"
 }
-check "ibv_devinfo -v: node GUID, firmware, GID table length as sysfs says; port ACTIVE, Ethernet" devinfo || true
+check "ibv_devinfo -v: node GUID, firmware, GID table length as sysfs says; GUIDs, firmware, port and physical state as rdma says; port ACTIVE, Ethernet" devinfo || true
 
 # pingpong NAME TOOL SGID CGID ARGS: server in vm2, client in vm1, 500
 # exchanges with the buffers checked on both sides.
@@ -371,8 +407,35 @@ unload_busy() {
 	lab_exec 2 --timeout 90 "sleep 4; time rmmod rnic && ! grep -w '^rnic' /proc/modules" || rc=1
 	lab_wait 2 "$job" --timeout 60 >"$out" 2>&1 && rc=1
 	cat "$out"
-	echo "traffic exit: $(grep -c '^hostile traffic: FAIL' "$out") FAIL line(s)"
-	grep -q '^hostile traffic: FAIL' "$out" || rc=1
+	uv_cut_off "$out" || rc=1
+	return "$rc"
+}
+# unbind_busy: vm2's device unbound through sysfs while a process has its
+# context open and verifies transfers: the same disassociation as rmmod
+# with the module still loaded, so what stays behind in the module (names,
+# indices, its pages) meets a probe again. The unbind returns, the
+# process fails, the device is gone; bound again, it comes back as $DEV
+# with its addresses and a uverbs device, and a new process's transfers
+# (3 s of them) verify.
+unbind_busy() {
+	local job rc=0 out="$LAB_DIR/unbind-busy"
+	[ -n "$HOSTILE" ] || return 1
+	job="$(lab_bg 2 "$HOSTILE -d $DEV -T 10000 -t 60 traffic")" || return 1
+	lab_exec 2 --timeout 90 "set -e
+		bdf=\$(basename \$(readlink -f /sys/class/infiniband/$DEV/device))
+		echo \"$DEV is PCI \$bdf\"
+		echo \$bdf >/tmp/unbound
+		sleep 4
+		time echo \$bdf >/sys/bus/pci/drivers/rnic/unbind
+		[ ! -e /sys/class/infiniband/$DEV ]
+		grep -qw '^rnic' /proc/modules" || rc=1
+	lab_wait 2 "$job" --timeout 60 >"$out" 2>&1 && rc=1
+	cat "$out"
+	uv_cut_off "$out" || rc=1
+	attach 2 'cat /tmp/unbound >/sys/bus/pci/drivers/rnic/bind' || return 1
+	lab_exec 2 --timeout 60 "$HOSTILE -d $DEV -T 10000 -t 3 traffic" >"$out.after" 2>&1 || rc=1
+	cat "$out.after"
+	grep -q '^hostile traffic: ok' "$out.after" || rc=1
 	return "$rc"
 }
 down() {
@@ -414,6 +477,7 @@ kernel_kick() {
 }
 check "vm1: user_kick_map=0: processes kick through the kernel (a system call per send post), data checked; rmmod" kernel_kick || true
 if [ "$PEER" = rnic ]; then
+	check "vm2: unbind through sysfs with a process verifying transfers: it completes, the process fails; bound again, transfers verify" unbind_busy || true
 	check "vm2: rmmod rnic with a process verifying transfers: the unload completes, the process fails, no hang" unload_busy || true
 else
 	check "vm2: no process left: the driver unloads" down 2 || true
