@@ -24,6 +24,9 @@
 #  - cq_overflow: more signalled WRITEs than a CQ of the smallest size
 #    holds, never polled: the CQ's handler gets IB_EVENT_CQ_ERR and the QP's
 #    IB_EVENT_QP_FATAL, as the verbs define an overflow;
+#  - qp_reset: a QP moved to RESET with its WRITEs' CQEs unpolled, then
+#    back to RTS: none of them is polled afterwards (the driver scrubbed
+#    and counted them), the next WRITE's CQE comes first and alone;
 #  - rmmod rnic_scale with connections held, and rnic: everything was
 #    freed.
 # Every figure is printed as a "# " comment. RNIC_SCALE_KO=path insmods a
@@ -43,8 +46,9 @@ lab_start rnic_scale || {
 	lab_not_ok "$SUITE: lab start" "$RNIC_LAB_DIR/rnic_scale"
 	exit 1
 }
-# boot, load; conns 5; limits 5; mr_churn 2; cq_overflow 1; unload 1
-lab_plan 16 1
+# boot, load; conns 5; limits 5; mr_churn 2; cq_overflow 1; qp_reset 1;
+# unload 1
+lab_plan 17 1
 check_init
 preflight rnic rnic_scale rnicsim
 
@@ -267,6 +271,33 @@ check "cq_overflow: signalled WRITEs past a CQ of the smallest size: IB_EVENT_CQ
 	ovf_ok || true
 l="$(last cq_overflow)"
 [ -z "$l" ] || echo "# cq_overflow: ${l#cq_overflow }"
+
+# ------------------------------------------------------------- qp_reset
+
+# scrubbed: the driver's count of CQEs it dropped for QPs reset or
+# destroyed before they were polled (rdma statistic).
+scrubbed() {
+	lab_exec 1 --timeout 30 "rdma statistic show link rnic0/1" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "cqes_scrubbed") print $(i + 1) }'
+}
+# qp_reset: signalled WRITEs whose CQEs stay unpolled in their CQ, the QP
+# moved to RESET and back to RTS, one new WRITE: the first CQE polled is
+# the new WRITE's, nothing after it, its bytes arrived, and the driver
+# counted between 1 and the 8 WRITEs' CQEs as scrubbed.
+reset_ok() {
+	local l s0 s1
+	s0="$(scrubbed)"
+	scale "qp_reset dev=rnic0" 60
+	l="$(last qp_reset)"
+	s1="$(scrubbed)"
+	echo "cqes_scrubbed: ${s0:-?} -> ${s1:-?}"
+	[ -n "$s0" ] && [ -n "$s1" ] && [ "$(field "$l" status)" = ok ] &&
+		[ "$((s1 - s0))" -ge 1 ] && [ "$((s1 - s0))" -le "$(field "$l" wrs)" ]
+}
+check "qp_reset: a QP reset with CQEs unpolled and brought back to RTS: its CQ hands out none of them, the next WRITE completes first and alone" \
+	reset_ok || true
+l="$(last qp_reset)"
+[ -z "$l" ] || echo "# qp_reset: ${l#qp_reset }"
 
 # unload: rmmod rnic_scale with 4 connections held (its exit tears them
 # down), then rnic.

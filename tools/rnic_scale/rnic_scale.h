@@ -46,6 +46,7 @@ int scale_conns(const struct scale_conn_args *a);
 int scale_release(void);
 int scale_mr_churn(const struct scale_conn_args *a);
 int scale_cq_overflow(struct ib_device *dev, const struct scale_conn_args *a);
+int scale_qp_reset(struct ib_device *dev, const struct scale_conn_args *a);
 void scale_conn_exit(void);
 
 #endif /* RNIC_SCALE_H */

@@ -493,7 +493,7 @@ static int scale_conn_setup(struct scale_conn *c)
 		return ret;
 	qa.send_cq = c->cq;
 	qa.recv_cq = c->cq;
-	if (run->mode == SCALE_MODE_OVF && !c->server)
+	if (run->ovf_cq && !c->server)
 		qa.send_cq = run->ovf_cq;
 	ret = rdma_create_qp(c->id, run->pd, &qa);
 	if (ret)
@@ -538,10 +538,11 @@ static void scale_conn_free(struct scale_conn *c)
 	mutex_unlock(&run->cm_lock);
 	if (c->qp_made) {
 		/*
-		 * No drain for cq_overflow's client: its send CQ is dead,
-		 * the drain's completion would never come.
+		 * No drain for the client of cq_overflow or qp_reset: its
+		 * send CQ is dead or polled by no one, the drain's
+		 * completion would never come.
 		 */
-		if (run->mode != SCALE_MODE_OVF || c->server)
+		if (!run->ovf_cq || c->server)
 			ib_drain_qp(c->id->qp);
 		rdma_destroy_qp(c->id);
 	}

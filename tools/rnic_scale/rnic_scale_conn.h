@@ -24,6 +24,8 @@
 #define SCALE_WR_TIMEOUT	(30 * HZ)
 #define SCALE_OVF_TIMEOUT	(10 * HZ)
 #define SCALE_OVF_EXTRA		8	/* WRs posted past the overflow CQ's size */
+#define SCALE_RESET_WRS		8	/* qp_reset: WRITEs whose CQEs it leaves */
+#define SCALE_RESET_TIMEOUT	(5 * HZ)
 #define SCALE_CHURN_BATCH	32U	/* WRITE WRs per signalled batch */
 #define SCALE_MAX_BUF		SZ_1M	/* depth * size of one connection */
 
@@ -31,6 +33,7 @@ enum scale_mode {
 	SCALE_MODE_CONNS,
 	SCALE_MODE_CHURN,
 	SCALE_MODE_OVF,
+	SCALE_MODE_RESET,
 };
 
 /* pattern kinds: each message of an iteration has its own */
@@ -38,6 +41,7 @@ enum {
 	SCALE_KIND_WRITE = 1,
 	SCALE_KIND_SEND,
 	SCALE_KIND_CHURN,
+	SCALE_KIND_RESET,
 };
 
 /* What the client tells the server in the connect private data. */
@@ -143,9 +147,10 @@ struct scale_run {
 	struct completion churn_rx;
 	u32 churn_iter;
 
-	/* cq_overflow */
+	/* cq_overflow, qp_reset: the client's send CQ, polled by neither */
 	struct ib_cq *ovf_cq;
 	struct ib_cqe ovf_cqe;
+	atomic_t cq_events;	/* qp_reset: its completion events */
 	atomic_t cq_err;
 	atomic_t qp_fatal;
 	atomic_t qp_other;

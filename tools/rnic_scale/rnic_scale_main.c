@@ -29,7 +29,7 @@
 
 #include "rnic_scale.h"
 
-#define SCALE_NR_RESULTS	16
+#define SCALE_NR_RESULTS	64	/* a lab test reads new lines by count */
 #define SCALE_LINE_LEN		512
 #define SCALE_CMD_LEN		512
 /* past the advertised maximum: a device that never refuses is reported */
@@ -492,14 +492,15 @@ static int scale_command(char *buf)
 		return have_addr ? scale_mr_churn(&a) : -EDESTADDRREQ;
 	if (!strcmp(cmd, "limits"))
 		return dev ? scale_limits(dev, cap) : -ENODEV;
-	if (!strcmp(cmd, "cq_overflow")) {
+	if (!strcmp(cmd, "cq_overflow") || !strcmp(cmd, "qp_reset")) {
 		if (!dev)
 			return -ENODEV;
 		ibdev = scale_dev_get(dev);
 		if (!ibdev)
 			return -ENODEV;
 		/* without addr=, a.addr is AF_UNSPEC: one of DEV's is used */
-		ret = scale_cq_overflow(ibdev, &a);
+		ret = cmd[0] == 'c' ? scale_cq_overflow(ibdev, &a) :
+				      scale_qp_reset(ibdev, &a);
 		ib_device_put(ibdev);
 		return ret;
 	}
@@ -535,7 +536,8 @@ static int scale_control_show(struct seq_file *m, void *v)
 		    "release\n"
 		    "limits dev=DEV [cap=N]\n"
 		    "mr_churn addr=ADDR n=N [pages=P] [port=P] [timeout=SEC]\n"
-		    "cq_overflow dev=DEV [addr=ADDR] [port=P]\n");
+		    "cq_overflow dev=DEV [addr=ADDR] [port=P]\n"
+		    "qp_reset dev=DEV [addr=ADDR] [port=P]\n");
 	return 0;
 }
 

@@ -386,8 +386,12 @@ static s64 scale_ms_since(ktime_t t, ktime_t t0)
 	return t ? ktime_ms_delta(t, t0) : -1;
 }
 
-/* Signalled WRITEs past the size of the client's send CQ, never polled. */
-static int scale_ovf_post(struct scale_run *run, u32 nwr, u32 *posted)
+/*
+ * @nwr signalled WRITEs of the client's first 8 bytes to its server's
+ * target, completing as @cqe on the client's own send CQ.
+ */
+static int scale_post_writes(struct scale_run *run, struct ib_cqe *cqe,
+			     u32 nwr, u32 *posted)
 {
 	struct scale_conn *c = run->cli[0];
 	struct ib_sge sge = {
@@ -397,7 +401,7 @@ static int scale_ovf_post(struct scale_run *run, u32 nwr, u32 *posted)
 	};
 	struct ib_rdma_wr wr = {
 		.wr = {
-			.wr_cqe = &run->ovf_cqe,
+			.wr_cqe = cqe,
 			.sg_list = &sge,
 			.num_sge = 1,
 			.opcode = IB_WR_RDMA_WRITE,
@@ -416,25 +420,42 @@ static int scale_ovf_post(struct scale_run *run, u32 nwr, u32 *posted)
 	return ret;
 }
 
+/*
+ * A run of one connection on @dev, through @a's address or one of @dev's,
+ * or NULL with *@err set.
+ */
+static struct scale_run *scale_one_run(struct ib_device *dev,
+				       const struct scale_conn_args *a,
+				       enum scale_mode mode, int *err)
+{
+	struct scale_conn_args oa = *a;
+	struct scale_run *run;
+
+	*err = 0;
+	if (oa.addr.ss_family == AF_UNSPEC) {
+		*err = scale_dev_addr(dev, &oa.addr);
+		if (*err)
+			return NULL;
+		((struct sockaddr_in *)&oa.addr)->sin_port = htons(oa.port);
+	}
+	run = scale_run_alloc(&oa, mode, 1);
+	if (!run)
+		*err = -ENOMEM;
+	return run;
+}
+
 int scale_cq_overflow(struct ib_device *dev, const struct scale_conn_args *a)
 {
 	struct ib_cq_init_attr ca = { .cqe = 1 };
-	struct scale_conn_args oa = *a;
 	struct scale_run *run;
 	u32 nwr = 0, posted = 0;
 	int ret, post_err = 0;
 	ktime_t t0, tp = 0;
 	bool ok = false;
 
-	if (oa.addr.ss_family == AF_UNSPEC) {
-		ret = scale_dev_addr(dev, &oa.addr);
-		if (ret)
-			return ret;
-		((struct sockaddr_in *)&oa.addr)->sin_port = htons(oa.port);
-	}
-	run = scale_run_alloc(&oa, SCALE_MODE_OVF, 1);
+	run = scale_one_run(dev, a, SCALE_MODE_OVF, &ret);
 	if (!run)
-		return -ENOMEM;
+		return ret;
 	run->ovf_cqe.done = scale_ovf_done;
 	run->ovf_cq = ib_create_cq(dev, scale_ovf_comp, scale_ovf_cq_event,
 				   run, &ca);
@@ -451,7 +472,7 @@ int scale_cq_overflow(struct ib_device *dev, const struct scale_conn_args *a)
 	if (ret)
 		goto out;
 	tp = ktime_get();
-	post_err = scale_ovf_post(run, nwr, &posted);
+	post_err = scale_post_writes(run, &run->ovf_cqe, nwr, &posted);
 	wait_event_interruptible_timeout(run->wq,
 					 atomic_read(&run->cq_err) &&
 					 atomic_read(&run->qp_fatal),
@@ -471,6 +492,177 @@ out:
 		     atomic_read(&run->qp_other) ?
 		     ib_event_msg(run->qp_other_event) : "none",
 		     ok ? "ok" : "fail", SCALE_ERR(ret));
+	scale_run_free(run);
+	return ret;
+}
+
+/* ------------------------------------------------------------- qp_reset */
+
+/* qp_reset's completion events: it polls its CQ itself */
+static void scale_reset_comp(struct ib_cq *cq, void *ctx)
+{
+	struct scale_run *run = ctx;
+
+	atomic_inc(&run->cq_events);
+	wake_up(&run->wq);
+}
+
+/* The next CQE of @cq within @tmo jiffies: 1, or 0 if none came. */
+static int scale_poll_one(struct ib_cq *cq, struct ib_wc *wc,
+			  unsigned long tmo)
+{
+	unsigned long end = jiffies + tmo;
+
+	do {
+		if (ib_poll_cq(cq, 1, wc) > 0)
+			return 1;
+		usleep_range(500, 1000);
+	} while (time_before(jiffies, end));
+	return 0;
+}
+
+/*
+ * The client's QP back from RESET to RTS on its connection (rdma_cm's
+ * attributes), its PSNs where the server's QP is now: the server expects
+ * the PSN after the WRITEs it received.
+ */
+static int scale_reset_reconnect(struct scale_conn *c, struct scale_conn *s)
+{
+	static const enum ib_qp_state next[] = {
+		IB_QPS_INIT, IB_QPS_RTR, IB_QPS_RTS,
+	};
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr sa, qa;
+	int i, mask, ret;
+
+	ret = ib_query_qp(s->id->qp, &sa, IB_QP_SQ_PSN | IB_QP_RQ_PSN, &init);
+	for (i = 0; !ret && i < ARRAY_SIZE(next); i++) {
+		memset(&qa, 0, sizeof(qa));
+		qa.qp_state = next[i];
+		ret = rdma_init_qp_attr(c->id, &qa, &mask);
+		if (ret)
+			break;
+		if (next[i] == IB_QPS_RTR)
+			qa.rq_psn = sa.sq_psn;
+		if (next[i] == IB_QPS_RTS)
+			qa.sq_psn = sa.rq_psn;
+		ret = ib_modify_qp(c->id->qp, &qa, mask);
+	}
+	return ret;
+}
+
+/*
+ * A QP moved to RESET with CQEs of its WRs still unpolled in its CQ,
+ * then back to RTS: the CQ must not hand those CQEs out afterwards (the
+ * driver scrubs them, mlx5 does the same). The client's send CQ is its
+ * own, polled only here: SCALE_RESET_WRS signalled WRITEs, at least one
+ * CQE seen (the CQ armed with IB_CQ_REPORT_MISSED_EVENTS says so, or its
+ * event), RESET, INIT, RTR, RTS, then one WRITE of a new pattern: the
+ * first CQE polled must be that WRITE's, successful, nothing after it,
+ * and its bytes at the server. The lab reads the driver's cqes_scrubbed.
+ */
+int scale_qp_reset(struct ib_device *dev, const struct scale_conn_args *a)
+{
+	struct ib_cq_init_attr ca = { .cqe = 2 * SCALE_RESET_WRS };
+	struct ib_qp_attr reset = { .qp_state = IB_QPS_RESET };
+	u32 posted = 0, extra = 0, bad = 8, one;
+	const char *first = "none", *step = "connect";
+	struct ib_cqe new_cqe = {};
+	struct scale_conn *c, *s;
+	struct scale_run *run;
+	struct ib_wc wc = {};
+	int ret, armed = 0;
+	ktime_t t0;
+	bool ok;
+
+	run = scale_one_run(dev, a, SCALE_MODE_RESET, &ret);
+	if (!run)
+		return ret;
+	run->ovf_cqe.done = scale_ovf_done;
+	new_cqe.done = scale_ovf_done;
+	run->ovf_cq = ib_create_cq(dev, scale_reset_comp, scale_ovf_cq_event,
+				   run, &ca);
+	if (IS_ERR(run->ovf_cq)) {
+		ret = PTR_ERR(run->ovf_cq);
+		run->ovf_cq = NULL;
+		goto out;
+	}
+	run->sq_extra = SCALE_RESET_WRS + 1;
+	ret = scale_run_connect(run, &t0);
+	if (!ret && run->dev != dev)
+		ret = -EXDEV;
+	if (ret)
+		goto out;
+	c = run->cli[0];
+	s = run->srv[0];
+
+	step = "post";
+	ret = scale_post_writes(run, &run->ovf_cqe, SCALE_RESET_WRS, &posted);
+	if (ret)
+		goto out;
+	step = "wait";
+	armed = ib_req_notify_cq(run->ovf_cq, IB_CQ_NEXT_COMP |
+				 IB_CQ_REPORT_MISSED_EVENTS);
+	if (armed < 0) {
+		ret = armed;
+		goto out;
+	}
+	if (!armed &&
+	    !wait_event_timeout(run->wq, atomic_read(&run->cq_events),
+				SCALE_RESET_TIMEOUT)) {
+		ret = -ETIMEDOUT;
+		goto out;
+	}
+
+	step = "reset";
+	ret = ib_modify_qp(c->id->qp, &reset, IB_QP_STATE);
+	if (ret)
+		goto out;
+	step = "reconnect";
+	ret = scale_reset_reconnect(c, s);
+	if (ret)
+		goto out;
+
+	step = "write";
+	ib_dma_sync_single_for_cpu(dev, sg_dma_address(&s->wsg), 8,
+				   DMA_BIDIRECTIONAL);
+	memset(s->wbuf, 0, 8);
+	ib_dma_sync_single_for_device(dev, sg_dma_address(&s->wsg), 8,
+				      DMA_BIDIRECTIONAL);
+	ib_dma_sync_single_for_cpu(dev, c->buf_dma, 8, DMA_BIDIRECTIONAL);
+	scale_fill(c->buf, 8, 0, 0, SCALE_KIND_RESET);
+	ib_dma_sync_single_for_device(dev, c->buf_dma, 8, DMA_BIDIRECTIONAL);
+	ret = scale_post_writes(run, &new_cqe, 1, &one);
+	if (ret)
+		goto out;
+	step = "poll";
+	if (scale_poll_one(run->ovf_cq, &wc, SCALE_RESET_TIMEOUT))
+		first = wc.wr_cqe == &new_cqe ? "new" :
+			wc.wr_cqe == &run->ovf_cqe ? "stale" : "unknown";
+	/* anything after it: a stale CQE, or the new one behind a stale */
+	while (extra < 2 * SCALE_RESET_WRS &&
+	       scale_poll_one(run->ovf_cq, &wc, msecs_to_jiffies(100)))
+		extra++;
+	ib_dma_sync_single_for_cpu(dev, sg_dma_address(&s->wsg), 8,
+				   DMA_BIDIRECTIONAL);
+	bad = scale_check(s->wbuf, 8, 0, 0, SCALE_KIND_RESET);
+	step = "done";
+out:
+	ok = !ret && !strcmp(first, "new") && wc.status == IB_WC_SUCCESS &&
+	     !extra && !bad && !atomic_read(&run->cq_err) &&
+	     !atomic_read(&run->qp_fatal) && !atomic_read(&run->qp_other);
+	if (!ret && !ok)
+		ret = -EIO;
+	scale_result("qp_reset",
+		     "dev=%s wrs=%u posted=%u cqes_before_reset=%s first=%s first_status=%s extra_cqes=%u bad_bytes=%u cq_err_events=%d qp_fatal_events=%d qp_other=%s step=%s status=%s err=%s",
+		     dev_name(&dev->dev), SCALE_RESET_WRS, posted,
+		     armed > 0 ? "seen_at_arm" : "event", first,
+		     strcmp(first, "none") ? ib_wc_status_msg(wc.status) : "none",
+		     extra, bad, atomic_read(&run->cq_err),
+		     atomic_read(&run->qp_fatal),
+		     atomic_read(&run->qp_other) ?
+		     ib_event_msg(run->qp_other_event) : "none",
+		     step, ok ? "ok" : "fail", SCALE_ERR(ret));
 	scale_run_free(run);
 	return ret;
 }
