@@ -6,7 +6,8 @@
 # Interop with the kernel's rdma_rxe over RoCE v2 (the DKMS-installed rnic
 # and rnic_perf; scripts/dkms-install.sh first).  vm1 has an rnic NIC
 # (10.20.0.1), vm2 a virtio-net NIC with rdma_rxe, given 10.20.0.2 on the
-# same bridge.
+# same bridge. Two vCPUs each (the ULPs' and processes' completion
+# handlers and posts on two CPUs at once).
 #  - rnic_perf rnic -> rxe and rxe -> rnic: SEND, WRITE, READ, FETCH_ADD
 #    verified (rxe is the independent implementation and the ICRC oracle);
 #  - NVMe-oF: target on rnic, host on rxe; then target on rxe, host on rnic;
@@ -49,8 +50,8 @@ lab_plan 38 2
 perf_checks_init
 perf_preflight
 
-lab_vm 1 --rnic --mem 1G
-lab_vm 2 --virtio --mem 1G
+lab_vm 1 --rnic --smp 2 --mem 1G
+lab_vm 2 --virtio --smp 2 --mem 1G
 boot_vms 1 2
 A1="$(lab_addr 1 rnic 4)"
 A2="$(lab_addr 2 rnic 4)"

@@ -4,7 +4,9 @@
 # lab-kernels: debug
 #
 # The storage ULPs besides NVMe-oF (which has tests of its own), in turn
-# on one pair of rnic VMs over RoCE v2: SRP, NFS over RDMA, iSER.
+# on one pair of rnic VMs over RoCE v2: SRP, NFS over RDMA, iSER. Two
+# vCPUs each, so that each ULP's posts, completion handlers (softirq,
+# workqueues, srp's direct polling) and teardown run on two CPUs at once.
 #
 # SRP (the SCSI RDMA Protocol): vm2 runs
 # the LIO target ib_srpt (a 32 MiB ramdisk LUN, an ACL for vm1's
@@ -76,8 +78,8 @@ PORT=5555
 MB=16
 SRV="$(lab_addr 2 rnic 4)"
 
-lab_vm 1 --rnic
-lab_vm 2 --rnic --mem 1G
+lab_vm 1 --rnic --smp 2
+lab_vm 2 --rnic --smp 2 --mem 1G
 boot_vms 1 2
 up() { rnic_up "$1" && roce_mode "$1" rnic0 "RoCE v2"; }
 check_vms "1 2" "rnic0 ACTIVE, RoCE v2 default" up || exit 1

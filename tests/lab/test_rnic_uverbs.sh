@@ -5,7 +5,9 @@
 #
 # Userspace verbs on rnic, kernel bypass through librnic (providers/rnic,
 # installed by scripts/dkms-install.sh), with Debian's own unmodified
-# binaries between two rnic VMs:
+# binaries between two rnic VMs of two vCPUs each (a process's posts and
+# polls beside the kernel's completion events and another process's
+# traffic, on two CPUs at once):
 #  - ib_uverbs gives rnic0 a /dev/infiniband/uverbs device; ibv_devices
 #    lists it and ibv_devinfo -v agrees with sysfs (node GUID, firmware,
 #    port state, the GID table's size) and with rdma (GUIDs, firmware,
@@ -77,8 +79,8 @@ else
 	NIC=rnic
 	DEV=rnic0
 	preflight rnic rnicsim
-	lab_vm 1 --rnic
-	lab_vm 2 --rnic
+	lab_vm 1 --rnic --smp 2
+	lab_vm 2 --rnic --smp 2
 fi
 boot_vms 1 2
 
