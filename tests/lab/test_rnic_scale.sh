@@ -26,7 +26,8 @@
 #    IB_EVENT_QP_FATAL, as the verbs define an overflow;
 #  - qp_reset: a QP moved to RESET with its WRITEs' CQEs unpolled, then
 #    back to RTS: none of them is polled afterwards (the driver scrubbed
-#    and counted them), the next WRITE's CQE comes first and alone;
+#    and counted them), each of the next two WRITEs' CQEs comes first and
+#    alone, the QP stays in RTS;
 #  - rmmod rnic_scale with connections held, and rnic: everything was
 #    freed.
 # Every figure is printed as a "# " comment. RNIC_SCALE_KO=path insmods a
@@ -281,9 +282,10 @@ scrubbed() {
 		awk '{ for (i = 1; i < NF; i++) if ($i == "cqes_scrubbed") print $(i + 1) }'
 }
 # qp_reset: signalled WRITEs whose CQEs stay unpolled in their CQ, the QP
-# moved to RESET and back to RTS, one new WRITE: the first CQE polled is
-# the new WRITE's, nothing after it, its bytes arrived, and the driver
-# counted between 1 and the 8 WRITEs' CQEs as scrubbed.
+# moved to RESET and back to RTS, two new WRITEs one at a time: the first
+# CQE polled each time is the new WRITE's, nothing after it, its bytes
+# arrived, the QP is still in RTS, and the driver counted between 1 and
+# the 8 WRITEs' CQEs as scrubbed.
 reset_ok() {
 	local l s0 s1
 	s0="$(scrubbed)"
@@ -294,7 +296,7 @@ reset_ok() {
 	[ -n "$s0" ] && [ -n "$s1" ] && [ "$(field "$l" status)" = ok ] &&
 		[ "$((s1 - s0))" -ge 1 ] && [ "$((s1 - s0))" -le "$(field "$l" wrs)" ]
 }
-check "qp_reset: a QP reset with CQEs unpolled and brought back to RTS: its CQ hands out none of them, the next WRITE completes first and alone" \
+check "qp_reset: a QP reset with CQEs unpolled and brought back to RTS: its CQ hands out none of them, each next WRITE completes first and alone" \
 	reset_ok || true
 l="$(last qp_reset)"
 [ -z "$l" ] || echo "# qp_reset: ${l#qp_reset }"

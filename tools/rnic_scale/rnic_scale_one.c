@@ -552,22 +552,73 @@ static int scale_reset_reconnect(struct scale_conn *c, struct scale_conn *s)
 }
 
 /*
+ * One WRITE of iteration @iter's pattern after the reset, then its CQ
+ * polled: the first CQE must be @cqe's, successful, alone (no CQE within
+ * 100 ms after it), and the pattern must be at the server. *@first names
+ * what came first ("new", "stale": a WRITE's from before the reset,
+ * "unknown", "none"), *@wc is that CQE.
+ * Return: 0, -EIO if a check failed, or the errno of the post.
+ */
+static int scale_reset_write(struct scale_run *run, struct ib_cqe *cqe,
+			     u32 iter, const char **first, u32 *extra,
+			     u32 *bad, struct ib_wc *wc)
+{
+	struct scale_conn *c = run->cli[0], *s = run->srv[0];
+	struct ib_device *dev = run->dev;
+	struct ib_wc more;
+	u32 one;
+	int ret;
+
+	*first = "none";
+	*extra = 0;
+	ib_dma_sync_single_for_cpu(dev, sg_dma_address(&s->wsg), 8,
+				   DMA_BIDIRECTIONAL);
+	memset(s->wbuf, 0, 8);
+	ib_dma_sync_single_for_device(dev, sg_dma_address(&s->wsg), 8,
+				      DMA_BIDIRECTIONAL);
+	ib_dma_sync_single_for_cpu(dev, c->buf_dma, 8, DMA_BIDIRECTIONAL);
+	scale_fill(c->buf, 8, 0, iter, SCALE_KIND_RESET);
+	ib_dma_sync_single_for_device(dev, c->buf_dma, 8, DMA_BIDIRECTIONAL);
+	ret = scale_post_writes(run, cqe, 1, &one);
+	if (ret)
+		return ret;
+	if (scale_poll_one(run->ovf_cq, wc, SCALE_RESET_TIMEOUT))
+		*first = wc->wr_cqe == cqe ? "new" :
+			 wc->wr_cqe == &run->ovf_cqe ? "stale" : "unknown";
+	/* anything after it: a stale CQE, or the new one behind a stale */
+	while (*extra < 2 * SCALE_RESET_WRS &&
+	       scale_poll_one(run->ovf_cq, &more, msecs_to_jiffies(100)))
+		(*extra)++;
+	ib_dma_sync_single_for_cpu(dev, sg_dma_address(&s->wsg), 8,
+				   DMA_BIDIRECTIONAL);
+	*bad = scale_check(s->wbuf, 8, 0, iter, SCALE_KIND_RESET);
+	if (strcmp(*first, "new") || wc->status != IB_WC_SUCCESS || *extra ||
+	    *bad)
+		return -EIO;
+	return 0;
+}
+
+/*
  * A QP moved to RESET with CQEs of its WRs still unpolled in its CQ,
  * then back to RTS: the CQ must not hand those CQEs out afterwards (the
  * driver scrubs them, mlx5 does the same). The client's send CQ is its
  * own, polled only here: SCALE_RESET_WRS signalled WRITEs, at least one
  * CQE seen (the CQ armed with IB_CQ_REPORT_MISSED_EVENTS says so, or its
- * event), RESET, INIT, RTR, RTS, then one WRITE of a new pattern: the
- * first CQE polled must be that WRITE's, successful, nothing after it,
- * and its bytes at the server. The lab reads the driver's cqes_scrubbed.
+ * event), RESET, INIT, RTR, RTS, then two WRITEs of new patterns, one at
+ * a time (scale_reset_write()), and the QP still in RTS. A stale CQE
+ * that took the place of the first new one shows in the second: a driver
+ * that then finds the real one "not outstanding" fails the QP. The lab
+ * reads the driver's cqes_scrubbed.
  */
 int scale_qp_reset(struct ib_device *dev, const struct scale_conn_args *a)
 {
 	struct ib_cq_init_attr ca = { .cqe = 2 * SCALE_RESET_WRS };
-	struct ib_qp_attr reset = { .qp_state = IB_QPS_RESET };
-	u32 posted = 0, extra = 0, bad = 8, one;
+	struct ib_qp_attr reset = { .qp_state = IB_QPS_RESET }, qa;
 	const char *first = "none", *step = "connect";
-	struct ib_cqe new_cqe = {};
+	enum ib_qp_state state = IB_QPS_ERR;
+	u32 posted = 0, extra = 0, bad = 0, n = 0;
+	struct ib_cqe new_cqe[2] = {};
+	struct ib_qp_init_attr init;
 	struct scale_conn *c, *s;
 	struct scale_run *run;
 	struct ib_wc wc = {};
@@ -579,7 +630,8 @@ int scale_qp_reset(struct ib_device *dev, const struct scale_conn_args *a)
 	if (!run)
 		return ret;
 	run->ovf_cqe.done = scale_ovf_done;
-	new_cqe.done = scale_ovf_done;
+	new_cqe[0].done = scale_ovf_done;
+	new_cqe[1].done = scale_ovf_done;
 	run->ovf_cq = ib_create_cq(dev, scale_reset_comp, scale_ovf_cq_event,
 				   run, &ca);
 	if (IS_ERR(run->ovf_cq)) {
@@ -623,43 +675,31 @@ int scale_qp_reset(struct ib_device *dev, const struct scale_conn_args *a)
 	if (ret)
 		goto out;
 
-	step = "write";
-	ib_dma_sync_single_for_cpu(dev, sg_dma_address(&s->wsg), 8,
-				   DMA_BIDIRECTIONAL);
-	memset(s->wbuf, 0, 8);
-	ib_dma_sync_single_for_device(dev, sg_dma_address(&s->wsg), 8,
-				      DMA_BIDIRECTIONAL);
-	ib_dma_sync_single_for_cpu(dev, c->buf_dma, 8, DMA_BIDIRECTIONAL);
-	scale_fill(c->buf, 8, 0, 0, SCALE_KIND_RESET);
-	ib_dma_sync_single_for_device(dev, c->buf_dma, 8, DMA_BIDIRECTIONAL);
-	ret = scale_post_writes(run, &new_cqe, 1, &one);
-	if (ret)
-		goto out;
-	step = "poll";
-	if (scale_poll_one(run->ovf_cq, &wc, SCALE_RESET_TIMEOUT))
-		first = wc.wr_cqe == &new_cqe ? "new" :
-			wc.wr_cqe == &run->ovf_cqe ? "stale" : "unknown";
-	/* anything after it: a stale CQE, or the new one behind a stale */
-	while (extra < 2 * SCALE_RESET_WRS &&
-	       scale_poll_one(run->ovf_cq, &wc, msecs_to_jiffies(100)))
-		extra++;
-	ib_dma_sync_single_for_cpu(dev, sg_dma_address(&s->wsg), 8,
-				   DMA_BIDIRECTIONAL);
-	bad = scale_check(s->wbuf, 8, 0, 0, SCALE_KIND_RESET);
+	for (n = 0; n < ARRAY_SIZE(new_cqe); n++) {
+		step = n ? "write2" : "write";
+		ret = scale_reset_write(run, &new_cqe[n], n, &first, &extra,
+					&bad, &wc);
+		if (ret)
+			goto out;
+	}
+	step = "query";
+	ret = ib_query_qp(c->id->qp, &qa, IB_QP_STATE, &init);
+	if (!ret)
+		state = qa.qp_state;
 	step = "done";
 out:
-	ok = !ret && !strcmp(first, "new") && wc.status == IB_WC_SUCCESS &&
-	     !extra && !bad && !atomic_read(&run->cq_err) &&
+	ok = !ret && state == IB_QPS_RTS && !atomic_read(&run->cq_err) &&
 	     !atomic_read(&run->qp_fatal) && !atomic_read(&run->qp_other);
 	if (!ret && !ok)
 		ret = -EIO;
 	scale_result("qp_reset",
-		     "dev=%s wrs=%u posted=%u cqes_before_reset=%s first=%s first_status=%s extra_cqes=%u bad_bytes=%u cq_err_events=%d qp_fatal_events=%d qp_other=%s step=%s status=%s err=%s",
+		     "dev=%s wrs=%u posted=%u cqes_before_reset=%s writes_after=%u first=%s first_status=%s extra_cqes=%u bad_bytes=%u qp_state=%s cq_err_events=%d qp_fatal_events=%d qp_other=%s step=%s status=%s err=%s",
 		     dev_name(&dev->dev), SCALE_RESET_WRS, posted,
-		     armed > 0 ? "seen_at_arm" : "event", first,
+		     armed > 0 ? "seen_at_arm" : "event", n, first,
 		     strcmp(first, "none") ? ib_wc_status_msg(wc.status) : "none",
-		     extra, bad, atomic_read(&run->cq_err),
-		     atomic_read(&run->qp_fatal),
+		     extra, bad, state == IB_QPS_RTS ? "RTS" :
+		     state == IB_QPS_ERR ? "ERR" : "other",
+		     atomic_read(&run->cq_err), atomic_read(&run->qp_fatal),
 		     atomic_read(&run->qp_other) ?
 		     ib_event_msg(run->qp_other_event) : "none",
 		     step, ok ? "ok" : "fail", SCALE_ERR(ret));
