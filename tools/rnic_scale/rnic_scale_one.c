@@ -615,7 +615,7 @@ int scale_qp_reset(struct ib_device *dev, const struct scale_conn_args *a)
 	struct ib_cq_init_attr ca = { .cqe = 2 * SCALE_RESET_WRS };
 	struct ib_qp_attr reset = { .qp_state = IB_QPS_RESET }, qa;
 	const char *first = "none", *step = "connect";
-	enum ib_qp_state state = IB_QPS_ERR;
+	const char *state = "unread";	/* the QP's, read at the end */
 	u32 posted = 0, extra = 0, bad = 0, n = 0;
 	struct ib_cqe new_cqe[2] = {};
 	struct ib_qp_init_attr init;
@@ -684,11 +684,13 @@ int scale_qp_reset(struct ib_device *dev, const struct scale_conn_args *a)
 	}
 	step = "query";
 	ret = ib_query_qp(c->id->qp, &qa, IB_QP_STATE, &init);
-	if (!ret)
-		state = qa.qp_state;
+	if (ret)
+		goto out;
+	state = qa.qp_state == IB_QPS_RTS ? "RTS" :
+		qa.qp_state == IB_QPS_ERR ? "ERR" : "other";
 	step = "done";
 out:
-	ok = !ret && state == IB_QPS_RTS && !atomic_read(&run->cq_err) &&
+	ok = !ret && !strcmp(state, "RTS") && !atomic_read(&run->cq_err) &&
 	     !atomic_read(&run->qp_fatal) && !atomic_read(&run->qp_other);
 	if (!ret && !ok)
 		ret = -EIO;
@@ -697,8 +699,7 @@ out:
 		     dev_name(&dev->dev), SCALE_RESET_WRS, posted,
 		     armed > 0 ? "seen_at_arm" : "event", n, first,
 		     strcmp(first, "none") ? ib_wc_status_msg(wc.status) : "none",
-		     extra, bad, state == IB_QPS_RTS ? "RTS" :
-		     state == IB_QPS_ERR ? "ERR" : "other",
+		     extra, bad, state,
 		     atomic_read(&run->cq_err), atomic_read(&run->qp_fatal),
 		     atomic_read(&run->qp_other) ?
 		     ib_event_msg(run->qp_other_event) : "none",
