@@ -111,3 +111,18 @@ uv_cut_off() {
 	echo "traffic: ${n:-no count of} transfers verified, then: $(grep '^hostile traffic: ' "$1")"
 	grep -q '^hostile traffic: FAIL' "$1" && [ "${n:-0}" -gt 0 ]
 }
+
+# uv_cut_busy VM HOSTILE DEV OUT CMD: while rnic_hostile traffic (HOSTILE)
+# verifies transfers on DEV in VM, the guest command CMD takes the device
+# away (rmmod, unbind): CMD must succeed and the process fail after it had
+# verified transfers (uv_cut_off); the process's output goes to OUT.
+uv_cut_busy() {
+	local vm="$1" hostile="$2" dev="$3" out="$4" cmd="$5" job rc=0
+	[ -n "$hostile" ] || return 1
+	job="$(lab_bg "$vm" "$hostile -d $dev -T 10000 -t 60 traffic")" || return 1
+	lab_exec "$vm" --timeout 90 "$cmd" || rc=1
+	lab_wait "$vm" "$job" --timeout 60 >"$out" 2>&1 && rc=1
+	cat "$out"
+	uv_cut_off "$out" || rc=1
+	return "$rc"
+}

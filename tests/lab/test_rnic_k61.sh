@@ -343,14 +343,10 @@ check_vms "1" "rmmod rnic (its NAPI dummy netdev freed)" unload || true
 # context's mappings and calls disassociate_ucontext the way 6.12's does;
 # rmmod returns, the process fails, nothing hangs.
 unload_busy() {
-	local hostile job rc=0 out="$LAB_DIR/unload-busy"
+	local hostile
 	hostile="$(bash "$LAB_REPO/scripts/rdma-core.sh" path-hostile)" || return 1
-	job="$(lab_bg 2 "$hostile -d rnic0 -T 10000 -t 60 traffic")" || return 1
-	lab_exec 2 --timeout 90 "sleep 4; time rmmod rnic && ! grep -qw '^rnic' /proc/modules" || rc=1
-	lab_wait 2 "$job" --timeout 60 >"$out" 2>&1 && rc=1
-	cat "$out"
-	uv_cut_off "$out" || rc=1
-	return "$rc"
+	uv_cut_busy 2 "$hostile" rnic0 "$LAB_DIR/unload-busy" \
+		"sleep 4; time rmmod rnic && ! grep -qw '^rnic' /proc/modules"
 }
 check "vm2: rmmod rnic with a process verifying transfers: the unload completes, the process fails, no hang" unload_busy || true
 

@@ -403,14 +403,8 @@ check "vm1's NIC fails under a process's transfers: DEVICE_FATAL reaches it, no 
 # revoked), rmmod returns, and the process fails (an error, or its own
 # timeout), never hangs the unload or the guest.
 unload_busy() {
-	local job rc=0 out="$LAB_DIR/unload-busy"
-	[ -n "$HOSTILE" ] || return 1
-	job="$(lab_bg 2 "$HOSTILE -d $DEV -T 10000 -t 60 traffic")" || return 1
-	lab_exec 2 --timeout 90 "sleep 4; time rmmod rnic && ! grep -w '^rnic' /proc/modules" || rc=1
-	lab_wait 2 "$job" --timeout 60 >"$out" 2>&1 && rc=1
-	cat "$out"
-	uv_cut_off "$out" || rc=1
-	return "$rc"
+	uv_cut_busy 2 "$HOSTILE" "$DEV" "$LAB_DIR/unload-busy" \
+		"sleep 4; time rmmod rnic && ! grep -w '^rnic' /proc/modules"
 }
 # unbind_busy: vm2's device unbound through sysfs while a process has its
 # context open and verifies transfers: the same disassociation as rmmod
@@ -420,10 +414,8 @@ unload_busy() {
 # with its addresses and a uverbs device, and a new process's transfers
 # (3 s of them) verify.
 unbind_busy() {
-	local job rc=0 out="$LAB_DIR/unbind-busy"
-	[ -n "$HOSTILE" ] || return 1
-	job="$(lab_bg 2 "$HOSTILE -d $DEV -T 10000 -t 60 traffic")" || return 1
-	lab_exec 2 --timeout 90 "set -e
+	local rc=0 out="$LAB_DIR/unbind-busy"
+	uv_cut_busy 2 "$HOSTILE" "$DEV" "$out" "set -e
 		bdf=\$(basename \$(readlink -f /sys/class/infiniband/$DEV/device))
 		echo \"$DEV is PCI \$bdf\"
 		echo \$bdf >/tmp/unbound
@@ -431,9 +423,6 @@ unbind_busy() {
 		time echo \$bdf >/sys/bus/pci/drivers/rnic/unbind
 		[ ! -e /sys/class/infiniband/$DEV ]
 		grep -qw '^rnic' /proc/modules" || rc=1
-	lab_wait 2 "$job" --timeout 60 >"$out" 2>&1 && rc=1
-	cat "$out"
-	uv_cut_off "$out" || rc=1
 	attach 2 'cat /tmp/unbound >/sys/bus/pci/drivers/rnic/bind' || return 1
 	lab_exec 2 --timeout 60 "$HOSTILE -d $DEV -T 10000 -t 3 traffic" >"$out.after" 2>&1 || rc=1
 	cat "$out.after"
